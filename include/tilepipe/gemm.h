@@ -1,0 +1,40 @@
+/* tilepipe/gemm.h: the GEMM descriptor.
+ *
+ *     D[M,N] = epilogue(alpha * (A[M,K] x B[N,K]^T), beta, C[M,N])
+ *
+ * A and B are K-major (each row holds K consecutive elements: the layout of
+ * LLM activations and weights). D and C are row-major. Accumulation is f32.
+ * The payload decides which dtypes A and B may have and what the scale
+ * tensors mean (docs/payloads.md); the epilogue decides how alpha, beta and C
+ * combine (the plain store ignores beta and C; the residual epilogue computes
+ * D = alpha*acc + beta*C). Per-tensor scales of fp8 or fp4 operands, and the
+ * NVFP4 global scale, fold into alpha. */
+#ifndef TILEPIPE_GEMM_H
+#define TILEPIPE_GEMM_H
+
+#include <stdint.h>
+#include "tilepipe/tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tp_gemm_desc {
+  int64_t m, n, k;
+  tp_tensor a;       /* [M, K], stride [lda, 1] */
+  tp_tensor b;       /* [N, K], stride [ldb, 1] */
+  tp_tensor a_scale; /* payload-specific; dtype NONE when the payload takes none */
+  tp_tensor b_scale;
+  tp_tensor c;       /* [M, N] source of the epilogue; dtype NONE when absent */
+  tp_tensor d;       /* [M, N], stride [ldd, 1]; may be the same memory as C */
+  float alpha;
+  float beta;
+} tp_gemm_desc;
+
+/* Zeroes *desc, then sets m, n, k and alpha = 1, beta = 0. */
+void tp_gemm_desc_init(tp_gemm_desc *desc, int64_t m, int64_t n, int64_t k);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,63 @@
+/* tilepipe/plan.h: plans, the unit of work.
+ *
+ * A plan binds a payload plugin, an epilogue plugin and a GEMM descriptor to a
+ * backend. Creating it validates everything and does all the expensive work
+ * (choosing tiles, laying out shared memory, linking and loading the GPU
+ * kernel, through an in-memory and on-disk cache). Running it only checks that
+ * the descriptor still matches, reads the data pointers and launches: it
+ * never allocates device memory.
+ *
+ *     tp_registry *reg;  tp_plan *plan;
+ *     tp_registry_open(&reg, NULL);
+ *     tp_plan_create(&plan, reg, "standard", "store", &desc, TP_BACKEND_AUTO);
+ *     tp_plan_run(plan, &desc, NULL);
+ *     tp_plan_destroy(plan);  tp_registry_close(reg);
+ */
+#ifndef TILEPIPE_PLAN_H
+#define TILEPIPE_PLAN_H
+
+#include <stddef.h>
+#include "tilepipe/gemm.h"
+#include "tilepipe/registry.h"
+#include "tilepipe/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum tp_backend {
+  TP_BACKEND_AUTO = 0, /* CUDA when a usable GPU and device code exist, else CPU */
+  TP_BACKEND_CPU,      /* host threads through the host pipeline; pointers are host memory */
+  TP_BACKEND_CUDA      /* the fused, runtime-linked kernel; pointers are device memory */
+} tp_backend;
+
+/* "auto", "cpu", "cuda"; and the reverse (returns -1 if unknown). */
+const char *tp_backend_name(tp_backend backend);
+int tp_backend_from_name(const char *name);
+
+typedef struct tp_plan tp_plan;
+
+tp_status tp_plan_create(tp_plan **plan, tp_registry *registry, const char *payload,
+                         const char *epilogue, const tp_gemm_desc *desc, tp_backend backend);
+
+/* Runs the plan on the buffers named by desc's data pointers. desc must
+ * describe the same problem as at creation (sizes, dtypes, layouts, strides,
+ * alpha, beta); only pointers may differ. stream is a CUstream for the CUDA
+ * backend (NULL: the default stream; the call returns once the kernel is
+ * queued) and must be NULL for the CPU backend (the call returns when done). */
+tp_status tp_plan_run(tp_plan *plan, const tp_gemm_desc *desc, void *stream);
+
+/* The backend the plan resolved to (never AUTO). */
+tp_backend tp_plan_backend(const tp_plan *plan);
+
+/* One line describing the plan's choices (tile shape, stages, cluster,
+ * kernel) into buf; returns what snprintf returns. */
+int tp_plan_describe(const tp_plan *plan, char *buf, size_t size);
+
+/* NULL is a no-op. */
+void tp_plan_destroy(tp_plan *plan);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

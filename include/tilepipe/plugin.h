@@ -1,0 +1,151 @@
+/* tilepipe/plugin.h: the plugin ABI.
+ *
+ * A plugin is a shared library that exports one symbol, TP_PLUGIN_ENTRY_NAME,
+ * a function that returns a static tp_plugin_desc. The library never links
+ * against libtilepipe: everything it needs from the core arrives through the
+ * tp_host_api table handed to the entry function, and everything the core
+ * needs from it goes through the function slots of its descriptor (BLIS
+ * style: looked up, never linked). Build it with -fvisibility=hidden and
+ * export the entry with TP_PLUGIN_EXPORT; libtool: -module -avoid-version.
+ *
+ * Compatibility: the core refuses a plugin whose abi_major differs from
+ * TP_PLUGIN_ABI_MAJOR or whose abi_minor is newer than TP_PLUGIN_ABI_MINOR.
+ * Minor versions only append fields; the core reads a struct only up to the
+ * struct_size the plugin reports. docs/writing-a-payload.md walks through a
+ * whole plugin.
+ *
+ * One library may back several registry sections (say, two tunings of one
+ * payload): init() runs once per section and returns that section's state. */
+#ifndef TILEPIPE_PLUGIN_H
+#define TILEPIPE_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "tilepipe/gemm.h"
+#include "tilepipe/plan.h"
+#include "tilepipe/registry.h"
+#include "tilepipe/status.h"
+#include "tilepipe/tile.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TP_PLUGIN_ABI_MAJOR 1
+#define TP_PLUGIN_ABI_MINOR 0
+#define TP_PLUGIN_ENTRY_NAME "tp_plugin_entry"
+
+#if defined(__GNUC__)
+#define TP_PLUGIN_EXPORT __attribute__((visibility("default")))
+#else
+#define TP_PLUGIN_EXPORT
+#endif
+
+/* Room for a plugin's own per-plan data, opaque to the core. */
+#define TP_PLAN_PRIVATE_BYTES 512
+
+/* Error reporting convention of every slot: on failure return a status other
+ * than TP_OK and write a one-line reason into err (at most errlen bytes,
+ * always NUL-terminated); the core prefixes it with the plugin's name. */
+
+/* ------------------------------------------------------------------ host API */
+
+typedef enum tp_log_level { TP_LOG_ERROR = 0, TP_LOG_WARN, TP_LOG_INFO, TP_LOG_DEBUG } tp_log_level;
+
+typedef struct tp_host_api {
+  uint32_t struct_size;
+  uint16_t abi_major, abi_minor;
+  /* Writes a line to the core's log (stderr, filtered by $TILEPIPE_LOG). */
+  void (*log)(tp_log_level level, const char *plugin, const char *message);
+} tp_host_api;
+
+/* ------------------------------------------------------------------ payloads */
+
+/* What a payload decided for one GEMM: the tile configuration and what one
+ * pipeline stage holds. The core's storage planner lays the stages out from
+ * this; both backends read the same layout. */
+typedef struct tp_payload_plan {
+  tp_tile_config tile;
+  uint32_t num_tensors;                          /* tiles per k-block: A, B, scales... */
+  tp_stage_tensor tensors[TP_MAX_STAGE_TENSORS]; /* in stage order */
+  int64_t k_blocks;                              /* k-blocks per output tile */
+  TP_ALIGNAS(16) unsigned char priv[TP_PLAN_PRIVATE_BYTES];
+} tp_payload_plan;
+
+typedef struct tp_payload_ops {
+  uint32_t struct_size;
+
+  /* Plan time. Validates desc (dtypes, scales, strides: every problem named in
+   * err), then chooses the tiles for `backend` (CPU or CUDA, never AUTO). */
+  tp_status (*plan)(void *state, const tp_gemm_desc *desc, tp_backend backend,
+                    tp_payload_plan *out, char *err, size_t errlen);
+
+  /* CPU producer ("the TMA"): copy k-block `kb` of output tile (m0, n0) into
+   * the stage, tensor i at stage[i], in the payload's own tile format. Parts
+   * of the tile outside the matrices read as zeros. */
+  void (*cpu_load)(const tp_payload_plan *plan, const tp_gemm_desc *desc, int64_t m0,
+                   int64_t n0, int64_t kb, void *const *stage);
+
+  /* CPU consumer ("the MMA"): for tile rows [r0, r0 + rows) add the
+   * contribution of the staged k-block kb to acc (rows x tile.n, row stride
+   * ld_acc), in f32. */
+  void (*cpu_mma)(const tp_payload_plan *plan, const void *const *stage, int64_t kb,
+                  int32_t r0, int32_t rows, float *acc, int32_t ld_acc);
+} tp_payload_ops;
+
+/* ----------------------------------------------------------------- epilogues */
+
+typedef struct tp_epilogue_plan {
+  tp_dtype source_dtype;  /* dtype of C it reads; TP_DTYPE_NONE if it reads none */
+  TP_ALIGNAS(16) unsigned char priv[TP_PLAN_PRIVATE_BYTES];
+} tp_epilogue_plan;
+
+typedef struct tp_epilogue_ops {
+  uint32_t struct_size;
+
+  /* Plan time: validates D (and C, alpha, beta) for this epilogue. */
+  tp_status (*plan)(void *state, const tp_gemm_desc *desc, tp_backend backend,
+                    tp_epilogue_plan *out, char *err, size_t errlen);
+
+  /* CPU: finishes rows x cols outputs whose top-left is (m0, n0) from the raw
+   * f32 accumulators acc (row stride ld_acc) and writes them into desc->d. */
+  void (*cpu_apply)(const tp_epilogue_plan *plan, const tp_gemm_desc *desc, int64_t m0,
+                    int64_t n0, int32_t rows, int32_t cols, const float *acc, int32_t ld_acc);
+} tp_epilogue_ops;
+
+/* ---------------------------------------------------------------- descriptor */
+
+typedef struct tp_plugin_desc {
+  uint32_t struct_size;    /* sizeof(tp_plugin_desc) as the plugin was built */
+  uint16_t abi_major, abi_minor;
+  const char *name;        /* the plugin's own name, e.g. "standard" */
+  tp_plugin_kind kind;
+  const char *version;     /* the plugin's version, e.g. "1.0.0" */
+  int32_t cuda_version;    /* toolkit that built its device code (13000 = 13.0); 0: none */
+
+  /* Creates the state of one registry section. May be NULL (state = NULL). */
+  tp_status (*init)(const tp_host_api *host, void **state, char *err, size_t errlen);
+  /* Frees it; called before the library is closed. May be NULL. */
+  void (*fini)(void *state);
+  /* One INI tuning key of the section (any key the core does not know).
+   * TP_ERR_NOT_FOUND for an unknown key, TP_ERR_INVALID_ARGUMENT for a bad
+   * value. May be NULL when the plugin takes no keys. */
+  tp_status (*set_option)(void *state, const char *key, const char *value, char *err,
+                          size_t errlen);
+
+  /* The slots of its kind; the other is NULL. */
+  const tp_payload_ops *payload;
+  const tp_epilogue_ops *epilogue;
+
+  /* LTO-IR of its device code (a fatbin from nvcc -dc -fatbin
+   * -gencode arch=compute_90a,code=lto_90a); NULL when it has none. */
+  const void *device_image;
+  size_t device_image_size;
+} tp_plugin_desc;
+
+typedef const tp_plugin_desc *(*tp_plugin_entry_fn)(const tp_host_api *host);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

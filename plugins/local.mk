@@ -1,0 +1,1 @@
+# plugins: each a separately built .so
