@@ -7,7 +7,7 @@
 # blobs with nvJitLink at plan time (see docs/architecture.md).
 NVCC_DEVICE_FLAGS = -std=c++17 -O3 -dc -fatbin \
 	-gencode arch=compute_$(CUDA_ARCH),code=lto_$(CUDA_ARCH) \
-	-I$(top_srcdir)/include -I$(top_builddir) $(NVCC_EXTRA_FLAGS)
+	-I$(top_srcdir)/include -I$(top_srcdir) -I$(top_builddir) $(NVCC_EXTRA_FLAGS)
 
 # Every device translation unit depends on the public device headers.
 TP_DEVICE_HEADER_DEPS = $(TP_PUBLIC_HEADER_FILES:%=$(top_srcdir)/%)

@@ -1,4 +1,192 @@
 # Tests (Check). GPU tests exit 77 (skip) where there is no GPU.
 TESTS += $(check_PROGRAMS)
 TP_TEST_CPP_FLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(CHECK_CFLAGS)
+# Tests of the public API link the installed library; tests of internals
+# (core/ functions not exported) link the convenience library instead.
 TP_TEST_LIBS = core/libtilepipe.la $(CHECK_LIBS)
+TP_TEST_INTERNAL_LIBS = core/libtilepipe_core.la $(CHECK_LIBS)
+
+check_PROGRAMS += tests/test_dtype
+tests_test_dtype_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
+tests_test_dtype_LDADD = $(TP_TEST_LIBS)
+
+# Registry and loader tests, with their purpose-built plugins (tests/plugins/,
+# one defect per fixture). -rpath makes libtool build real shared modules
+# although nothing installs them. The tests find them through
+# TP_TEST_PLUGIN_DIR (their .libs folder, baked in as an absolute path) and
+# set TILEPIPE_PLUGIN_PATH themselves, so they also run by hand; they write
+# INI files only into fresh folders under $TMPDIR (default /tmp).
+TP_FIXTURE_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
+TP_FIXTURE_LDFLAGS = -module -avoid-version -rpath /nowhere -shared
+TP_REGISTRY_TEST_CPP_FLAGS = $(TP_TEST_CPP_FLAGS) $(TP_INSTALL_PATH_DEFINES) \
+	-DTP_TEST_PLUGIN_DIR='"$(abs_top_builddir)/tests/plugins/.libs"'
+noinst_HEADERS += tests/plugins/fixture.h tests/registry_util.h
+
+check_LTLIBRARIES += tests/plugins/fixture_payload.la
+tests_plugins_fixture_payload_la_SOURCES = tests/plugins/fixture_payload.c
+tests_plugins_fixture_payload_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
+tests_plugins_fixture_payload_la_LDFLAGS = $(TP_FIXTURE_LDFLAGS)
+check_LTLIBRARIES += tests/plugins/fixture_epilogue.la
+tests_plugins_fixture_epilogue_la_SOURCES = tests/plugins/fixture_epilogue.c
+tests_plugins_fixture_epilogue_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
+tests_plugins_fixture_epilogue_la_LDFLAGS = $(TP_FIXTURE_LDFLAGS)
+check_LTLIBRARIES += tests/plugins/fixture_tunable.la
+tests_plugins_fixture_tunable_la_SOURCES = tests/plugins/fixture_tunable.c
+tests_plugins_fixture_tunable_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
+tests_plugins_fixture_tunable_la_LDFLAGS = $(TP_FIXTURE_LDFLAGS)
+check_LTLIBRARIES += tests/plugins/fixture_no_entry.la
+tests_plugins_fixture_no_entry_la_SOURCES = tests/plugins/fixture_no_entry.c
+tests_plugins_fixture_no_entry_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
+tests_plugins_fixture_no_entry_la_LDFLAGS = $(TP_FIXTURE_LDFLAGS)
+check_LTLIBRARIES += tests/plugins/fixture_null_entry.la
+tests_plugins_fixture_null_entry_la_SOURCES = tests/plugins/fixture_null_entry.c
+tests_plugins_fixture_null_entry_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
+tests_plugins_fixture_null_entry_la_LDFLAGS = $(TP_FIXTURE_LDFLAGS)
+check_LTLIBRARIES += tests/plugins/fixture_abi_major.la
+tests_plugins_fixture_abi_major_la_SOURCES = tests/plugins/fixture_abi_major.c
+tests_plugins_fixture_abi_major_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
+tests_plugins_fixture_abi_major_la_LDFLAGS = $(TP_FIXTURE_LDFLAGS)
+check_LTLIBRARIES += tests/plugins/fixture_abi_minor.la
+tests_plugins_fixture_abi_minor_la_SOURCES = tests/plugins/fixture_abi_minor.c
+tests_plugins_fixture_abi_minor_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
+tests_plugins_fixture_abi_minor_la_LDFLAGS = $(TP_FIXTURE_LDFLAGS)
+check_LTLIBRARIES += tests/plugins/fixture_small_desc.la
+tests_plugins_fixture_small_desc_la_SOURCES = tests/plugins/fixture_small_desc.c
+tests_plugins_fixture_small_desc_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
+tests_plugins_fixture_small_desc_la_LDFLAGS = $(TP_FIXTURE_LDFLAGS)
+check_LTLIBRARIES += tests/plugins/fixture_kind_confused.la
+tests_plugins_fixture_kind_confused_la_SOURCES = tests/plugins/fixture_kind_confused.c
+tests_plugins_fixture_kind_confused_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
+tests_plugins_fixture_kind_confused_la_LDFLAGS = $(TP_FIXTURE_LDFLAGS)
+check_LTLIBRARIES += tests/plugins/fixture_missing_slot.la
+tests_plugins_fixture_missing_slot_la_SOURCES = tests/plugins/fixture_missing_slot.c
+tests_plugins_fixture_missing_slot_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
+tests_plugins_fixture_missing_slot_la_LDFLAGS = $(TP_FIXTURE_LDFLAGS)
+check_LTLIBRARIES += tests/plugins/fixture_init_fails.la
+tests_plugins_fixture_init_fails_la_SOURCES = tests/plugins/fixture_init_fails.c
+tests_plugins_fixture_init_fails_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
+tests_plugins_fixture_init_fails_la_LDFLAGS = $(TP_FIXTURE_LDFLAGS)
+
+# test_registry uses the public API only; test_loader also the internal
+# tp_registry_resolve.
+check_PROGRAMS += tests/test_registry
+tests_test_registry_SOURCES = tests/test_registry.c tests/registry_util.c
+tests_test_registry_CPPFLAGS = $(TP_REGISTRY_TEST_CPP_FLAGS)
+tests_test_registry_LDADD = $(TP_TEST_LIBS)
+check_PROGRAMS += tests/test_loader
+tests_test_loader_SOURCES = tests/test_loader.c tests/registry_util.c
+tests_test_loader_CPPFLAGS = $(TP_REGISTRY_TEST_CPP_FLAGS)
+tests_test_loader_LDADD = $(TP_TEST_INTERNAL_LIBS)
+
+# The GPU backend's host side. test_link_log needs no CUDA at all;
+# test_cuda_link needs nvcc at build time (the LTO-IR of tests/device/) but no
+# GPU; test_cuda_launch skips (77) without a GPU.
+check_PROGRAMS += tests/test_link_log
+tests_test_link_log_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
+tests_test_link_log_LDADD = $(TP_TEST_INTERNAL_LIBS)
+EXTRA_DIST += tests/device/link_kernel.cu tests/device/link_hook.cu \
+	tests/device/link_ws_unbounded.cu tests/device/warp_specialized.cuh
+if TP_HAVE_CUDA
+TP_TEST_CUDA_BLOBS = tests/device/link_kernel.ltoir.h tests/device/link_hook.ltoir.h \
+	tests/device/link_ws_unbounded.ltoir.h
+CLEANFILES += $(TP_TEST_CUDA_BLOBS) $(TP_TEST_CUDA_BLOBS:.ltoir.h=.ltoir.fatbin)
+tests/device/link_kernel.ltoir.fatbin tests/device/link_ws_unbounded.ltoir.fatbin: \
+	$(srcdir)/tests/device/warp_specialized.cuh
+noinst_HEADERS += tests/cuda_blobs.h
+check_PROGRAMS += tests/test_cuda_link tests/test_cuda_launch
+tests_test_cuda_link_SOURCES = tests/test_cuda_link.c tests/cuda_blobs.c
+tests_test_cuda_link_CPPFLAGS = $(TP_TEST_CPP_FLAGS) $(CUDA_CPPFLAGS)
+tests_test_cuda_link_LDADD = $(TP_TEST_INTERNAL_LIBS)
+tests_test_cuda_launch_SOURCES = tests/test_cuda_launch.c tests/cuda_blobs.c
+tests_test_cuda_launch_CPPFLAGS = $(TP_TEST_CPP_FLAGS) $(CUDA_CPPFLAGS)
+tests_test_cuda_launch_LDADD = $(TP_TEST_INTERNAL_LIBS)
+# The generated headers exist only after nvcc ran: say so before the first
+# build, when there is no dependency tracking yet.
+tests/test_cuda_link-cuda_blobs.$(OBJEXT) \
+tests/test_cuda_launch-cuda_blobs.$(OBJEXT): $(TP_TEST_CUDA_BLOBS)
+endif
+
+# The shipped plugins (plugins/) on the CPU backend against the naive f64
+# reference (tools/reference/), and their validation. They load the plugins
+# through tests/registry.ini: the installed registry with each library
+# pointed at its build folder, so both registries list the same sections.
+TP_PLUGIN_TEST_CPP_FLAGS = $(TP_TEST_CPP_FLAGS) \
+	-DTP_TEST_REGISTRY='"$(abs_top_builddir)/tests/registry.ini"' \
+	-DTP_TEST_INSTALLED_REGISTRY='"$(abs_top_srcdir)/plugins/registry.ini"' \
+	-DTP_TEST_PLUGIN_BUILD_DIR='"$(abs_top_builddir)/plugins"'
+TP_PLUGIN_TEST_LIBS = tools/reference/libtp_reference.la $(TP_TEST_LIBS)
+tests/registry.ini: $(srcdir)/plugins/registry.ini
+	@$(MKDIR_P) tests
+	$(AM_V_GEN){ echo "; generated from plugins/registry.ini: the plugins of this build tree"; \
+	  sed -e '/^;/d' \
+	    -e 's|^library = tp_\(.*\)\.so$$|library = $(abs_top_builddir)/plugins/\1/.libs/tp_\1.so|' \
+	    $(srcdir)/plugins/registry.ini; } > $@
+CLEANFILES += tests/registry.ini
+
+check_PROGRAMS += tests/test_plugins_cpu tests/test_plugins_validation
+tests_test_plugins_cpu_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
+tests_test_plugins_cpu_LDADD = $(TP_PLUGIN_TEST_LIBS)
+EXTRA_tests_test_plugins_cpu_DEPENDENCIES = tests/registry.ini
+tests_test_plugins_validation_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
+tests_test_plugins_validation_LDADD = $(TP_PLUGIN_TEST_LIBS)
+EXTRA_tests_test_plugins_validation_DEPENDENCIES = tests/registry.ini
+
+# The pipeline core (include/tilepipe/pipeline/) with its debug check on:
+# host threads on the C11-atomic mbarrier, and the storage planner.
+check_PROGRAMS += tests/test_pipeline_host tests/test_storage
+tests_test_pipeline_host_CPPFLAGS = $(TP_TEST_CPP_FLAGS) -DTP_PIPELINE_DEBUG=1
+tests_test_pipeline_host_LDADD = $(CHECK_LIBS)
+tests_test_storage_CPPFLAGS = $(TP_TEST_CPP_FLAGS) -DTP_PIPELINE_DEBUG=1
+tests_test_storage_LDADD = $(CHECK_LIBS)
+
+# The pipeline on the GPU: a standalone CUDA program, compiled and linked by
+# nvcc with cudart (never the sanitizer flags, which are for the host
+# compiler). It skips (77) without an sm_90 GPU. `make check-pipeline-sanitize`
+# runs it under compute-sanitizer racecheck, synccheck and memcheck.
+EXTRA_DIST += tests/device/test_pipeline_device.cu tests/device/sanitize-pipeline
+if TP_HAVE_CUDA
+TP_NVCC_TEST_FLAGS = -std=c++17 -O2 -gencode arch=compute_90a,code=sm_90a
+check_PROGRAMS += tests/device/test_pipeline_device
+tests_device_test_pipeline_device_SOURCES =
+tests_device_test_pipeline_device_LDADD = tests/device/test_pipeline_device.$(OBJEXT)
+tests_device_test_pipeline_device_LINK = $(NVCC) $(TP_NVCC_TEST_FLAGS) -o $@
+tests/device/test_pipeline_device.$(OBJEXT): $(srcdir)/tests/device/test_pipeline_device.cu \
+	$(TP_DEVICE_HEADER_DEPS)
+	@$(MKDIR_P) $(@D)
+	$(AM_V_GEN)$(NVCC) $(TP_NVCC_TEST_FLAGS) -DTP_PIPELINE_DEBUG=1 -I$(top_srcdir)/include \
+	  -c $(srcdir)/tests/device/test_pipeline_device.cu -o $@
+CLEANFILES += tests/device/test_pipeline_device.$(OBJEXT)
+check-pipeline-sanitize: tests/device/test_pipeline_device$(EXEEXT)
+	@CUDA_HOME='$(CUDA_HOME)' $(SHELL) $(srcdir)/tests/device/sanitize-pipeline \
+	  tests/device/test_pipeline_device$(EXEEXT); rc=$$?; \
+	  if test $$rc -eq 77; then echo "check-pipeline-sanitize: skipped"; else exit $$rc; fi
+else
+check-pipeline-sanitize:
+	@echo "check-pipeline-sanitize: built without CUDA (configure found no nvcc)"
+endif
+.PHONY: check-pipeline-sanitize
+
+# The standard payload's fused GPU kernels (with store and residual) against
+# the naive reference; skips (77) without a GPU.
+check_PROGRAMS += tests/test_gpu_gemm
+tests_test_gpu_gemm_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS) $(CUDA_CPPFLAGS)
+tests_test_gpu_gemm_LDADD = tools/reference/libtp_reference.la $(TP_TEST_INTERNAL_LIBS)
+EXTRA_tests_test_gpu_gemm_DEPENDENCIES = tests/registry.ini
+
+# The tilepipe tool (tools/): its problems with 16-byte rows against the
+# reference's; the public device API (skips, 77, without a GPU after checking
+# the no-GPU answers); and the command line end to end (test_tool.sh, from
+# the top build folder, on tests/registry.ini and fixture_skip_last, a store
+# that leaves D's last element unwritten).
+check_PROGRAMS += tests/test_tool_problem tests/test_device
+tests_test_tool_problem_SOURCES = tests/test_tool_problem.c tools/align_rows.c
+tests_test_tool_problem_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
+tests_test_tool_problem_LDADD = tools/reference/libtp_reference.la $(TP_TEST_LIBS)
+tests_test_device_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
+tests_test_device_LDADD = $(TP_TEST_LIBS)
+check_LTLIBRARIES += tests/plugins/fixture_skip_last.la
+tests_plugins_fixture_skip_last_la_SOURCES = tests/plugins/fixture_skip_last.c
+tests_plugins_fixture_skip_last_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
+tests_plugins_fixture_skip_last_la_LDFLAGS = $(TP_FIXTURE_LDFLAGS)
+TESTS += tests/test_tool.sh
+EXTRA_DIST += tests/test_tool.sh

@@ -52,12 +52,52 @@ extern "C" {
 
 typedef enum tp_log_level { TP_LOG_ERROR = 0, TP_LOG_WARN, TP_LOG_INFO, TP_LOG_DEBUG } tp_log_level;
 
+/* A 2-D TMA descriptor request: a row-major [rows, cols] tensor of dtype at
+ * `global` (rows `row_stride` elements apart) read or written in boxes of
+ * box_rows x box_cols elements. swizzle: 0, 32, 64 or 128 (bytes); the box
+ * row (box_cols elements) must then fit in the swizzle span. */
+typedef struct tp_tma_2d {
+  tp_dtype dtype;
+  const void *global;
+  int64_t rows, cols, row_stride;
+  uint32_t box_rows, box_cols;
+  uint32_t swizzle;
+} tp_tma_2d;
+
+/* The GPU a plan targets, as the core found it. */
+typedef struct tp_gpu_info {
+  int32_t sm_count;
+  int32_t cc_major, cc_minor;
+  uint32_t smem_per_block; /* opt-in maximum of dynamic shared memory per block */
+  uint32_t l2_bytes;
+  char name[64];
+} tp_gpu_info;
+
 typedef struct tp_host_api {
   uint32_t struct_size;
   uint16_t abi_major, abi_minor;
   /* Writes a line to the core's log (stderr, filtered by $TILEPIPE_LOG). */
   void (*log)(tp_log_level level, const char *plugin, const char *message);
+  /* Encodes a TMA descriptor (a CUtensorMap, 128 bytes, 64-byte aligned) into
+   * out. Plugins never open libcuda themselves; the core does. */
+  tp_status (*tma_encode_2d)(void *out, const tp_tma_2d *request, char *err, size_t errlen);
 } tp_host_api;
+
+/* How the core launches a payload's kernel. */
+typedef struct tp_gpu_launch {
+  char kernel[96];             /* extern "C" name of the __global__ in its LTO-IR */
+  uint32_t grid[3], block[3];
+  uint32_t cluster[3];         /* cluster dims; {1,1,1} for none */
+  uint32_t smem_bytes;         /* dynamic shared memory */
+  uint32_t params_size;        /* bytes of the kernel's one parameter struct */
+  uint32_t epilogue_args_offset; /* where tp_epilogue_args sits inside it */
+} tp_gpu_launch;
+
+/* What an epilogue decided for one GEMM. */
+typedef struct tp_epilogue_plan {
+  tp_dtype source_dtype;  /* dtype of C it reads; TP_DTYPE_NONE if it reads none */
+  TP_ALIGNAS(16) unsigned char priv[TP_PLAN_PRIVATE_BYTES];
+} tp_epilogue_plan;
 
 /* ------------------------------------------------------------------ payloads */
 
@@ -91,14 +131,24 @@ typedef struct tp_payload_ops {
    * ld_acc), in f32. */
   void (*cpu_mma)(const tp_payload_plan *plan, const void *const *stage, int64_t kb,
                   int32_t r0, int32_t rows, float *acc, int32_t ld_acc);
+
+  /* GPU plan time, after plan(..., TP_BACKEND_CUDA, ...): chooses the kernel
+   * for this GPU and epilogue (tiles, stages through the storage planner, the
+   * grid) and may refine *plan. NULL: the payload has no GPU path. */
+  tp_status (*gpu_plan)(void *state, const tp_gemm_desc *desc, const tp_gpu_info *gpu,
+                        const tp_epilogue_plan *epilogue, tp_payload_plan *plan,
+                        tp_gpu_launch *launch, char *err, size_t errlen);
+
+  /* GPU run time: writes the kernel parameters (launch->params_size bytes,
+   * 64-byte aligned) for desc's device pointers, TMA descriptors included,
+   * except the tp_epilogue_args block that the epilogue fills. */
+  tp_status (*gpu_args)(const tp_payload_plan *plan, const tp_epilogue_plan *epilogue,
+                        const tp_gemm_desc *desc, const tp_host_api *host, void *params,
+                        char *err, size_t errlen);
 } tp_payload_ops;
 
 /* ----------------------------------------------------------------- epilogues */
 
-typedef struct tp_epilogue_plan {
-  tp_dtype source_dtype;  /* dtype of C it reads; TP_DTYPE_NONE if it reads none */
-  TP_ALIGNAS(16) unsigned char priv[TP_PLAN_PRIVATE_BYTES];
-} tp_epilogue_plan;
 
 typedef struct tp_epilogue_ops {
   uint32_t struct_size;
@@ -111,6 +161,12 @@ typedef struct tp_epilogue_ops {
    * f32 accumulators acc (row stride ld_acc) and writes them into desc->d. */
   void (*cpu_apply)(const tp_epilogue_plan *plan, const tp_gemm_desc *desc, int64_t m0,
                     int64_t n0, int32_t rows, int32_t cols, const float *acc, int32_t ld_acc);
+
+  /* GPU run time: fills the user bytes of the tp_epilogue_args that its
+   * device hook reads (tilepipe/device/epilogue.h); alpha, beta and the source
+   * dtype are already set by the core. NULL when it needs nothing. */
+  tp_status (*gpu_args)(const tp_epilogue_plan *plan, const tp_gemm_desc *desc, void *user,
+                        size_t user_size, char *err, size_t errlen);
 } tp_epilogue_ops;
 
 /* ---------------------------------------------------------------- descriptor */
@@ -144,6 +200,10 @@ typedef struct tp_plugin_desc {
 } tp_plugin_desc;
 
 typedef const tp_plugin_desc *(*tp_plugin_entry_fn)(const tp_host_api *host);
+
+/* The one symbol a plugin defines and exports (declared here so that its
+ * definition has a prototype). */
+TP_PLUGIN_EXPORT const tp_plugin_desc *tp_plugin_entry(const tp_host_api *host);
 
 #ifdef __cplusplus
 }

@@ -8,8 +8,9 @@
  *     enabled = true
  *     stages = 4            ; tuning keys: validated by the plugin
  *
- * tp_registry_open fails only when the file cannot be read or is not valid
- * INI (the message gives file:line). A section whose library is missing or
+ * tp_registry_open fails only when the file cannot be read, is not valid INI
+ * or names a section badly (the message gives file:line). A section whose
+ * kind, library or enabled key is wrong, whose library is missing or
  * refused, or whose keys the plugin rejects, stays in the registry marked
  * broken with its reason and line; the other plugins remain usable. */
 #ifndef TILEPIPE_REGISTRY_H
@@ -38,20 +39,22 @@ typedef struct tp_plugin_info {
   tp_plugin_kind kind;     /* as the INI declares it */
   const char *library;     /* the path that was (or would be) opened */
   const char *version;     /* the plugin's own version; "" when not loaded */
-  int enabled;             /* the INI's enabled key */
+  int enabled;             /* the INI's enabled key; a disabled plugin is not loaded */
   int cuda_version;        /* toolkit of its device code (13000 = 13.0); 0: none */
   int has_device_code;     /* carries LTO-IR for the GPU backend */
-  tp_status status;        /* TP_OK when usable */
-  const char *error;       /* why it is not usable; "" when it is */
+  tp_status status;        /* TP_OK when nothing is wrong (usable if also enabled) */
+  const char *error;       /* "file:line: why" when status is not TP_OK; else "" */
   const char *ini_file;    /* where the section is */
   int ini_line;
 } tp_plugin_info;
 
 /* Opens a registry. path == NULL searches, in order: $TILEPIPE_REGISTRY,
- * ./tilepipe.ini, then the installed $(sysconfdir)/tilepipe/registry.ini.
+ * ./tilepipe.ini, then the installed $(sysconfdir)/tilepipe/registry.ini; the
+ * first that exists is read (TP_ERR_NOT_FOUND, naming every place, if none).
  * Relative library paths resolve against the INI file's folder first, then
  * each folder of $TILEPIPE_PLUGIN_PATH (colon-separated), then the installed
- * plugin folder. Plugins are loaded and initialised here. */
+ * plugin folder ("name" also tries "name.so"). Enabled plugins are loaded and
+ * initialised here. tp_registry_path() is absolute. */
 tp_status tp_registry_open(tp_registry **registry, const char *path);
 
 /* Unloads every plugin (calling its fini first) and frees the registry. Plans

@@ -1,0 +1,212 @@
+/* core/backend/cpu/cpu_backend.c: GEMMs on host threads (see cpu_backend.h).
+ *
+ * Roles and barriers, as on the GPU:
+ *   producer (the calling thread): for each tile, for each k-block: acquire a
+ *     stage (wait empty), arrive.expect_tx(stage bytes) on full, cpu_load,
+ *     complete_tx(stage bytes): the "TMA" has landed; release (step).
+ *   consumers (threads): for each tile, for each k-block: acquire (wait
+ *     full), cpu_mma on their rows, release (arrive on empty, step); then the
+ *     epilogue writes their rows of the tile.
+ * full[] counts 1 arrival (the expect_tx), empty[] counts one per consumer.
+ *
+ * Each run owns its "shared memory" (barriers + stages) and accumulators, so
+ * concurrent runs of one plan do not interfere. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/backend/cpu/cpu_backend.h"
+#include "core/error.h"
+#include "tilepipe/pipeline/pipeline.h"
+#include "tilepipe/pipeline/storage.h"
+
+/* Threads beyond this do not pay on a host path meant for checking. */
+#define TP_CPU_MAX_CONSUMERS 8
+/* Stages when the payload leaves the choice to the backend. */
+#define TP_CPU_DEFAULT_STAGES 4
+/* The host "shared memory" budget: generous, the host has no 227 KB wall. */
+#define TP_CPU_SMEM_BUDGET (64u << 20)
+
+struct tp_cpu_plan {
+  const tp_binding *binding;
+  tp_storage_layout layout;
+  int32_t consumers;
+};
+
+typedef struct cpu_run {
+  const tp_cpu_plan *plan;
+  const tp_gemm_desc *desc;
+  unsigned char *smem;
+  int64_t tiles_n, num_tiles;
+  int32_t consumers;     /* threads actually started */
+  atomic_int go;         /* 0: wait, 1: run, 2: quit (start-up failed) */
+} cpu_run;
+
+typedef struct consumer_arg {
+  cpu_run *run;
+  int32_t index;
+  pthread_t thread;
+} consumer_arg;
+
+
+static void tile_origin(const cpu_run *run, int64_t tile, int64_t *m0, int64_t *n0) {
+  const tp_tile_config *tc = &run->plan->binding->payload_plan.tile;
+  *m0 = (tile / run->tiles_n) * tc->tile_m;
+  *n0 = (tile % run->tiles_n) * tc->tile_n;
+}
+
+static void run_producer(cpu_run *run) {
+  const tp_binding *b = run->plan->binding;
+  tp_input_pipeline ip = tp_storage_input_pipeline(run->smem, &run->plan->layout, 1);
+  tp_input_producer prod = tp_input_pipeline_producer(&ip);
+  for (int64_t tile = 0; tile < run->num_tiles; ++tile) {
+    int64_t m0, n0;
+    tile_origin(run, tile, &m0, &n0);
+    for (int64_t kb = 0; kb < b->payload_plan.k_blocks; ++kb) {
+      TP_INPUT_PRODUCE(&prod, s) {
+        void *tiles[TP_MAX_STAGE_TENSORS];
+        for (uint32_t t = 0; t < b->payload_plan.num_tensors; ++t) {
+          tiles[t] = tp_input_producer_stage_tile(&s, t, 0);
+        }
+        /* The "TMA": announce the bytes, copy, and let them land. */
+        tp_input_producer_stage_arrive_expect(&s);
+        b->payload->cpu_load(&b->payload_plan, run->desc, m0, n0, kb, tiles);
+        tp_mbar_complete_tx(tp_input_producer_stage_barrier(&s),
+                            tp_input_producer_stage_expect_bytes(&s));
+      }
+    }
+  }
+  tp_input_producer_drain(&prod);
+}
+
+static void *run_consumer(void *arg) {
+  consumer_arg *ca = arg;
+  cpu_run *run = ca->run;
+  while (atomic_load_explicit(&run->go, memory_order_acquire) == 0) sched_yield();
+  if (atomic_load_explicit(&run->go, memory_order_acquire) != 1) return NULL;
+
+  const tp_binding *b = run->plan->binding;
+  const tp_tile_config *tc = &b->payload_plan.tile;
+  const int32_t rows_each = (tc->tile_m + run->consumers - 1) / run->consumers;
+  const int32_t r0 = ca->index * rows_each;
+  const int32_t rows = r0 >= tc->tile_m ? 0 : (tc->tile_m - r0 < rows_each ? tc->tile_m - r0 : rows_each);
+  float *acc = malloc(sizeof(float) * (size_t)(rows > 0 ? rows : 1) * (size_t)tc->tile_n);
+  if (acc == NULL) {
+    /* Cannot happen silently: the run has no way back but to abort. */
+    fprintf(stderr, "tilepipe: CPU consumer out of memory\n");
+    abort();
+  }
+  tp_input_pipeline ip = tp_storage_input_pipeline(run->smem, &run->plan->layout, 1);
+  tp_input_consumer cons = tp_input_pipeline_consumer(&ip, tp_arrival_thread());
+  for (int64_t tile = 0; tile < run->num_tiles; ++tile) {
+    int64_t m0, n0;
+    tile_origin(run, tile, &m0, &n0);
+    memset(acc, 0, sizeof(float) * (size_t)(rows > 0 ? rows : 1) * (size_t)tc->tile_n);
+    for (int64_t kb = 0; kb < b->payload_plan.k_blocks; ++kb) {
+      TP_INPUT_CONSUME(&cons, s) {
+        if (rows > 0) {
+          const void *tiles[TP_MAX_STAGE_TENSORS];
+          for (uint32_t t = 0; t < b->payload_plan.num_tensors; ++t) {
+            tiles[t] = tp_input_consumer_stage_tile(&s, t, 0);
+          }
+          b->payload->cpu_mma(&b->payload_plan, tiles, kb, r0, rows, acc, tc->tile_n);
+        }
+      }
+    }
+    int64_t valid_rows = run->desc->m - (m0 + r0);
+    int64_t valid_cols = run->desc->n - n0;
+    if (valid_rows > rows) valid_rows = rows;
+    if (valid_cols > tc->tile_n) valid_cols = tc->tile_n;
+    if (valid_rows > 0) {
+      b->epilogue->cpu_apply(&b->epilogue_plan, run->desc, m0 + r0, n0, (int32_t)valid_rows,
+                             (int32_t)valid_cols, acc, tc->tile_n);
+    }
+  }
+  tp_input_consumer_drain(&cons);
+  free(acc);
+  return NULL;
+}
+
+tp_status tp_cpu_plan_create(tp_cpu_plan **out, const tp_binding *binding) {
+  const tp_payload_plan *pp = &binding->payload_plan;
+  const tp_tile_config *tc = &pp->tile;
+  *out = NULL;
+  if (tc->tile_m < 1 || tc->tile_n < 1 || tc->tile_k < 1 || tc->k_group_size > 1) {
+    return tp_error_set(TP_ERR_PLUGIN,
+                        "payload '%s' planned tile %dx%dx%d with k_group_size %d for the CPU "
+                        "(needs positive sizes and k_group_size 1)",
+                        binding->payload_name, tc->tile_m, tc->tile_n, tc->tile_k, tc->k_group_size);
+  }
+  tp_cpu_plan *plan = calloc(1, sizeof *plan);
+  if (plan == NULL) return tp_error_set(TP_ERR_OUT_OF_MEMORY, "CPU plan: out of host memory");
+  plan->binding = binding;
+  plan->consumers = tc->consumers < 1 ? 1 : tc->consumers;
+  if (plan->consumers > TP_CPU_MAX_CONSUMERS) plan->consumers = TP_CPU_MAX_CONSUMERS;
+  if (plan->consumers > tc->tile_m) plan->consumers = tc->tile_m;
+
+  tp_storage_request req = tp_storage_request_make(TP_CPU_SMEM_BUDGET);
+  req.num_tensors = pp->num_tensors;
+  memcpy(req.tensors, pp->tensors, sizeof req.tensors);
+  req.stages = tc->stages > 0 ? (uint32_t)tc->stages : TP_CPU_DEFAULT_STAGES;
+  tp_status st = tp_storage_plan(&req, &plan->layout);
+  if (st != TP_OK) {
+    const char *why = plan->layout.error;
+    free(plan);
+    return tp_error_set(TP_ERR_PLUGIN, "payload '%s': %s", binding->payload_name, why);
+  }
+  *out = plan;
+  return TP_OK;
+}
+
+/* Starts the consumers; on a failure after some started, runs with those
+ * (rows are split among the threads that exist). */
+static tp_status start_consumers(cpu_run *run, consumer_arg *args, int32_t wanted) {
+  run->consumers = 0;
+  for (int32_t i = 0; i < wanted; ++i) {
+    args[i].run = run;
+    args[i].index = i;
+    if (pthread_create(&args[i].thread, NULL, run_consumer, &args[i]) != 0) break;
+    run->consumers = i + 1;
+  }
+  return run->consumers > 0 ? TP_OK
+                            : tp_error_set(TP_ERR_OUT_OF_MEMORY, "CPU run: cannot start a thread");
+}
+
+tp_status tp_cpu_plan_run(const tp_cpu_plan *plan, const tp_gemm_desc *desc) {
+  const tp_tile_config *tc = &plan->binding->payload_plan.tile;
+  cpu_run run;
+  memset(&run, 0, sizeof run);
+  run.plan = plan;
+  run.desc = desc;
+  run.tiles_n = (desc->n + tc->tile_n - 1) / tc->tile_n;
+  run.num_tiles = ((desc->m + tc->tile_m - 1) / tc->tile_m) * run.tiles_n;
+  atomic_init(&run.go, 0);
+  run.smem = aligned_alloc(TP_SWIZZLE_128B_ALIGN,
+                           (plan->layout.total_bytes + TP_SWIZZLE_128B_ALIGN - 1) /
+                               TP_SWIZZLE_128B_ALIGN * TP_SWIZZLE_128B_ALIGN);
+  if (run.smem == NULL) return tp_error_set(TP_ERR_OUT_OF_MEMORY, "CPU run: out of host memory");
+
+  consumer_arg args[TP_CPU_MAX_CONSUMERS];
+  tp_status st = start_consumers(&run, args, plan->consumers);
+  if (st == TP_OK) {
+    /* Barrier counts depend on how many consumers really started. */
+    tp_input_pipeline_init_barriers(tp_storage_mbar(run.smem, plan->layout.input_barriers),
+                                    plan->layout.stages, (uint32_t)run.consumers);
+    atomic_store_explicit(&run.go, 1, memory_order_release);
+    run_producer(&run);
+  } else {
+    atomic_store_explicit(&run.go, 2, memory_order_release);
+  }
+  for (int32_t i = 0; i < run.consumers; ++i) pthread_join(args[i].thread, NULL);
+  free(run.smem);
+  return st;
+}
+
+int tp_cpu_plan_describe(const tp_cpu_plan *plan, char *buf, size_t size) {
+  return snprintf(buf, size, "%u stages of %u bytes, %d consumer threads", plan->layout.stages,
+                  plan->layout.expect_bytes, plan->consumers);
+}
+
+void tp_cpu_plan_destroy(tp_cpu_plan *plan) { free(plan); }

@@ -1,0 +1,189 @@
+/* core/backend/cuda/cuda_backend.c: plans on the GPU (see cuda_backend.h).
+ *
+ * Plan time: the device's figures go to the payload's gpu_plan, which picks
+ * a kernel (an extern "C" name in its LTO-IR) and its launch; the payload's
+ * and the epilogue's LTO-IR are linked (only that kernel: -kernels-used),
+ * checked and loaded through the kernel cache. Run time: the plugins write
+ * the parameter block on the stack (payload: tensor maps and sizes;
+ * epilogue: its user bytes), one launch. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "core/backend/cuda/cuda_backend.h"
+#include "core/error.h"
+#include "core/registry/host_api.h"
+#include "tilepipe/epilogue_args.h"
+
+#if TP_HAVE_CUDA
+#include "core/backend/cuda/driver.h"
+#include "core/backend/cuda/kernel.h"
+
+/* Largest kernel parameter block (the driver takes up to 4 KiB). */
+#define TP_CUDA_MAX_PARAMS 4096
+
+struct tp_cuda_plan {
+  const tp_binding *binding;
+  tp_gpu_launch launch;
+  tp_cuda_kernel kernel;
+  tp_cuda_dims dims;
+};
+
+tp_status tp_cuda_backend_available(const tp_plugin_desc *payload, const tp_plugin_desc *epilogue) {
+  tp_cuda_device dev;
+  tp_status st = tp_cuda_device_get(&dev);
+  if (st != TP_OK) return st;
+  if (payload->device_image == NULL || payload->payload->gpu_plan == NULL ||
+      payload->payload->gpu_args == NULL) {
+    return tp_error_set(TP_ERR_UNSUPPORTED, "payload '%s' carries no GPU kernel", payload->name);
+  }
+  if (epilogue->device_image == NULL) {
+    return tp_error_set(TP_ERR_UNSUPPORTED, "epilogue '%s' carries no device hook", epilogue->name);
+  }
+  return TP_OK;
+}
+
+static void gpu_info_from(const tp_cuda_device *dev, tp_gpu_info *gpu) {
+  memset(gpu, 0, sizeof *gpu);
+  gpu->sm_count = dev->sm_count;
+  gpu->cc_major = dev->cc_major;
+  gpu->cc_minor = dev->cc_minor;
+  gpu->smem_per_block = (uint32_t)dev->max_smem_optin;
+  gpu->l2_bytes = (uint32_t)dev->l2_bytes;
+  snprintf(gpu->name, sizeof gpu->name, "%s", dev->name);
+}
+
+static tp_status check_launch(const tp_binding *b, const tp_gpu_launch *l, const tp_gpu_info *gpu) {
+  if (l->kernel[0] == '\0' || memchr(l->kernel, '\0', sizeof l->kernel) == NULL) {
+    return tp_error_set(TP_ERR_PLUGIN, "payload '%s' named no kernel", b->payload_name);
+  }
+  if (l->params_size == 0 || l->params_size > TP_CUDA_MAX_PARAMS ||
+      l->epilogue_args_offset % 16 != 0 ||
+      l->epilogue_args_offset + sizeof(tp_epilogue_args) > l->params_size) {
+    return tp_error_set(TP_ERR_PLUGIN,
+                        "payload '%s': kernel parameters of %u bytes with the epilogue block at %u "
+                        "do not fit (at most %d bytes, block 16-byte aligned inside)",
+                        b->payload_name, l->params_size, l->epilogue_args_offset, TP_CUDA_MAX_PARAMS);
+  }
+  if (l->smem_bytes > gpu->smem_per_block) {
+    return tp_error_set(TP_ERR_PLUGIN, "payload '%s' asks for %u bytes of shared memory; %s has %u",
+                        b->payload_name, l->smem_bytes, gpu->name, gpu->smem_per_block);
+  }
+  return TP_OK;
+}
+
+tp_status tp_cuda_plan_create(tp_cuda_plan **out, tp_binding *b, const tp_gemm_desc *desc) {
+  *out = NULL;
+  tp_cuda_device dev;
+  tp_status st = tp_cuda_device_get(&dev);
+  if (st != TP_OK) return st;
+  tp_gpu_info gpu;
+  gpu_info_from(&dev, &gpu);
+
+  tp_cuda_plan *plan = calloc(1, sizeof *plan);
+  if (plan == NULL) return tp_error_set(TP_ERR_OUT_OF_MEMORY, "CUDA plan: out of host memory");
+  plan->binding = b;
+  char err[512] = "";
+  st = b->payload->gpu_plan(b->payload_state, desc, &gpu, &b->epilogue_plan, &b->payload_plan,
+                            &plan->launch, err, sizeof err);
+  if (st != TP_OK) {
+    free(plan);
+    return tp_error_set(st, "payload '%s': %s", b->payload_name, err[0] ? err : tp_status_string(st));
+  }
+  if ((st = check_launch(b, &plan->launch, &gpu)) != TP_OK) {
+    free(plan);
+    return st;
+  }
+
+  const tp_jit_input inputs[2] = {
+      {b->payload_plugin->device_image, b->payload_plugin->device_image_size, b->payload_name},
+      {b->epilogue_plugin->device_image, b->epilogue_plugin->device_image_size, b->epilogue_name},
+  };
+  char kernels_used[160];
+  snprintf(kernels_used, sizeof kernels_used, "-kernels-used=%s", plan->launch.kernel);
+  const char *options[] = {kernels_used};
+  tp_link_request request = {inputs, 2, TP_CUDA_LINK_ARCH, options, 1, 0};
+  st = tp_cuda_kernel_get(&request, plan->launch.kernel, (int)plan->launch.smem_bytes, &plan->kernel);
+  if (st != TP_OK) {
+    tp_error_wrap(st, "kernel %s", plan->launch.kernel);
+    free(plan);
+    return st;
+  }
+  for (int i = 0; i < 3; ++i) {
+    plan->dims.grid[i] = plan->launch.grid[i];
+    plan->dims.block[i] = plan->launch.block[i];
+    plan->dims.cluster[i] = plan->launch.cluster[i];
+  }
+  plan->dims.dynamic_smem = plan->launch.smem_bytes;
+  *out = plan;
+  return TP_OK;
+}
+
+tp_status tp_cuda_plan_run(const tp_cuda_plan *plan, const tp_gemm_desc *desc, void *stream) {
+  const tp_binding *b = plan->binding;
+  TP_ALIGNAS(64) unsigned char params[TP_CUDA_MAX_PARAMS];
+  memset(params, 0, plan->launch.params_size);
+  char err[512] = "";
+  tp_status st = b->payload->gpu_args(&b->payload_plan, &b->epilogue_plan, desc, tp_host_api_get(),
+                                      params, err, sizeof err);
+  if (st != TP_OK) {
+    return tp_error_set(st, "payload '%s': %s", b->payload_name, err[0] ? err : tp_status_string(st));
+  }
+  tp_epilogue_args *ea = (tp_epilogue_args *)(params + plan->launch.epilogue_args_offset);
+  ea->alpha = desc->alpha;
+  ea->beta = desc->beta;
+  ea->source_dtype = (int32_t)b->epilogue_plan.source_dtype;
+  if (b->epilogue->gpu_args != NULL) {
+    st = b->epilogue->gpu_args(&b->epilogue_plan, desc, ea->user, sizeof ea->user, err, sizeof err);
+    if (st != TP_OK) {
+      return tp_error_set(st, "epilogue '%s': %s", b->epilogue_name,
+                          err[0] ? err : tp_status_string(st));
+    }
+  }
+  tp_cuda_device dev;
+  if ((st = tp_cuda_device_get(&dev)) != TP_OK) return st;
+  void *kernel_params[1] = {params};
+  return tp_cuda_launch(&plan->kernel, &plan->dims, (CUstream)stream, kernel_params);
+}
+
+int tp_cuda_plan_describe(const tp_cuda_plan *plan, char *buf, size_t size) {
+  const tp_gpu_launch *l = &plan->launch;
+  return snprintf(buf, size, "kernel %s, grid %u, cluster %ux%u, %u bytes smem, %d registers",
+                  l->kernel, l->grid[0], l->cluster[0], l->cluster[1], l->smem_bytes,
+                  plan->kernel.stats.registers);
+}
+
+void tp_cuda_plan_destroy(tp_cuda_plan *plan) { free(plan); }
+
+#else /* !TP_HAVE_CUDA */
+
+tp_status tp_cuda_backend_available(const tp_plugin_desc *payload, const tp_plugin_desc *epilogue) {
+  (void)payload;
+  (void)epilogue;
+  return tp_error_set(TP_ERR_NO_DEVICE, "tilepipe was built without the CUDA toolkit "
+                      "(configure found no nvcc)");
+}
+
+tp_status tp_cuda_plan_create(tp_cuda_plan **plan, tp_binding *binding, const tp_gemm_desc *desc) {
+  (void)binding;
+  (void)desc;
+  *plan = NULL;
+  return tp_cuda_backend_available(NULL, NULL);
+}
+
+tp_status tp_cuda_plan_run(const tp_cuda_plan *plan, const tp_gemm_desc *desc, void *stream) {
+  (void)plan;
+  (void)desc;
+  (void)stream;
+  return tp_cuda_backend_available(NULL, NULL);
+}
+
+int tp_cuda_plan_describe(const tp_cuda_plan *plan, char *buf, size_t size) {
+  (void)plan;
+  return snprintf(buf, size, "(no CUDA)");
+}
+
+void tp_cuda_plan_destroy(tp_cuda_plan *plan) { (void)plan; }
+
+#endif

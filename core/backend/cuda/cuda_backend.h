@@ -1,0 +1,25 @@
+/* core/backend/cuda/cuda_backend.h: plans on the GPU.
+ *
+ * A CUDA plan is the payload kernel linked with the epilogue's hooks
+ * (nvJitLink, LTO), loaded into the current context, plus the launch shape
+ * and the kernel parameters the plugins prepared. Running it encodes the
+ * data pointers into the parameters and launches once. */
+#ifndef TP_CORE_BACKEND_CUDA_H
+#define TP_CORE_BACKEND_CUDA_H
+
+#include "core/plan_internal.h"
+
+typedef struct tp_cuda_plan tp_cuda_plan;
+
+/* TP_OK when a GPU the kernels run on is present and both plugins carry
+ * device code; otherwise the reason (TP_ERR_NO_DEVICE, TP_ERR_UNSUPPORTED). */
+tp_status tp_cuda_backend_available(const tp_plugin_desc *payload, const tp_plugin_desc *epilogue);
+
+/* Chooses, links and loads the kernel for binding (which may be refined by
+ * the payload's gpu_plan and must outlive the plan). */
+tp_status tp_cuda_plan_create(tp_cuda_plan **plan, tp_binding *binding, const tp_gemm_desc *desc);
+tp_status tp_cuda_plan_run(const tp_cuda_plan *plan, const tp_gemm_desc *desc, void *stream);
+int tp_cuda_plan_describe(const tp_cuda_plan *plan, char *buf, size_t size);
+void tp_cuda_plan_destroy(tp_cuda_plan *plan);
+
+#endif

@@ -1,0 +1,159 @@
+/* core/backend/cuda/kernel.c: from link request to launched kernel. See
+ * kernel.h. */
+#include "config.h"
+
+#include <stdio.h>
+
+#include "core/backend/cuda/kernel.h"
+#include "core/error.h"
+
+tp_status tp_cuda_link_only(const tp_link_request *request, const tp_kernel_entry **entry) {
+  if (!request || !entry)
+    return tp_error_set(TP_ERR_INVALID_ARGUMENT, "tp_cuda_link_only: request or entry is NULL");
+  tp_kernel_cache *cache;
+  tp_status st = tp_kernel_cache_global(&cache);
+  if (st != TP_OK) return st;
+  tp_link_request driverless = *request;
+  driverless.driver_version = 0;
+  return tp_kernel_cache_get(cache, &driverless, entry);
+}
+
+#if TP_HAVE_CUDA
+#include "core/backend/cuda/driver.h"
+
+/* The kernel cache's load and unload of a cubin (tp_kernel_cache_attach). */
+static tp_status load_library(const tp_kernel_entry *entry, void **handle) {
+  const tp_cuda_driver *cu;
+  tp_status st = tp_cuda_driver_get(&cu);
+  CUlibrary library = NULL;
+  if (st == TP_OK)
+    st = tp_cuda_check(cu->LibraryLoadData(&library, entry->cubin, NULL, NULL, 0, NULL, NULL, 0),
+                       "cuLibraryLoadData");
+  *handle = library;
+  return st;
+}
+
+static void unload_library(void *handle) {
+  const tp_cuda_driver *cu;
+  if (tp_cuda_driver_get(&cu) == TP_OK) cu->LibraryUnload((CUlibrary)handle);
+}
+
+tp_status tp_cuda_kernel_get(const tp_link_request *request, const char *name,
+                             int max_dynamic_smem, tp_cuda_kernel *out) {
+  if (!request || !name || !out)
+    return tp_error_set(TP_ERR_INVALID_ARGUMENT, "tp_cuda_kernel_get: NULL argument");
+  if (max_dynamic_smem < 0)
+    return tp_error_set(TP_ERR_INVALID_ARGUMENT, "tp_cuda_kernel_get: negative shared memory size");
+  tp_cuda_device dev;
+  const tp_cuda_driver *cu;
+  tp_status st = tp_cuda_device_get(&dev);
+  if (st != TP_OK || (st = tp_cuda_driver_get(&cu)) != TP_OK) return st;
+  if (max_dynamic_smem > dev.max_smem_optin)
+    return tp_error_set(TP_ERR_UNSUPPORTED,
+                        "kernel %s needs %d bytes of shared memory; %s allows a block %d", name,
+                        max_dynamic_smem, dev.name, dev.max_smem_optin);
+
+  tp_link_request keyed = *request;
+  keyed.driver_version = dev.driver_version;
+  tp_kernel_cache *cache;
+  const tp_kernel_entry *entry;
+  void *library;
+  if ((st = tp_kernel_cache_global(&cache)) != TP_OK ||
+      (st = tp_kernel_cache_get(cache, &keyed, &entry)) != TP_OK ||
+      (st = tp_kernel_cache_attach(cache, entry, load_library, unload_library, &library)) != TP_OK)
+    return st;
+
+  char what[320];
+  snprintf(what, sizeof what, "cuLibraryGetKernel(\"%.256s\")", name);
+  CUkernel kernel;
+  if ((st = tp_cuda_check(cu->LibraryGetKernel(&kernel, (CUlibrary)library, name), what)) != TP_OK)
+    return st;
+  if (max_dynamic_smem > 0) {
+    snprintf(what, sizeof what, "cuKernelSetAttribute(%.256s, MAX_DYNAMIC_SHARED_SIZE_BYTES)",
+             name);
+    st = tp_cuda_check(cu->KernelSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                              max_dynamic_smem, kernel, (CUdevice)dev.cu_device),
+                       what);
+    if (st != TP_OK) return st;
+  }
+  tp_link_stats stats;
+  if ((st = tp_link_log_stats(entry->info_log, name, &stats)) != TP_OK) return st;
+  out->kernel = kernel;
+  out->max_dynamic_smem = max_dynamic_smem;
+  out->stats = stats;
+  out->entry = entry;
+  return TP_OK;
+}
+
+/* Without the opt-in, a block may use this much dynamic shared memory. */
+#define DEFAULT_SMEM_LIMIT (48 * 1024)
+/* Larger clusters need CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED. */
+#define PORTABLE_CLUSTER_MAX 8
+
+static tp_status check_dims(const tp_cuda_kernel *kernel, const tp_cuda_dims *d, int *clustered) {
+  unsigned long threads = 1, cluster_size = 1;
+  int cluster_zero = 0;
+  for (int i = 0; i < 3; i++) {
+    if (d->grid[i] == 0 || d->block[i] == 0)
+      return tp_error_set(TP_ERR_INVALID_ARGUMENT,
+                          "launch: grid and block dimensions must be >= 1");
+    threads *= d->block[i];
+    cluster_zero += d->cluster[i] == 0;
+    cluster_size *= d->cluster[i] ? d->cluster[i] : 1;
+  }
+  if (threads > 1024)
+    return tp_error_set(TP_ERR_INVALID_ARGUMENT, "launch: %lu threads per block (at most 1024)",
+                        threads);
+  if (cluster_zero != 0 && cluster_zero != 3)
+    return tp_error_set(TP_ERR_INVALID_ARGUMENT,
+                        "launch: cluster dimensions must be all 0 (none) or all >= 1");
+  *clustered = cluster_zero == 0 && cluster_size > 1;
+  for (int i = 0; *clustered && i < 3; i++)
+    if (d->grid[i] % d->cluster[i] != 0)
+      return tp_error_set(TP_ERR_INVALID_ARGUMENT,
+                          "launch: cluster dimension %u does not divide grid dimension %u",
+                          d->cluster[i], d->grid[i]);
+  if (cluster_size > PORTABLE_CLUSTER_MAX)
+    return tp_error_set(TP_ERR_INVALID_ARGUMENT, "launch: cluster of %lu blocks (at most %d)",
+                        cluster_size, PORTABLE_CLUSTER_MAX);
+  if (d->dynamic_smem > DEFAULT_SMEM_LIMIT && d->dynamic_smem > (unsigned)kernel->max_dynamic_smem)
+    return tp_error_set(TP_ERR_INVALID_ARGUMENT,
+                        "launch: %u bytes of dynamic shared memory, but the kernel was opted into "
+                        "%d (ask tp_cuda_kernel_get for more)",
+                        d->dynamic_smem, kernel->max_dynamic_smem);
+  return TP_OK;
+}
+
+tp_status tp_cuda_launch(const tp_cuda_kernel *kernel, const tp_cuda_dims *dims, CUstream stream,
+                         void **params) {
+  if (!kernel || !kernel->kernel || !dims)
+    return tp_error_set(TP_ERR_INVALID_ARGUMENT, "tp_cuda_launch: kernel or dims is NULL");
+  int clustered = 0;
+  tp_status st = check_dims(kernel, dims, &clustered);
+  /* The launching thread may not be the one that created the plan: make
+   * sure it has a context on our device too. */
+  tp_cuda_device dev;
+  const tp_cuda_driver *cu;
+  if (st != TP_OK || (st = tp_cuda_device_get(&dev)) != TP_OK ||
+      (st = tp_cuda_driver_get(&cu)) != TP_OK)
+    return st;
+  CUlaunchAttribute cluster = {.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION};
+  cluster.value.clusterDim.x = dims->cluster[0];
+  cluster.value.clusterDim.y = dims->cluster[1];
+  cluster.value.clusterDim.z = dims->cluster[2];
+  CUlaunchConfig config = {
+      .gridDimX = dims->grid[0],
+      .gridDimY = dims->grid[1],
+      .gridDimZ = dims->grid[2],
+      .blockDimX = dims->block[0],
+      .blockDimY = dims->block[1],
+      .blockDimZ = dims->block[2],
+      .sharedMemBytes = dims->dynamic_smem,
+      .hStream = stream,
+      .attrs = clustered ? &cluster : NULL,
+      .numAttrs = clustered ? 1 : 0,
+  };
+  return tp_cuda_check(cu->LaunchKernelEx(&config, (CUfunction)kernel->kernel, params, NULL),
+                       "cuLaunchKernelEx");
+}
+#endif

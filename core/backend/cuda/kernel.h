@@ -1,0 +1,64 @@
+/* core/backend/cuda/kernel.h: a linked, loaded kernel, and its launch.
+ *
+ * tp_cuda_kernel_get() is the whole plan-time path: process kernel cache
+ * (memory, disk) or a link with the ptxas report checked, then
+ * cuLibraryLoadData once per cached link, cuLibraryGetKernel, and the
+ * dynamic shared memory opt-in. A CUlibrary is context-independent, so one
+ * load serves every context; it stays loaded for the life of the process,
+ * like the cache entry it belongs to. tp_cuda_launch() is the run-time path:
+ * one cuLaunchKernelEx with the cluster shape as a launch attribute, its
+ * config built on the caller's stack (no statics: any thread may launch).
+ *
+ * tp_cuda_link_only() needs no GPU and no driver: CI links with it (cache
+ * key driver version 0). Built without the CUDA toolkit it returns
+ * TP_ERR_UNSUPPORTED; the rest exists only when TP_HAVE_CUDA.
+ * Internal to libtilepipe. */
+#ifndef TP_CORE_BACKEND_CUDA_KERNEL_H
+#define TP_CORE_BACKEND_CUDA_KERNEL_H
+
+#include "config.h"
+#include "core/backend/cuda/kernel_cache.h"
+#include "core/backend/cuda/link_log.h"
+#include "tilepipe/status.h"
+
+/* The one architecture tilepipe's device code is built for. */
+#define TP_CUDA_LINK_ARCH "sm_90a"
+
+/* The process cache's entry for request, linked without any driver: the
+ * request's driver_version is ignored and keyed as 0. */
+tp_status tp_cuda_link_only(const tp_link_request *request, const tp_kernel_entry **entry);
+
+#if TP_HAVE_CUDA
+#include <cuda.h>
+
+typedef struct tp_cuda_kernel {
+  CUkernel kernel;              /* pass to cuLaunchKernelEx as a CUfunction */
+  int max_dynamic_smem;         /* bytes the kernel was opted into (0: the 48 KiB default) */
+  tp_link_stats stats;          /* its registers and stack frame, from the ptxas report */
+  const tp_kernel_entry *entry; /* the cubin and the full report */
+} tp_cuda_kernel;
+
+/* Kernel `name` (an extern "C" __global__ function) of the link of request,
+ * loaded, with up to max_dynamic_smem bytes of dynamic shared memory allowed
+ * (0: leave the default). Fills in the request's driver_version itself and
+ * makes the device's context current (driver.h). TP_ERR_NO_DEVICE without a
+ * GPU; TP_ERR_LINK for a failed link or a forbidden ptxas diagnostic;
+ * TP_ERR_CUDA when the driver refuses the cubin or has no such kernel. */
+tp_status tp_cuda_kernel_get(const tp_link_request *request, const char *name,
+                             int max_dynamic_smem, tp_cuda_kernel *out);
+
+typedef struct tp_cuda_dims {
+  unsigned grid[3];
+  unsigned block[3];
+  unsigned cluster[3];          /* {0,0,0} or {1,1,1}: no cluster; each must divide grid */
+  unsigned dynamic_smem;        /* bytes; at most the kernel's max_dynamic_smem above 48 KiB */
+} tp_cuda_dims;
+
+/* Queues kernel on stream (NULL: the default stream) with the parameter
+ * array of its signature (cuLaunchKernelEx's kernelParams). Returns once it
+ * is queued; errors of the kernel itself show at the next synchronisation. */
+tp_status tp_cuda_launch(const tp_cuda_kernel *kernel, const tp_cuda_dims *dims, CUstream stream,
+                         void **params);
+#endif
+
+#endif

@@ -1,0 +1,174 @@
+/* core/plan.c: plans bind a payload, an epilogue and a descriptor to a backend.
+ *
+ * Creation does all the checking and all the expensive work; a run only
+ * re-checks that the descriptor describes the planned problem, then hands the
+ * pointers to the backend. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/backend/cpu/cpu_backend.h"
+#include "core/backend/cuda/cuda_backend.h"
+#include "core/error.h"
+#include "core/gemm_check.h"
+#include "core/plan_internal.h"
+#include "core/registry/registry_internal.h"
+
+struct tp_plan {
+  tp_backend backend;
+  tp_gemm_desc desc; /* as planned; its data pointers are never read */
+  tp_binding binding;
+  char payload_name[64];
+  char epilogue_name[64];
+  tp_cpu_plan *cpu;
+  tp_cuda_plan *cuda;
+};
+
+const char *tp_backend_name(tp_backend backend) {
+  switch (backend) {
+  case TP_BACKEND_AUTO: return "auto";
+  case TP_BACKEND_CPU: return "cpu";
+  case TP_BACKEND_CUDA: return "cuda";
+  }
+  return "?";
+}
+
+int tp_backend_from_name(const char *name) {
+  if (name == NULL) return -1;
+  for (int b = TP_BACKEND_AUTO; b <= TP_BACKEND_CUDA; ++b) {
+    if (strcmp(name, tp_backend_name((tp_backend)b)) == 0) return b;
+  }
+  return -1;
+}
+
+/* AUTO picks CUDA when a usable GPU is there and both plugins carry device
+ * code; otherwise the CPU. An explicit CUDA request fails instead. */
+static tp_status resolve_backend(tp_backend asked, const tp_plugin_desc *payload,
+                                 const tp_plugin_desc *epilogue, tp_backend *out) {
+  if (asked == TP_BACKEND_CPU) {
+    *out = TP_BACKEND_CPU;
+    return TP_OK;
+  }
+  tp_status st = tp_cuda_backend_available(payload, epilogue);
+  if (st == TP_OK) {
+    *out = TP_BACKEND_CUDA;
+    return TP_OK;
+  }
+  if (asked == TP_BACKEND_CUDA) return st;
+  *out = TP_BACKEND_CPU;
+  return TP_OK;
+}
+
+static tp_status plan_plugins(tp_plan *plan) {
+  char err[512] = "";
+  tp_binding *b = &plan->binding;
+  tp_status st = b->payload->plan(b->payload_state, &plan->desc, plan->backend, &b->payload_plan,
+                                  err, sizeof err);
+  if (st != TP_OK) {
+    return tp_error_set(st, "payload '%s': %s", plan->payload_name, err[0] ? err : tp_status_string(st));
+  }
+  st = b->epilogue->plan(b->epilogue_state, &plan->desc, plan->backend, &b->epilogue_plan, err,
+                         sizeof err);
+  if (st != TP_OK) {
+    return tp_error_set(st, "epilogue '%s': %s", plan->epilogue_name,
+                        err[0] ? err : tp_status_string(st));
+  }
+  if (b->payload_plan.num_tensors == 0 || b->payload_plan.num_tensors > TP_MAX_STAGE_TENSORS ||
+      b->payload_plan.k_blocks < 1) {
+    return tp_error_set(TP_ERR_PLUGIN, "payload '%s' returned an invalid plan (%u stage tensors, "
+                        "%lld k-blocks)", plan->payload_name, b->payload_plan.num_tensors,
+                        (long long)b->payload_plan.k_blocks);
+  }
+  return TP_OK;
+}
+
+tp_status tp_plan_create(tp_plan **out, tp_registry *registry, const char *payload_name,
+                         const char *epilogue_name, const tp_gemm_desc *desc, tp_backend backend) {
+  if (out == NULL) return tp_error_set(TP_ERR_INVALID_ARGUMENT, "plan: the output pointer is NULL");
+  *out = NULL;
+  if (registry == NULL) return tp_error_set(TP_ERR_INVALID_ARGUMENT, "plan: the registry is NULL");
+  if (payload_name == NULL || epilogue_name == NULL) {
+    return tp_error_set(TP_ERR_INVALID_ARGUMENT, "plan: the payload or epilogue name is NULL");
+  }
+  if (desc == NULL) return tp_error_set(TP_ERR_INVALID_ARGUMENT, "plan: the GEMM descriptor is NULL");
+  if (backend != TP_BACKEND_AUTO && backend != TP_BACKEND_CPU && backend != TP_BACKEND_CUDA) {
+    return tp_error_set(TP_ERR_INVALID_ARGUMENT, "plan: backend %d is not auto, cpu or cuda",
+                        (int)backend);
+  }
+
+  const tp_plugin_desc *payload, *epilogue;
+  void *payload_state, *epilogue_state;
+  tp_status st = tp_registry_resolve(registry, payload_name, TP_PLUGIN_PAYLOAD, &payload, &payload_state);
+  if (st != TP_OK) return tp_error_wrap(st, "plan");
+  st = tp_registry_resolve(registry, epilogue_name, TP_PLUGIN_EPILOGUE, &epilogue, &epilogue_state);
+  if (st != TP_OK) return tp_error_wrap(st, "plan");
+
+  tp_plan *plan = calloc(1, sizeof *plan);
+  if (plan == NULL) return tp_error_set(TP_ERR_OUT_OF_MEMORY, "plan: out of host memory");
+  snprintf(plan->payload_name, sizeof plan->payload_name, "%s", payload_name);
+  snprintf(plan->epilogue_name, sizeof plan->epilogue_name, "%s", epilogue_name);
+  plan->binding.payload_plugin = payload;
+  plan->binding.epilogue_plugin = epilogue;
+  plan->binding.payload_state = payload_state;
+  plan->binding.epilogue_state = epilogue_state;
+  plan->binding.payload = payload->payload;
+  plan->binding.epilogue = epilogue->epilogue;
+  plan->binding.payload_name = plan->payload_name;
+  plan->binding.epilogue_name = plan->epilogue_name;
+
+  st = resolve_backend(backend, payload, epilogue, &plan->backend);
+  if (st == TP_OK) st = tp_gemm_check_desc(desc, plan->backend);
+  if (st == TP_OK) {
+    plan->desc = *desc;
+    st = plan_plugins(plan);
+  }
+  if (st == TP_OK) {
+    st = plan->backend == TP_BACKEND_CPU
+             ? tp_cpu_plan_create(&plan->cpu, &plan->binding)
+             : tp_cuda_plan_create(&plan->cuda, &plan->binding, &plan->desc);
+  }
+  if (st != TP_OK) {
+    const tp_backend chosen = plan->backend;
+    tp_plan_destroy(plan);
+    return tp_error_wrap(st, "plan %s x %s on %s", payload_name, epilogue_name,
+                         tp_backend_name(chosen));
+  }
+  *out = plan;
+  return TP_OK;
+}
+
+tp_status tp_plan_run(tp_plan *plan, const tp_gemm_desc *desc, void *stream) {
+  if (plan == NULL) return tp_error_set(TP_ERR_INVALID_ARGUMENT, "run: the plan is NULL");
+  tp_status st = tp_gemm_check_run(&plan->desc, desc, plan->backend);
+  if (st != TP_OK) return st;
+  if (plan->backend == TP_BACKEND_CPU) {
+    if (stream != NULL) {
+      return tp_error_set(TP_ERR_INVALID_ARGUMENT, "run: a CPU plan takes no stream (pass NULL)");
+    }
+    return tp_cpu_plan_run(plan->cpu, desc);
+  }
+  return tp_cuda_plan_run(plan->cuda, desc, stream);
+}
+
+tp_backend tp_plan_backend(const tp_plan *plan) {
+  return plan == NULL ? TP_BACKEND_AUTO : plan->backend;
+}
+
+int tp_plan_describe(const tp_plan *plan, char *buf, size_t size) {
+  if (plan == NULL) return snprintf(buf, size, "(no plan)");
+  const tp_tile_config *t = &plan->binding.payload_plan.tile;
+  int n = snprintf(buf, size, "%s x %s on %s: tile %dx%dx%d, %lld k-blocks, ", plan->payload_name,
+                   plan->epilogue_name, tp_backend_name(plan->backend), t->tile_m, t->tile_n,
+                   t->tile_k, (long long)plan->binding.payload_plan.k_blocks);
+  if (n < 0 || (size_t)n >= size) return n;
+  int m = plan->backend == TP_BACKEND_CPU ? tp_cpu_plan_describe(plan->cpu, buf + n, size - (size_t)n)
+                                          : tp_cuda_plan_describe(plan->cuda, buf + n, size - (size_t)n);
+  return m < 0 ? m : n + m;
+}
+
+void tp_plan_destroy(tp_plan *plan) {
+  if (plan == NULL) return;
+  tp_cpu_plan_destroy(plan->cpu);
+  tp_cuda_plan_destroy(plan->cuda);
+  free(plan);
+}

@@ -1,0 +1,421 @@
+/* core/registry/registry.c: the registry of plugins (docs/registry.md).
+ *
+ * tp_registry_open finds the INI file, reads it (ini_file.c), refuses it as
+ * a whole only for what breaks every section (syntax, bad section names),
+ * and then turns each section into an entry: core keys checked, library
+ * resolved, plugin loaded and initialised (loader.c), tuning keys handed to
+ * set_option. A section that fails any of this becomes a broken entry with
+ * its status and a "file:line: why" naming the most precise line (the key at
+ * fault, else the section header); it holds no library and no state.
+ *
+ * Invariants: the entries array is allocated once and never moves (each
+ * entry's loaded plugin points into itself); an entry is loaded exactly when
+ * it is enabled and its status is TP_OK; all strings handed out live until
+ * tp_registry_close. */
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "core/registry/ini_file.h"
+#include "core/registry/loader.h"
+#include "core/registry/registry_internal.h"
+
+/* Same bound as core/status.c's thread message, which carries these. */
+#define ENTRY_ERROR_MAX 1024
+
+typedef struct tp_registry_entry {
+  const tp_ini_section *section;
+  tp_plugin_kind kind;          /* 0 when the INI gives no valid kind */
+  int enabled;
+  char library[PATH_MAX];       /* resolved path; else the first place tried */
+  tp_status status;
+  char error[ENTRY_ERROR_MAX];  /* "" when status is TP_OK */
+  tp_loaded_plugin plugin;
+} tp_registry_entry;
+
+struct tp_registry {
+  char *path;                   /* absolute */
+  tp_ini_file *ini;
+  size_t count;
+  tp_registry_entry *entries;
+};
+
+const char *tp_plugin_kind_name(tp_plugin_kind kind) {
+  switch (kind) {
+  case TP_PLUGIN_PAYLOAD: return "payload";
+  case TP_PLUGIN_EPILOGUE: return "epilogue";
+  }
+  return "?";
+}
+
+/* ------------------------------------------------------------- text helpers */
+
+/* Appends to a fixed buffer; what does not fit is cut (messages only). */
+typedef struct text {
+  char buf[768];
+  size_t len;
+} text;
+
+static void text_add(text *t, const char *fmt, ...) TP_PRINTF(2, 3);
+static void text_add(text *t, const char *fmt, ...) {
+  if (t->len >= sizeof t->buf - 1) return;
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(t->buf + t->len, sizeof t->buf - t->len, fmt, ap);
+  va_end(ap);
+  if (n > 0) t->len += (size_t)n;
+  if (t->len > sizeof t->buf - 1) t->len = sizeof t->buf - 1;
+}
+
+static int ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), m = strlen(suffix);
+  return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static int is_file(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* ------------------------------------------------------- finding the file */
+
+/* path made absolute against the working directory, so that messages and the
+ * INI folder (for relative libraries) do not depend on a later chdir. */
+static tp_status absolute_path(const char *path, char **out) {
+  if (path[0] == '/') {
+    *out = strdup(path);
+  } else {
+    char *cwd = getcwd(NULL, 0);
+    if (!cwd) return tp_error_set(TP_ERR_IO, "%s: cannot get the working directory", path);
+    size_t size = strlen(cwd) + 1 + strlen(path) + 1;
+    *out = malloc(size);
+    if (*out) snprintf(*out, size, "%s/%s", cwd, path);
+    free(cwd);
+  }
+  return *out ? TP_OK : tp_error_set(TP_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+}
+
+/* The first of $TILEPIPE_REGISTRY, ./tilepipe.ini, TP_REGISTRY_FILE that
+ * exists (an existing but unreadable one is taken, and fails when read). */
+static tp_status search_registry(char **out) {
+  const char *env = getenv("TILEPIPE_REGISTRY");
+  const struct { const char *path, *what; } places[] = {
+      {env && *env ? env : NULL, "$TILEPIPE_REGISTRY"},
+      {"tilepipe.ini", "the working directory"},
+      {TP_REGISTRY_FILE, "the installed registry"},
+  };
+  text looked = {.len = 0};
+  for (size_t i = 0; i < sizeof places / sizeof places[0]; i++) {
+    if (!places[i].path) {
+      text_add(&looked, "%s$TILEPIPE_REGISTRY (unset)", looked.len ? ", " : "");
+      continue;
+    }
+    if (access(places[i].path, F_OK) == 0) return absolute_path(places[i].path, out);
+    text_add(&looked, "%s%s (%s)", looked.len ? ", " : "", places[i].path, places[i].what);
+  }
+  return tp_error_set(TP_ERR_NOT_FOUND, "no registry found; looked for %s. Set "
+                      "TILEPIPE_REGISTRY or pass a path", looked.buf);
+}
+
+/* ------------------------------------------------------------ the entries */
+
+static tp_status mark_broken(tp_registry_entry *e, const tp_registry *reg, tp_status status,
+                             int line, const char *fmt, ...) TP_PRINTF(5, 6);
+static tp_status mark_broken(tp_registry_entry *e, const tp_registry *reg, tp_status status,
+                             int line, const char *fmt, ...) {
+  char why[ENTRY_ERROR_MAX];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(why, sizeof why, fmt, ap);
+  va_end(ap);
+  snprintf(e->error, sizeof e->error, "%s:%d: %s", reg->path, line, why);
+  e->status = status;
+  return status;
+}
+
+static int is_core_key(const char *key) {
+  return !strcmp(key, "kind") || !strcmp(key, "library") || !strcmp(key, "enabled");
+}
+
+static int parse_enabled(const char *v) {
+  if (!strcmp(v, "true") || !strcmp(v, "yes") || !strcmp(v, "1")) return 1;
+  if (!strcmp(v, "false") || !strcmp(v, "no") || !strcmp(v, "0")) return 0;
+  return -1;
+}
+
+static const tp_ini_key *find_key(const tp_ini_section *s, const char *name) {
+  for (size_t k = 0; k < s->num_keys; k++)
+    if (!strcmp(s->keys[k].name, name)) return &s->keys[k];
+  return NULL;
+}
+
+static tp_plugin_kind parse_kind(const char *v) {
+  if (!strcmp(v, "payload")) return TP_PLUGIN_PAYLOAD;
+  if (!strcmp(v, "epilogue")) return TP_PLUGIN_EPILOGUE;
+  return (tp_plugin_kind)0;
+}
+
+/* kind, library, enabled, repeated keys: everything the INI alone decides.
+ * The fields are filled first, so that a broken entry still shows what its
+ * section says. */
+static tp_status check_section_keys(tp_registry_entry *e, const tp_registry *reg) {
+  const tp_ini_section *s = e->section;
+  const tp_ini_key *kind = find_key(s, "kind"), *library = find_key(s, "library");
+  const tp_ini_key *enabled = find_key(s, "enabled");
+  if (kind) e->kind = parse_kind(kind->value);
+  if (library) snprintf(e->library, sizeof e->library, "%s", library->value);
+  if (enabled) e->enabled = parse_enabled(enabled->value);
+  if (e->enabled < 0) {
+    e->enabled = 0;
+    return mark_broken(e, reg, TP_ERR_REGISTRY, enabled->line, "enabled = '%s': use true, false, "
+                       "yes, no, 1 or 0", enabled->value);
+  }
+  for (size_t k = 0; k < s->num_keys; k++) {
+    const tp_ini_key *key = &s->keys[k], *first = find_key(s, key->name);
+    if (first != key)
+      return mark_broken(e, reg, TP_ERR_REGISTRY, key->line, "key '%s' repeated (first at line %d)",
+                         key->name, first->line);
+  }
+  if (!kind)
+    return mark_broken(e, reg, TP_ERR_REGISTRY, s->line, "section [%s] has no 'kind' key "
+                       "(payload or epilogue)", s->name);
+  if (!e->kind)
+    return mark_broken(e, reg, TP_ERR_REGISTRY, kind->line, "kind = '%s': use payload or "
+                       "epilogue", kind->value);
+  if (!library || !*library->value)
+    return mark_broken(e, reg, TP_ERR_REGISTRY, library ? library->line : s->line,
+                       "section [%s] has no 'library' path", s->name);
+  return TP_OK;
+}
+
+/* Tries dir/name, then dir/name.so when name lacks that suffix (dir_len 0:
+ * name as it is). Sets e->library to the first hit. */
+static int try_folder(tp_registry_entry *e, const char *dir, size_t dir_len, const char *name,
+                      text *tried) {
+  const char *suffixes[] = {"", ends_with(name, ".so") ? NULL : ".so"};
+  for (size_t i = 0; i < 2 && suffixes[i]; i++) {
+    char path[PATH_MAX];
+    int n = snprintf(path, sizeof path, "%.*s%s%s%s", (int)dir_len, dir, dir_len ? "/" : "", name,
+                     suffixes[i]);
+    if (n < 0 || (size_t)n >= sizeof path) continue;
+    if (!tried->len) snprintf(e->library, sizeof e->library, "%s", path);
+    text_add(tried, "%s%s", tried->len ? ", " : "", path);
+    if (is_file(path)) {
+      snprintf(e->library, sizeof e->library, "%s", path);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* An absolute name as it is; a relative one against the INI file's folder,
+ * each folder of $TILEPIPE_PLUGIN_PATH, then TP_PLUGIN_DIR. */
+static tp_status resolve_library(tp_registry_entry *e, const tp_registry *reg, int line) {
+  char name[PATH_MAX];
+  snprintf(name, sizeof name, "%s", e->library);
+  text tried = {.len = 0};
+  if (name[0] == '/') {
+    if (try_folder(e, "", 0, name, &tried)) return TP_OK;
+  } else {
+    const char *slash = strrchr(reg->path, '/');
+    size_t ini_dir_len = slash == reg->path ? 1 : (size_t)(slash - reg->path);
+    if (try_folder(e, reg->path, ini_dir_len, name, &tried)) return TP_OK;
+    const char *dirs = getenv("TILEPIPE_PLUGIN_PATH");
+    while (dirs && *dirs) {
+      size_t len = strcspn(dirs, ":");
+      if (len && try_folder(e, dirs, len, name, &tried)) return TP_OK;
+      dirs += len + (dirs[len] == ':');
+    }
+    if (try_folder(e, TP_PLUGIN_DIR, strlen(TP_PLUGIN_DIR), name, &tried)) return TP_OK;
+  }
+  return mark_broken(e, reg, TP_ERR_NOT_FOUND, line, "library '%s' not found; tried %s", name,
+                     tried.buf);
+}
+
+/* Load, init, tuning keys. On failure the entry is broken and unloaded. */
+static void load_entry(tp_registry_entry *e, const tp_registry *reg) {
+  const tp_ini_section *s = e->section;
+  int library_line = find_key(s, "library")->line;
+  if (resolve_library(e, reg, library_line) != TP_OK) return;
+  tp_status st = tp_loader_open(&e->plugin, e->library, e->kind);
+  if (st != TP_OK) {
+    mark_broken(e, reg, st, library_line, "%s", tp_error_message());
+    return;
+  }
+  for (size_t k = 0; k < s->num_keys; k++) {
+    const tp_ini_key *key = &s->keys[k];
+    if (is_core_key(key->name)) continue;
+    if (tp_loader_set_option(&e->plugin, key->name, key->value) != TP_OK) {
+      mark_broken(e, reg, TP_ERR_REGISTRY, key->line, "%s", tp_error_message());
+      tp_loader_close(&e->plugin);
+      return;
+    }
+  }
+}
+
+static void build_entry(tp_registry *reg, size_t index) {
+  tp_registry_entry *e = &reg->entries[index];
+  e->section = &reg->ini->sections[index];
+  e->enabled = 1;
+  e->status = TP_OK;
+  if (check_section_keys(e, reg) != TP_OK) return;
+  for (size_t j = 0; j < index; j++)
+    if (!strcmp(reg->ini->sections[j].name, e->section->name)) {
+      mark_broken(e, reg, TP_ERR_REGISTRY, e->section->line, "duplicate section [%s] (first at "
+                  "line %d)", e->section->name, reg->ini->sections[j].line);
+      return;
+    }
+  if (e->enabled) load_entry(e, reg);
+}
+
+/* Names are what plans and tools refer to: [A-Za-z0-9_.-]+ (the reader has
+ * already bounded their length). */
+static tp_status check_section_names(const tp_ini_file *ini) {
+  static const char allowed[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-";
+  for (size_t i = 0; i < ini->num_sections; i++) {
+    const tp_ini_section *s = &ini->sections[i];
+    if (!*s->name || s->name[strspn(s->name, allowed)])
+      return tp_error_set(TP_ERR_REGISTRY, "%s:%d: bad section name '%s': use 1 to %d of "
+                          "A-Z a-z 0-9 _ . -", ini->path, s->line, s->name, TP_INI_MAX_NAME);
+  }
+  return TP_OK;
+}
+
+/* ----------------------------------------------------------------- the API */
+
+tp_status tp_registry_open(tp_registry **registry, const char *path) {
+  if (!registry) return tp_error_set(TP_ERR_INVALID_ARGUMENT, "registry_open: registry is NULL");
+  *registry = NULL;
+  if (path && !*path) return tp_error_set(TP_ERR_INVALID_ARGUMENT, "registry_open: path is \"\"");
+  char *file = NULL;
+  tp_status st = path ? absolute_path(path, &file) : search_registry(&file);
+  if (st != TP_OK) return st;
+  tp_ini_file *ini = NULL;
+  st = tp_ini_read(file, &ini);
+  if (st == TP_OK) st = check_section_names(ini);
+  tp_registry *reg = NULL;
+  if (st == TP_OK) {
+    reg = calloc(1, sizeof *reg);
+    if (reg) reg->entries = calloc(ini->num_sections ? ini->num_sections : 1, sizeof *reg->entries);
+    if (!reg || !reg->entries)
+      st = tp_error_set(TP_ERR_OUT_OF_MEMORY, "%s: out of memory for %zu plugins", file,
+                        ini->num_sections);
+  }
+  if (st != TP_OK) {
+    if (reg) free(reg->entries);
+    free(reg);
+    tp_ini_free(ini);
+    free(file);
+    return st;
+  }
+  reg->path = file;
+  reg->ini = ini;
+  reg->count = ini->num_sections;
+  for (size_t i = 0; i < reg->count; i++) build_entry(reg, i);
+  *registry = reg;
+  return TP_OK;
+}
+
+void tp_registry_close(tp_registry *registry) {
+  if (!registry) return;
+  /* Reverse order: a plugin loaded later may rely on one loaded before. */
+  for (size_t i = registry->count; i-- > 0;) tp_loader_close(&registry->entries[i].plugin);
+  free(registry->entries);
+  tp_ini_free(registry->ini);
+  free(registry->path);
+  free(registry);
+}
+
+const char *tp_registry_path(const tp_registry *registry) {
+  return registry ? registry->path : NULL;
+}
+
+size_t tp_registry_count(const tp_registry *registry) { return registry ? registry->count : 0; }
+
+static void fill_info(const tp_registry *reg, const tp_registry_entry *e, tp_plugin_info *info) {
+  const tp_plugin_desc *d = e->plugin.handle ? &e->plugin.desc : NULL;
+  *info = (tp_plugin_info){
+      .name = e->section->name,
+      .kind = e->kind,
+      .library = e->library,
+      .version = d ? d->version : "",
+      .enabled = e->enabled,
+      .cuda_version = d ? d->cuda_version : 0,
+      .has_device_code = d && d->device_image && d->device_image_size > 0,
+      .status = e->status,
+      .error = e->error,
+      .ini_file = reg->path,
+      .ini_line = e->section->line,
+  };
+}
+
+/* The first entry called name (a later duplicate is broken anyway). */
+static const tp_registry_entry *find_entry(const tp_registry *reg, const char *name) {
+  for (size_t i = 0; i < reg->count; i++)
+    if (!strcmp(reg->entries[i].section->name, name)) return &reg->entries[i];
+  return NULL;
+}
+
+/* ", "-separated names of the entries of `kind` (0: all), each once. */
+static void list_names(const tp_registry *reg, tp_plugin_kind kind, text *t) {
+  for (size_t i = 0; i < reg->count; i++) {
+    const tp_registry_entry *e = &reg->entries[i];
+    if ((kind && e->kind != kind) || find_entry(reg, e->section->name) != e) continue;
+    text_add(t, "%s%s", t->len ? ", " : "", e->section->name);
+  }
+  if (!t->len) text_add(t, "none");
+}
+
+tp_status tp_registry_get(const tp_registry *registry, size_t index, tp_plugin_info *info) {
+  if (!registry || !info)
+    return tp_error_set(TP_ERR_INVALID_ARGUMENT, "registry_get: registry or info is NULL");
+  if (index >= registry->count)
+    return tp_error_set(TP_ERR_INVALID_ARGUMENT, "registry_get: index %zu is out of range (%s "
+                        "lists %zu plugins)", index, registry->path, registry->count);
+  fill_info(registry, &registry->entries[index], info);
+  return TP_OK;
+}
+
+tp_status tp_registry_find(const tp_registry *registry, const char *name, tp_plugin_info *info) {
+  if (!registry || !name || !info)
+    return tp_error_set(TP_ERR_INVALID_ARGUMENT, "registry_find: registry, name or info is NULL");
+  const tp_registry_entry *e = find_entry(registry, name);
+  if (!e) {
+    text names = {.len = 0};
+    list_names(registry, 0, &names);
+    return tp_error_set(TP_ERR_NOT_FOUND, "%s has no plugin '%s' (it lists: %s)", registry->path,
+                        name, names.buf);
+  }
+  fill_info(registry, e, info);
+  return TP_OK;
+}
+
+tp_status tp_registry_resolve(const tp_registry *reg, const char *name, tp_plugin_kind kind,
+                              const tp_plugin_desc **desc, void **state) {
+  if (!reg || !name || !desc || !state)
+    return tp_error_set(TP_ERR_INVALID_ARGUMENT, "registry_resolve: an argument is NULL");
+  const char *want = tp_plugin_kind_name(kind);
+  const tp_registry_entry *e = find_entry(reg, name);
+  if (!e) {
+    text names = {.len = 0};
+    list_names(reg, kind, &names);
+    return tp_error_set(TP_ERR_NOT_FOUND, "no %s plugin '%s' in %s (%s plugins there: %s)", want,
+                        name, reg->path, want, names.buf);
+  }
+  if (e->kind && e->kind != kind)
+    return tp_error_set(TP_ERR_INVALID_ARGUMENT, "plugin '%s' is of kind %s, not %s (%s:%d)", name,
+                        tp_plugin_kind_name(e->kind), want, reg->path, e->section->line);
+  if (e->status != TP_OK)
+    return tp_error_set(e->status, "%s plugin '%s' is unusable: %s", want, name, e->error);
+  if (!e->enabled)
+    return tp_error_set(TP_ERR_NOT_FOUND, "%s plugin '%s' is disabled (%s:%d)", want, name,
+                        reg->path, e->section->line);
+  *desc = &e->plugin.desc;
+  *state = e->plugin.state;
+  return TP_OK;
+}

@@ -1,0 +1,82 @@
+/* tilepipe/device.h: the GPU tilepipe uses, for applications that do not
+ * link the CUDA runtime.
+ *
+ * A CUDA plan reads and writes device memory. These calls give an
+ * application (and the tilepipe tool and tests) what it needs around a plan
+ * through the same dlopen'ed driver the backend uses: the device's
+ * properties, device buffers, copies, a memset, synchronization, and a
+ * timer over CUDA events. They act on the device tilepipe runs on
+ * ($TILEPIPE_DEVICE, default 0, a Hopper GPU) and make its primary context
+ * current on the calling thread when no context is, as plan creation does.
+ *
+ * Every call validates its arguments first (TP_ERR_INVALID_ARGUMENT), then
+ * returns TP_ERR_NO_DEVICE, with a message saying why, when there is no
+ * driver, no GPU, no Hopper GPU, or when tilepipe was built without the CUDA
+ * toolkit. Driver failures are TP_ERR_CUDA with the driver's error name.
+ *
+ * Streams are CUstream handles passed as void *; NULL is the context's
+ * default (legacy) stream. Copies and memset are synchronous: they return
+ * when the data has arrived. */
+#ifndef TILEPIPE_DEVICE_H
+#define TILEPIPE_DEVICE_H
+
+#include <stddef.h>
+#include "tilepipe/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tp_device_props {
+  char name[256];        /* "NVIDIA H100 80GB HBM3" */
+  int ordinal;           /* $TILEPIPE_DEVICE, default 0 */
+  int sm_count;
+  int cc_major, cc_minor; /* compute capability: 9.0 */
+  int driver_version;    /* CUDA version the driver supports: 13000 = 13.0 */
+  size_t total_memory;   /* bytes of device memory */
+  size_t l2_bytes;       /* bytes of L2 cache */
+} tp_device_props;
+
+/* Fills *props for the device tilepipe uses. */
+tp_status tp_device_info(tp_device_props *props);
+
+/* Allocates `size` (> 0) bytes of device memory, 256-byte aligned (so every
+ * tensor starting there meets TMA's 16-byte rule). *ptr is NULL on failure. */
+tp_status tp_device_alloc(void **ptr, size_t size);
+
+/* Frees memory from tp_device_alloc. NULL is a no-op (TP_OK). */
+tp_status tp_device_free(void *ptr);
+
+/* Copies `size` bytes host -> device, or device -> host. Device pointers
+ * must lie in memory from tp_device_alloc, with `size` bytes behind them.
+ * size 0 copies nothing. */
+tp_status tp_device_copy_to(void *dst_dev, const void *src_host, size_t size);
+tp_status tp_device_copy_from(void *dst_host, const void *src_dev, size_t size);
+
+/* Sets `size` bytes at dst_dev to `byte` (0..255). */
+tp_status tp_device_memset(void *dst_dev, int byte, size_t size);
+
+/* Waits for the work queued on `stream`; NULL waits for the whole device
+ * (every stream of the context). */
+tp_status tp_device_synchronize(void *stream);
+
+/* A timer: two CUDA events. Record START and STOP around the work on a
+ * stream; elapsed_ms waits for STOP, then gives the milliseconds between
+ * them (TP_ERR_CUDA when either was never recorded). */
+typedef struct tp_device_timer tp_device_timer;
+
+typedef enum tp_timer_mark {
+  TP_TIMER_START = 0,
+  TP_TIMER_STOP = 1
+} tp_timer_mark;
+
+tp_status tp_device_timer_create(tp_device_timer **timer);
+tp_status tp_device_timer_record(tp_device_timer *timer, tp_timer_mark mark, void *stream);
+tp_status tp_device_timer_elapsed_ms(tp_device_timer *timer, float *ms);
+/* NULL is a no-op. */
+void tp_device_timer_destroy(tp_device_timer *timer);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,14 @@
+/* plugins/block_scaled/block_scaled.h: the block-scaled payload's slots:
+ * MXFP8 and NVFP4, scale factors in the SM100 128x4 tiled layout or plain
+ * row-major (docs/payloads.md). Internal to tp_block_scaled.so. */
+#ifndef TP_PLUGINS_BLOCK_SCALED_H
+#define TP_PLUGINS_BLOCK_SCALED_H
+
+#include "tilepipe/plugin.h"
+
+tp_status block_scaled_plan(void *state, const tp_gemm_desc *desc, tp_backend backend,
+                            tp_payload_plan *out, char *err, size_t errlen);
+void block_scaled_cpu_load(const tp_payload_plan *plan, const tp_gemm_desc *desc, int64_t m0,
+                           int64_t n0, int64_t kb, void *const *stage);
+
+#endif

@@ -1,0 +1,43 @@
+/* plugins/block_scaled/cpu.c: the block-scaled producer on the CPU. Besides
+ * A and B, k-block kb stages each operand row's scales for the K-groups the
+ * block covers, decoded to f32: groups whose K lies past the matrix are
+ * staged as 0 and never read (in the tiled layout they are padding that may
+ * hold anything, NaN codes included). */
+#include "tilepipe/dtype_codec.h"
+#include "plugins/block_scaled/block_scaled.h"
+#include "plugins/common/cpu_stage.h"
+
+/* Byte offset of scale (row, col) of a [rows, cols] scale tensor: in the
+ * SM100 tiled layout (see tensor.h), 512-byte atoms of 128 rows x 4
+ * columns, atom (row/128, col/4) at index (row/128) * ceil(cols/4) + col/4,
+ * and inside it byte (row%32)*16 + ((row%128)/32)*4 + col%4; strided:
+ * row * stride[0] + col (unit inner stride, checked at plan time). */
+static int64_t sf_offset(const tp_tensor *s, int64_t row, int64_t col) {
+  if (s->layout == TP_LAYOUT_SF_128X4) {
+    int64_t atom = (row / 128) * ((s->shape[1] + 3) / 4) + col / 4;
+    return atom * 512 + (row % 32) * 16 + (row % 128) / 32 * 4 + col % 4;
+  }
+  return row * s->stride[0] + col;
+}
+
+/* dst[i * groups + g] = scale (r0 + i, g0 + g) of s, 0 outside [rows, cols]. */
+static void load_scales(const tp_tensor *s, int64_t rows, int64_t r0, int32_t tile_rows,
+                        int64_t g0, int32_t groups, float *dst) {
+  const unsigned char *bytes = s->data;
+  const int64_t cols = s->shape[1];
+  for (int32_t i = 0; i < tile_rows; i++)
+    for (int32_t g = 0; g < groups; g++)
+      dst[i * groups + g] = r0 + i < rows && g0 + g < cols
+                                ? tp_codec_decode(s->dtype, bytes[sf_offset(s, r0 + i, g0 + g)])
+                                : 0.0f;
+}
+
+void block_scaled_cpu_load(const tp_payload_plan *plan, const tp_gemm_desc *desc, int64_t m0,
+                           int64_t n0, int64_t kb, void *const *stage) {
+  const int32_t vec = tpc_cpu_stage_of(plan).group_k;
+  const int32_t groups = plan->tile.tile_k / vec;
+  const int64_t g0 = kb * groups;
+  tpc_cpu_load_operands(plan, desc, m0, n0, kb, stage);
+  load_scales(&desc->a_scale, desc->m, m0, plan->tile.tile_m, g0, groups, stage[TPC_STAGE_SA]);
+  load_scales(&desc->b_scale, desc->n, n0, plan->tile.tile_n, g0, groups, stage[TPC_STAGE_SB]);
+}

@@ -1,0 +1,17 @@
+/* plugins/blockwise_fp8/blockwise_fp8.h: the blockwise FP8 payload's slots
+ * (DeepSeek-V3 scaling; the layouts are in docs/payloads.md). Internal to
+ * tp_blockwise_fp8.so. */
+#ifndef TP_PLUGINS_BLOCKWISE_FP8_H
+#define TP_PLUGINS_BLOCKWISE_FP8_H
+
+#include "tilepipe/plugin.h"
+
+/* One scale covers 128 K-elements of an A row, and 128x128 elements of B. */
+#define BLOCKWISE_BLOCK 128
+
+tp_status blockwise_plan(void *state, const tp_gemm_desc *desc, tp_backend backend,
+                         tp_payload_plan *out, char *err, size_t errlen);
+void blockwise_cpu_load(const tp_payload_plan *plan, const tp_gemm_desc *desc, int64_t m0,
+                        int64_t n0, int64_t kb, void *const *stage);
+
+#endif

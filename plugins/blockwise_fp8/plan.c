@@ -1,0 +1,52 @@
+/* plugins/blockwise_fp8/plan.c: what blockwise_fp8 accepts and how it tiles.
+ *
+ * A [M,K] and B [N,K] are e4m3. With L = ceil(K/128):
+ *   a_scale  f32 [L, M], strided, M contiguous: scale of A(m, k) at
+ *            a_scale[(k/128) * stride0 + m], stride0 >= M
+ *   b_scale  f32 [ceil(N/128), L], strided: scale of B(n, k) at
+ *            b_scale[(n/128) * stride0 + k/128], stride0 >= L
+ * On the GPU a_scale rows are loaded by TMA (16-byte row stride) into the
+ * stage next to A; b_scale is read from global memory by the consumers
+ * (DeepGEMM's scheme), so its rows need no alignment. */
+#include "tilepipe/dtype_codec.h"
+#include "plugins/blockwise_fp8/blockwise_fp8.h"
+#include "plugins/common/checks.h"
+#include "plugins/common/cpu_stage.h"
+#include "plugins/common/cuda_stage.h"
+#include "plugins/common/errmsg.h"
+#include "plugins/common/stage_tensor.h"
+
+static int64_t blocks(int64_t n) { return (n + BLOCKWISE_BLOCK - 1) / BLOCKWISE_BLOCK; }
+
+static tp_status check_operand(const tp_tensor *t, const char *name, char *err, size_t errlen) {
+  if (t->dtype == TP_DTYPE_E4M3)
+    return TP_OK;
+  return tpc_fail(err, errlen, TP_ERR_UNSUPPORTED,
+                  "%s is %s; blockwise_fp8 takes e4m3 A and B (use standard for other dtypes)",
+                  name, tp_codec_name(t->dtype));
+}
+
+tp_status blockwise_plan(void *state, const tp_gemm_desc *desc, tp_backend backend,
+                         tp_payload_plan *out, char *err, size_t errlen) {
+  const tpc_scale_rule a_rule = {"a_scale", TP_DTYPE_F32, blocks(desc->k), desc->m,
+                                 "[ceil(K/128), M]", 0, 1};
+  const tpc_scale_rule b_rule = {"b_scale", TP_DTYPE_F32, blocks(desc->n), blocks(desc->k),
+                                 "[ceil(N/128), ceil(K/128)]", 0, 0};
+  tp_status st = check_operand(&desc->a, "A", err, errlen);
+  if (st == TP_OK)
+    st = check_operand(&desc->b, "B", err, errlen);
+  if (st == TP_OK)
+    st = tpc_check_scale(&desc->a_scale, &a_rule, backend, err, errlen);
+  if (st == TP_OK)
+    st = tpc_check_scale(&desc->b_scale, &b_rule, backend, err, errlen);
+  if (st != TP_OK)
+    return st;
+  if (backend == TP_BACKEND_CUDA) {
+    /* The tuning admits only tile K = 128 and the fp8 default is 128. */
+    tpc_cuda_plan(out, state, desc);
+    tpc_plan_add_tensor(out, (uint32_t)sizeof(float) * (uint32_t)out->tile.tile_m, 16);
+  } else {
+    tpc_cpu_plan(out, state, desc, BLOCKWISE_BLOCK);
+  }
+  return TP_OK;
+}

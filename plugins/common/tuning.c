@@ -1,0 +1,144 @@
+/* plugins/common/tuning.c: see tuning.h. Values are parsed strictly: decimal
+ * digits separated by 'x', nothing else (inih has trimmed the blanks). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugins/common/errmsg.h"
+#include "plugins/common/tuning.h"
+
+#define TPC_MAX_STAGES 16
+#define TPC_MAX_CLUSTER 8
+#define TPC_WGMMA_M 64
+
+tp_status tpc_tuning_create(void **state, int32_t only_tile_k, char *err, size_t errlen) {
+  tpc_tuning *t = calloc(1, sizeof *t);
+  if (t == NULL)
+    return tpc_fail(err, errlen, TP_ERR_OUT_OF_MEMORY, "out of host memory");
+  t->only_tile_k = only_tile_k;
+  *state = t;
+  return TP_OK;
+}
+
+tp_status tpc_tuning_init(const tp_host_api *host, void **state, char *err, size_t errlen) {
+  (void)host;
+  return tpc_tuning_create(state, 0, err, errlen);
+}
+
+void tpc_tuning_fini(void *state) { free(state); }
+
+/* Parses exactly `count` numbers 1..99999 joined by 'x'; 0 on any other text. */
+static int parse_dims(const char *s, int32_t *dims, int count) {
+  for (int i = 0; i < count; i++) {
+    int32_t v = 0;
+    int digits = 0;
+    for (; *s >= '0' && *s <= '9'; s++, digits++) {
+      if (digits == 5)
+        return 0;
+      v = v * 10 + (*s - '0');
+    }
+    if (digits == 0 || v == 0)
+      return 0;
+    dims[i] = v;
+    if (*s != (i + 1 < count ? 'x' : '\0'))
+      return 0;
+    s++;
+  }
+  return 1;
+}
+
+static int is_pow2(int32_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+/* tile M must give each consumer warpgroup whole 64-row wgmma blocks. */
+static tp_status check_m_vs_consumers(const tpc_tuning *t, char *err, size_t errlen) {
+  if (t->tile_m != 0 && t->consumers != 0 && t->tile_m % (TPC_WGMMA_M * t->consumers) != 0)
+    return tpc_fail(err, errlen, TP_ERR_INVALID_ARGUMENT,
+                    "tile M %d does not split into %d consumers of whole 64-row blocks (M must be "
+                    "a multiple of %d)",
+                    t->tile_m, t->consumers, TPC_WGMMA_M * t->consumers);
+  return TP_OK;
+}
+
+static tp_status set_tile(tpc_tuning *t, const char *v, char *err, size_t errlen) {
+  int32_t d[3];
+  if (!parse_dims(v, d, 3))
+    return tpc_fail(err, errlen, TP_ERR_INVALID_ARGUMENT,
+                    "tile '%s' is not MxNxK (e.g. 128x128x64)", v);
+  if (d[0] % TPC_WGMMA_M != 0 || d[0] > 256)
+    return tpc_fail(err, errlen, TP_ERR_INVALID_ARGUMENT,
+                    "tile '%s': M must be 64, 128, 192 or 256", v);
+  if (d[1] % 16 != 0 || d[1] > 256)
+    return tpc_fail(err, errlen, TP_ERR_INVALID_ARGUMENT,
+                    "tile '%s': N must be a multiple of 16 in 16..256", v);
+  if (!is_pow2(d[2]) || d[2] < 32 || d[2] > 256)
+    return tpc_fail(err, errlen, TP_ERR_INVALID_ARGUMENT,
+                    "tile '%s': K must be 32, 64, 128 or 256", v);
+  if (t->only_tile_k != 0 && d[2] != t->only_tile_k)
+    return tpc_fail(err, errlen, TP_ERR_INVALID_ARGUMENT,
+                    "tile '%s': K must be %d (one scale per k-block)", v, t->only_tile_k);
+  tpc_tuning next = *t;
+  next.tile_m = d[0];
+  next.tile_n = d[1];
+  next.tile_k = d[2];
+  tp_status st = check_m_vs_consumers(&next, err, errlen);
+  if (st == TP_OK)
+    *t = next;
+  return st;
+}
+
+static tp_status set_stages(tpc_tuning *t, const char *v, char *err, size_t errlen) {
+  int32_t s;
+  if (!parse_dims(v, &s, 1) || s > TPC_MAX_STAGES)
+    return tpc_fail(err, errlen, TP_ERR_INVALID_ARGUMENT, "stages '%s' must be 1..%d", v,
+                    TPC_MAX_STAGES);
+  t->stages = s;
+  return TP_OK;
+}
+
+static tp_status set_cluster(tpc_tuning *t, const char *v, char *err, size_t errlen) {
+  int32_t d[2];
+  if (!parse_dims(v, d, 2))
+    return tpc_fail(err, errlen, TP_ERR_INVALID_ARGUMENT, "cluster '%s' is not MxN (e.g. 2x1)", v);
+  if (!is_pow2(d[0]) || !is_pow2(d[1]) || d[0] * d[1] > TPC_MAX_CLUSTER)
+    return tpc_fail(err, errlen, TP_ERR_INVALID_ARGUMENT,
+                    "cluster '%s': M and N must be powers of two with M*N <= %d", v,
+                    TPC_MAX_CLUSTER);
+  t->cluster_m = d[0];
+  t->cluster_n = d[1];
+  return TP_OK;
+}
+
+static tp_status set_consumers(tpc_tuning *t, const char *v, char *err, size_t errlen) {
+  int32_t c;
+  if (!parse_dims(v, &c, 1) || c > 2)
+    return tpc_fail(err, errlen, TP_ERR_INVALID_ARGUMENT, "consumers '%s' must be 1 or 2", v);
+  tpc_tuning next = *t;
+  next.consumers = c;
+  tp_status st = check_m_vs_consumers(&next, err, errlen);
+  if (st == TP_OK)
+    *t = next;
+  return st;
+}
+
+tp_status tpc_tuning_set_option(void *state, const char *key, const char *value, char *err,
+                                size_t errlen) {
+  static const struct {
+    const char *key;
+    tp_status (*set)(tpc_tuning *, const char *, char *, size_t);
+  } keys[] = {{"tile", set_tile},
+              {"stages", set_stages},
+              {"cluster", set_cluster},
+              {"consumers", set_consumers}};
+  if (state == NULL || key == NULL || value == NULL)
+    return tpc_fail(err, errlen, TP_ERR_INVALID_ARGUMENT, "set_option: NULL argument");
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+    if (strcmp(key, keys[i].key) == 0)
+      return keys[i].set(state, value, err, errlen);
+  return tpc_fail(err, errlen, TP_ERR_NOT_FOUND,
+                  "unknown key '%s' (payloads take tile, stages, cluster, consumers)", key);
+}
+
+int32_t tpc_tuning_consumers(const tpc_tuning *t, int32_t tile_m) {
+  if (t->consumers != 0)
+    return t->consumers;
+  return tile_m % (2 * TPC_WGMMA_M) == 0 ? 2 : 1;
+}

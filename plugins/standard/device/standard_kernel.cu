@@ -1,0 +1,424 @@
+/* plugins/standard/device/standard_kernel.cu: the standard payload's GEMM.
+ *
+ * Computes D[M,N] = epilogue(A[M,K] x B[N,K]^T) for bf16 x bf16, f16 x f16 or
+ * fp8 (e4m3/e5m2, any pair) operands with f32 accumulation, D in bf16, f16 or
+ * f32, on Hopper (sm_90a). The epilogue is the extern "C" hook of
+ * tilepipe/device/epilogue.h, linked in at plan time (nvJitLink, LTO).
+ *
+ * One CTA = 384 threads, persistent over output tiles of 128 x BN:
+ *   warpgroup 0, producer (40 registers):
+ *     warp 0  TMA loads of A and B k-blocks into the input pipeline
+ *             (B multicast to the CLUSTER_M CTAs that share it);
+ *     warp 1  TMA stores of D chunks out of the output pipeline;
+ *     warp 2  TMA loads of the epilogue's source C into the source ring,
+ *             ordered after each tile's first mainloop loads.
+ *   warpgroups 1, 2, consumers (232 registers): wgmma on rows 64w..64w+63 of
+ *     the tile with one wgmma group in flight, releasing each stage when the
+ *     group that read it retires; then the epilogue, chunk by chunk
+ *     (128 rows x 128 bytes of D): hook, convert, swizzled smem, hand the
+ *     chunk to the store warp, go on with the next tile's mainloop while the
+ *     store drains.
+ *
+ * Invariants:
+ *   - operand tiles are K-major, 128 bytes of K per row, 128B-swizzled, each
+ *     1024-byte aligned (the storage planner guarantees it);
+ *   - every role walks the same tile sequence (tile_schedule below);
+ *   - barrier counts: input full 1 (expect_tx), input empty = 8 consumer
+ *     warps x CLUSTER_M (every consumer warp of every CTA that received our
+ *     multicast half of B frees it); output full 8, empty 1; source full 1,
+ *     empty 8; load-order 1.
+ *
+ * Built by build-aux/device.mk into LTO-IR (nvcc -dc -fatbin
+ * -gencode arch=compute_90a,code=lto_90a) that plugins/standard/ embeds;
+ * never compiled to a cubin on its own. tests/test_gpu_gemm.c runs it. */
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <stdint.h>
+
+#include "plugins/standard/device/standard_params.h"
+#include "tilepipe/device/epilogue.h"
+#include "tilepipe/device/tma.h"
+#include "tilepipe/device/warpgroup.h"
+#include "tilepipe/device/wgmma.h"
+#include "tilepipe/dtype.h"
+#include "tilepipe/pipeline/storage.h"
+
+#define TP_DEV static __device__ __forceinline__
+
+/* Named barrier ids (0 is __syncthreads). */
+enum { BAR_CONSUMER_0 = 1 };
+
+enum { PRODUCER_REGS = 40, CONSUMER_REGS = 232 };
+
+/* ------------------------------------------------------------ operand types */
+
+/* A/B type pairs the kernel is instantiated for. */
+enum tp_ab { AB_BF16, AB_F16, AB_E4M3_E4M3, AB_E4M3_E5M2, AB_E5M2_E4M3, AB_E5M2_E5M2 };
+
+template <int AB>
+struct ab_traits {
+  static constexpr int k_step = AB <= AB_F16 ? 16 : 32;      /* K per wgmma */
+  static constexpr int elem_bytes = AB <= AB_F16 ? 2 : 1;
+};
+
+template <int AB, int BN>
+TP_DEV void mma_k_step(float *acc, uint64_t da, uint64_t db, int accumulate) {
+  switch (AB) {
+  case AB_BF16: tp_wgmma_bf16(BN, acc, da, db, accumulate); break;
+  case AB_F16: tp_wgmma_f16(BN, acc, da, db, accumulate); break;
+  case AB_E4M3_E4M3: tp_wgmma_e4m3_e4m3(BN, acc, da, db, accumulate); break;
+  case AB_E4M3_E5M2: tp_wgmma_e4m3_e5m2(BN, acc, da, db, accumulate); break;
+  case AB_E5M2_E4M3: tp_wgmma_e5m2_e4m3(BN, acc, da, db, accumulate); break;
+  case AB_E5M2_E5M2: tp_wgmma_e5m2_e5m2(BN, acc, da, db, accumulate); break;
+  }
+}
+
+/* ------------------------------------------------------------ tile schedule */
+
+/* Tiles are walked in clusters of CLUSTER_M tiles along M (sharing one B
+ * tile), cluster tiles in groups of raster_m cluster-rows so that CTAs running
+ * at the same time share A rows and B columns in L2. Every role of every CTA
+ * calls this with the same iteration numbers. */
+struct tile_schedule {
+  int32_t cluster_rows, cluster_tiles, first, stride;
+};
+
+template <int CLUSTER_M>
+TP_DEV tile_schedule tile_schedule_make(const tp_standard_params &p) {
+  tile_schedule s;
+  s.cluster_rows = (p.tiles_m + CLUSTER_M - 1) / CLUSTER_M;
+  s.cluster_tiles = s.cluster_rows * p.tiles_n;
+  s.first = (int32_t)blockIdx.x / CLUSTER_M;
+  s.stride = (int32_t)gridDim.x / CLUSTER_M;
+  return s;
+}
+
+/* Output tile origin (m0, n0) of cluster tile t for this CTA. */
+template <int CLUSTER_M, int BN>
+TP_DEV void tile_origin(const tp_standard_params &p, const tile_schedule &s, int32_t t, int32_t *m0,
+                        int32_t *n0) {
+  const int32_t group_tiles = p.raster_m * p.tiles_n;
+  const int32_t group = t / group_tiles;
+  const int32_t first_row = group * p.raster_m;
+  const int32_t rows = min(p.raster_m, s.cluster_rows - first_row);
+  const int32_t in_group = t - group * group_tiles;
+  const int32_t cluster_row = first_row + in_group % rows;
+  const int32_t col = in_group / rows;
+  const int32_t rank = CLUSTER_M > 1 ? (int32_t)tp_cluster_ctarank() : 0;
+  *m0 = (cluster_row * CLUSTER_M + rank) * TP_STANDARD_TILE_M;
+  *n0 = col * BN;
+}
+
+/* --------------------------------------------------------- shared memory */
+
+TP_DEV unsigned char *smem_base(void) {
+  extern __shared__ __align__(1024) unsigned char tp_smem[];
+  return tp_smem;
+}
+
+/* Byte offset of element (row, col_byte) in a 128B-swizzled tile whose rows
+ * are 128 bytes: 16-byte chunks XOR row % 8 (what TMA's SWIZZLE_128B does). */
+TP_DEV uint32_t swizzle128(uint32_t row, uint32_t col_byte) {
+  return row * 128u + ((((col_byte >> 4) ^ (row & 7u)) << 4) | (col_byte & 15u));
+}
+
+/* Chunks of a tile: 128 bytes of D per row each. */
+template <int BN, int DT>
+struct chunk_traits {
+  static constexpr int d_bytes = DT == TP_DTYPE_F32 ? 4 : 2;
+  static constexpr int cols = TP_STANDARD_K_BYTES / d_bytes;
+  static constexpr int count = BN / cols;
+};
+
+/* ----------------------------------------------------------------- roles */
+
+template <int AB, int BN, int CLUSTER_M>
+TP_DEV void run_loader(const tp_standard_params &p) {
+  tp_input_pipeline ip = tp_storage_input_pipeline(smem_base(), &p.smem, 1);
+  tp_input_producer prod = tp_input_pipeline_producer(&ip);
+  const tp_load_order order = tp_storage_load_order(smem_base(), &p.smem);
+  const bool has_source = p.epilogue.source_dtype != TP_DTYPE_NONE;
+  const tile_schedule s = tile_schedule_make<CLUSTER_M>(p);
+  const uint32_t rank = CLUSTER_M > 1 ? tp_cluster_ctarank() : 0;
+  const int32_t b_rows = BN / CLUSTER_M; /* our slice of the shared B tile */
+  const int32_t k_elems = TP_STANDARD_K_BYTES / ab_traits<AB>::elem_bytes;
+  for (int32_t t = s.first; t < s.cluster_tiles; t += s.stride) {
+    int32_t m0, n0;
+    tile_origin<CLUSTER_M, BN>(p, s, t, &m0, &n0);
+    for (int32_t kb = 0; kb < p.k_blocks; ++kb) {
+      TP_INPUT_PRODUCE(&prod, st) {
+        tp_mbar *full = tp_input_producer_stage_barrier(&st);
+        unsigned char *b = (unsigned char *)tp_input_producer_stage_tile(&st, 1, 0);
+        tp_input_producer_stage_arrive_expect(&st);
+        tp_tma_load_2d(tp_input_producer_stage_tile(&st, 0, 0), &p.a, full, kb * k_elems, m0);
+        if (CLUSTER_M > 1) {
+          tp_tma_load_2d_multicast(b + rank * b_rows * TP_STANDARD_K_BYTES, &p.b, full, kb * k_elems,
+                                   n0 + (int32_t)rank * b_rows, (uint16_t)((1u << CLUSTER_M) - 1u));
+        } else {
+          tp_tma_load_2d(b, &p.b, full, kb * k_elems, n0);
+        }
+      }
+      /* The source loader may start on this tile once its first k-block is
+       * on its way: C then never delays the mainloop's first loads. */
+      if (kb == 0 && has_source) tp_load_order_signal(&order);
+    }
+  }
+  tp_input_producer_drain(&prod);
+}
+
+template <int BN, int DT, int CLUSTER_M>
+TP_DEV void run_storer(const tp_standard_params &p) {
+  tp_output_pipeline op = tp_storage_output_pipeline(smem_base(), &p.smem);
+  tp_output_store store = tp_output_pipeline_store(&op);
+  const tile_schedule s = tile_schedule_make<CLUSTER_M>(p);
+  for (int32_t t = s.first; t < s.cluster_tiles; t += s.stride) {
+    int32_t m0, n0;
+    tile_origin<CLUSTER_M, BN>(p, s, t, &m0, &n0);
+    for (int32_t c = 0; c < chunk_traits<BN, DT>::count; ++c) {
+      TP_OUTPUT_STORE(&store, st) {
+        const int32_t col0 = n0 + c * chunk_traits<BN, DT>::cols;
+        if (col0 < p.n_tma) {
+          tp_tma_store_2d(&p.d, tp_output_store_stage_tile(&st), col0, m0);
+          tp_tma_store_commit_group();
+          /* The chunk is free once the store has read it out of smem. */
+          tp_tma_store_wait_read<0>();
+        }
+      }
+    }
+  }
+  tp_output_store_drain(&store);
+  tp_tma_store_wait<0>();
+}
+
+template <int BN, int DT, int CLUSTER_M>
+TP_DEV void run_source_loader(const tp_standard_params &p) {
+  tp_input_pipeline ep = tp_storage_epi_load_pipeline(smem_base(), &p.smem);
+  tp_input_producer prod = tp_input_pipeline_producer(&ep);
+  const tp_load_order order = tp_storage_load_order(smem_base(), &p.smem);
+  const tile_schedule s = tile_schedule_make<CLUSTER_M>(p);
+  /* A chunk of C covers the D chunk's columns in 128-byte boxes (two for an
+   * f32 C under a 16-bit D). */
+  const int32_t c_bytes = p.epilogue.source_dtype == TP_DTYPE_F32 ? 4 : 2;
+  const int32_t box_cols = TP_STANDARD_K_BYTES / c_bytes;
+  const int32_t boxes = chunk_traits<BN, DT>::cols / box_cols;
+  for (int32_t t = s.first; t < s.cluster_tiles; t += s.stride) {
+    int32_t m0, n0;
+    tile_origin<CLUSTER_M, BN>(p, s, t, &m0, &n0);
+    tp_load_order_wait(&order);
+    for (int32_t c = 0; c < chunk_traits<BN, DT>::count; ++c) {
+      TP_INPUT_PRODUCE(&prod, st) {
+        unsigned char *chunk = (unsigned char *)tp_input_producer_stage_tile(&st, 0, 0);
+        tp_input_producer_stage_arrive_expect(&st);
+        for (int32_t x = 0; x < boxes; ++x) {
+          tp_tma_load_2d(chunk + x * TP_STANDARD_TILE_M * TP_STANDARD_K_BYTES, &p.c,
+                         tp_input_producer_stage_barrier(&st),
+                         n0 + c * chunk_traits<BN, DT>::cols + x * box_cols, m0);
+        }
+      }
+    }
+  }
+  tp_input_producer_drain(&prod);
+}
+
+/* Source value at (row, col) of a staged chunk: C's 128-byte boxes side by
+ * side, each 128 rows, swizzled like every tile. */
+TP_DEV float source_at(const unsigned char *chunk, int32_t source_dtype, uint32_t row,
+                       uint32_t col) {
+  if (source_dtype == TP_DTYPE_F32) {
+    const uint32_t box = col / 32u, cb = (col % 32u) * 4u;
+    return *(const float *)(chunk + box * TP_STANDARD_TILE_M * 128u + swizzle128(row, cb));
+  }
+  const unsigned char *p = chunk + swizzle128(row, col * 2u);
+  if (source_dtype == TP_DTYPE_BF16) return __bfloat162float(*(const __nv_bfloat16 *)p);
+  return __half2float(*(const __half *)p);
+}
+
+/* Converts one output to D's dtype and stores it straight to global memory
+ * (the ragged columns past the last full 16 bytes of a row). */
+template <int DT>
+TP_DEV void store_direct(const tp_standard_params &p, int32_t row, int32_t col, float v) {
+  if (DT == TP_DTYPE_F32) {
+    ((float *)p.d_data)[row * p.ldd + col] = v;
+  } else if (DT == TP_DTYPE_BF16) {
+    ((__nv_bfloat16 *)p.d_data)[row * p.ldd + col] = __float2bfloat16_rn(v);
+  } else {
+    ((__half *)p.d_data)[row * p.ldd + col] = __float2half_rn(v);
+  }
+}
+
+/* Writes two adjacent outputs of row `row` into the swizzled D chunk. */
+template <int DT>
+TP_DEV void store_pair(unsigned char *chunk, uint32_t row, uint32_t col, float v0, float v1) {
+  if (DT == TP_DTYPE_F32) {
+    *(float2 *)(chunk + swizzle128(row, col * 4u)) = make_float2(v0, v1);
+  } else if (DT == TP_DTYPE_BF16) {
+    *(__nv_bfloat162 *)(chunk + swizzle128(row, col * 2u)) = __floats2bfloat162_rn(v0, v1);
+  } else {
+    *(__half2 *)(chunk + swizzle128(row, col * 2u)) = __floats2half2_rn(v0, v1);
+  }
+}
+
+/* The epilogue of one tile for consumer warpgroup `wg` (rows 64wg..+63):
+ * chunk by chunk, hook -> D dtype -> swizzled chunk -> the store warp. */
+template <int BN, int DT>
+TP_DEV void consumer_epilogue(const tp_standard_params &p, const float *acc, int32_t m0,
+                              int32_t n0, uint32_t wg, tp_output_writer *out,
+                              tp_input_consumer *src) {
+  typedef chunk_traits<BN, DT> chunks;
+  const uint32_t t = threadIdx.x % 128u, warp = t / 32u, lane = t % 32u;
+  const bool has_source = p.epilogue.source_dtype != TP_DTYPE_NONE;
+#pragma unroll
+  for (int c = 0; c < chunks::count; ++c) {
+    tp_input_consumer_stage in;
+    const unsigned char *source = nullptr;
+    if (has_source) {
+      in = tp_input_consumer_acquire_stage(src);
+      source = (const unsigned char *)tp_input_consumer_stage_tile(&in, 0, 0);
+    }
+    tp_output_write_stage os = tp_output_writer_acquire_stage(out);
+    unsigned char *chunk = (unsigned char *)tp_output_write_stage_tile(&os);
+#pragma unroll
+    for (int j = 0; j < chunks::cols / 8; ++j) {
+      const int frag = (c * chunks::cols / 8 + j) * 4;
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const uint32_t row = wg * 64u + warp * 16u + lane / 4u + 8u * (uint32_t)half;
+        const uint32_t col = (uint32_t)j * 8u + 2u * (lane % 4u);
+        const int32_t grow = m0 + (int32_t)row, gcol = n0 + c * chunks::cols + (int32_t)col;
+        /* Outside D the store clips; the hook only ever sees real elements. */
+        float v0 = 0.0f, v1 = 0.0f;
+        if (grow < p.m) {
+          const float s0 = has_source ? source_at(source, p.epilogue.source_dtype, row, col) : 0.0f;
+          const float s1 =
+              has_source ? source_at(source, p.epilogue.source_dtype, row, col + 1u) : 0.0f;
+          if (gcol < p.n) v0 = tp_epilogue_apply(&p.epilogue, acc[frag + 2 * half], s0, grow, gcol);
+          if (gcol + 1 < p.n)
+            v1 = tp_epilogue_apply(&p.epilogue, acc[frag + 2 * half + 1], s1, grow, gcol + 1);
+          if (gcol + 1 >= p.n_tma) {
+            if (gcol >= p.n_tma && gcol < p.n) store_direct<DT>(p, grow, gcol, v0);
+            if (gcol + 1 < p.n) store_direct<DT>(p, grow, gcol + 1, v1);
+          }
+        }
+        store_pair<DT>(chunk, row, col, v0, v1);
+      }
+    }
+    tp_output_write_stage_release(&os); /* fence for the TMA, one arrival per warp */
+    if (has_source) tp_input_consumer_stage_release(&in);
+  }
+}
+
+template <int AB, int BN, int DT, int CLUSTER_M>
+TP_DEV void run_consumer(const tp_standard_params &p, uint32_t wg) {
+  /* Each consumer warp frees a stage in every CTA whose multicast filled it
+   * (lane r arrives on CTA r): empty[] counts 8 warps x CLUSTER_M. */
+  const tp_arrival arrival = tp_arrival_make(1, CLUSTER_M > 1 ? (1u << CLUSTER_M) - 1u : 0u);
+  tp_input_pipeline ip = tp_storage_input_pipeline(smem_base(), &p.smem, 1);
+  tp_input_consumer cons = tp_input_pipeline_consumer(&ip, arrival);
+  tp_output_pipeline op = tp_storage_output_pipeline(smem_base(), &p.smem);
+  tp_output_writer out = tp_output_pipeline_writer(&op, tp_arrival_warp());
+  tp_input_pipeline ep = tp_storage_epi_load_pipeline(smem_base(), &p.smem);
+  tp_input_consumer src = tp_input_pipeline_consumer(&ep, tp_arrival_warp());
+  const tile_schedule s = tile_schedule_make<CLUSTER_M>(p);
+  constexpr int k_bytes = ab_traits<AB>::k_step * ab_traits<AB>::elem_bytes;
+  constexpr int k_steps = TP_STANDARD_K_BYTES / k_bytes;
+  float acc[BN / 2];
+
+  for (int32_t t = s.first; t < s.cluster_tiles; t += s.stride) {
+    int32_t m0, n0;
+    tile_origin<CLUSTER_M, BN>(p, s, t, &m0, &n0);
+    /* One stage stays held while the next is read: it is released once the
+     * wgmma group that read it has retired (wait_group<1> after the next
+     * commit), so one group is always in flight behind the issue. */
+    tp_input_consumer_stage held;
+    for (int32_t kb = 0; kb < p.k_blocks; ++kb) {
+      tp_input_consumer_stage st = tp_input_consumer_acquire_stage(&cons);
+      const uint32_t a = tp_smem_addr(tp_input_consumer_stage_tile(&st, 0, 0)) +
+                         wg * 64u * TP_STANDARD_K_BYTES;
+      const uint32_t b = tp_smem_addr(tp_input_consumer_stage_tile(&st, 1, 0));
+      tp_wgmma_fence();
+#pragma unroll
+      for (int k = 0; k < k_steps; ++k) {
+        mma_k_step<AB, BN>(acc, tp_wgmma_desc_sw128(a + k * k_bytes),
+                           tp_wgmma_desc_sw128(b + k * k_bytes), kb > 0 || k > 0);
+      }
+      tp_wgmma_commit_group();
+      tp_wgmma_wait_group<1>();
+      if (kb > 0) tp_input_consumer_stage_release(&held);
+      held = st;
+    }
+    tp_wgmma_wait_group<0>();
+    tp_input_consumer_stage_release(&held);
+    consumer_epilogue<BN, DT>(p, acc, m0, n0, wg, &out, &src);
+  }
+  tp_input_consumer_drain(&cons);
+  tp_output_writer_drain(&out);
+}
+
+template <int AB, int BN, int DT, int CLUSTER_M>
+TP_DEV void standard_gemm(const tp_standard_params &p) {
+  const uint32_t warp = threadIdx.x / 32u;
+  if (threadIdx.x == 0) {
+    tp_storage_counts counts;
+    counts.input_consumers = 8u * CLUSTER_M;
+    counts.output_writers = 8u;
+    counts.source_readers = 8u;
+    /* No ping-pong ordering here; still a valid count: ptxas (13.0) crashes
+     * on a constant mbarrier.init count of 0, even in a branch never taken. */
+    counts.order_arrivals = 1u;
+    tp_storage_init_barriers(smem_base(), &p.smem, &counts);
+    tp_mbar_fence_init();
+    tp_tma_prefetch_desc(&p.a);
+    tp_tma_prefetch_desc(&p.b);
+    if (p.n_tma > 0) tp_tma_prefetch_desc(&p.d);
+  }
+  /* Peers' barriers must be initialised before any multicast lands in them. */
+  if (CLUSTER_M > 1) {
+    tp_cluster_sync();
+  } else {
+    __syncthreads();
+  }
+
+  if (warp < 4) {
+    tp_setmaxnreg_dec<PRODUCER_REGS>();
+    if (warp == 0 && tp_elect_one()) {
+      run_loader<AB, BN, CLUSTER_M>(p);
+    } else if (warp == 1 && tp_elect_one()) {
+      run_storer<BN, DT, CLUSTER_M>(p);
+    } else if (warp == 2 && p.epilogue.source_dtype != TP_DTYPE_NONE && tp_elect_one()) {
+      run_source_loader<BN, DT, CLUSTER_M>(p);
+    }
+  } else {
+    tp_setmaxnreg_inc<CONSUMER_REGS>();
+    run_consumer<AB, BN, DT, CLUSTER_M>(p, warp / 4u - 1u);
+  }
+  /* No CTA of the cluster may leave while a peer may still arrive on its
+   * barriers (remote empty arrivals, multicast bytes). */
+  if (CLUSTER_M > 1) tp_cluster_sync();
+}
+
+/* ------------------------------------------------------------ entry points */
+
+/* tp_standard_<ab>_<d>_128x<BN>_c<CLUSTER_M>: the names gpu_plan picks from. */
+#define TP_STANDARD_KERNEL(ab_name, AB, d_name, DT, BN, CM)                                     \
+  extern "C" __global__ void __launch_bounds__(TP_STANDARD_THREADS, 1)                          \
+      tp_standard_##ab_name##_##d_name##_128x##BN##_c##CM(const __grid_constant__ tp_standard_params p) { \
+    standard_gemm<AB, BN, DT, CM>(p);                                                           \
+  }
+
+#define TP_STANDARD_KERNELS_FOR_D(ab_name, AB, d_name, DT) \
+  TP_STANDARD_KERNEL(ab_name, AB, d_name, DT, 256, 1)     \
+  TP_STANDARD_KERNEL(ab_name, AB, d_name, DT, 256, 2)     \
+  TP_STANDARD_KERNEL(ab_name, AB, d_name, DT, 128, 1)     \
+  TP_STANDARD_KERNEL(ab_name, AB, d_name, DT, 128, 2)
+
+#define TP_STANDARD_KERNELS_FOR_AB(ab_name, AB)                  \
+  TP_STANDARD_KERNELS_FOR_D(ab_name, AB, bf16, TP_DTYPE_BF16)    \
+  TP_STANDARD_KERNELS_FOR_D(ab_name, AB, f16, TP_DTYPE_F16)      \
+  TP_STANDARD_KERNELS_FOR_D(ab_name, AB, f32, TP_DTYPE_F32)
+
+TP_STANDARD_KERNELS_FOR_AB(bf16, AB_BF16)
+TP_STANDARD_KERNELS_FOR_AB(f16, AB_F16)
+TP_STANDARD_KERNELS_FOR_AB(e4m3_e4m3, AB_E4M3_E4M3)
+TP_STANDARD_KERNELS_FOR_AB(e4m3_e5m2, AB_E4M3_E5M2)
+TP_STANDARD_KERNELS_FOR_AB(e5m2_e4m3, AB_E5M2_E4M3)
+TP_STANDARD_KERNELS_FOR_AB(e5m2_e5m2, AB_E5M2_E5M2)

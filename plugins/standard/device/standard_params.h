@@ -1,0 +1,42 @@
+/* plugins/standard/device/standard_params.h: the kernel's one parameter.
+ *
+ * Built by the plugin's host code (gpu_args, C11) and read by the kernel
+ * (CUDA) as a __grid_constant__, so it is plain data with TMA descriptors
+ * first (64-byte aligned). The shared-memory layout comes from the core's
+ * storage planner at plan time; the kernel only follows it. */
+#ifndef TP_STANDARD_PARAMS_H
+#define TP_STANDARD_PARAMS_H
+
+#include <stdint.h>
+
+#include "tilepipe/epilogue_args.h"
+#include "tilepipe/pipeline/storage.h"
+#include "tilepipe/tma_desc.h"
+
+/* Rows of an output tile; the two consumer warpgroups take 64 each. */
+#define TP_STANDARD_TILE_M 128
+/* Every operand tile row is 128 bytes of K (the 128-byte swizzle span). */
+#define TP_STANDARD_K_BYTES 128
+/* Threads: one producer warpgroup and two consumer warpgroups. */
+#define TP_STANDARD_THREADS 384
+
+typedef struct tp_standard_params {
+  tp_tma_desc a;      /* A [M, K]: boxes of 128 rows x 128 bytes, 128B swizzle */
+  tp_tma_desc b;      /* B [N, K]: boxes of tile_n / cluster_m rows x 128 bytes */
+  tp_tma_desc d;      /* D [M, N]: boxes of 128 rows x 128 bytes */
+  tp_tma_desc c;      /* C [M, N], when the epilogue reads a source: 128 rows x 128 bytes */
+  tp_storage_layout smem;
+  int32_t m, n, k;
+  int32_t tiles_m, tiles_n, k_blocks;
+  int32_t raster_m;   /* cluster rows walked together, for L2 reuse */
+  /* TMA stores clip D's columns only to 16-byte granules: they would write
+   * a row's padding past N. Columns [0, n_tma) (N rounded down to 16 bytes)
+   * go through TMA; the few columns [n_tma, N) are stored directly from
+   * registers through d_data (rows ldd elements apart). */
+  int32_t n_tma;
+  void *d_data;
+  int64_t ldd;
+  tp_epilogue_args epilogue;
+} tp_standard_params;
+
+#endif

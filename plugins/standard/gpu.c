@@ -1,0 +1,232 @@
+/* plugins/standard/gpu.c: the standard payload on the GPU, host side.
+ *
+ * gpu_plan picks one of the kernels of device/standard_kernel.cu (output tile
+ * 128 x BN with BN 128 or 256; 1 or 2 CTAs per cluster sharing B by
+ * multicast) from the problem and the GPU, lays out shared memory through
+ * the core's storage planner, and sizes the persistent grid. gpu_args fills
+ * the kernel's parameter block for each run (TMA descriptors through the
+ * host API, since plugins never open libcuda).
+ *
+ * The heuristic, in order (each choice can be forced by the INI's tuning
+ * keys, within what the kernels support):
+ *   - BN = 256 unless that leaves SMs idle (fewer 128 x 256 tiles than SMs),
+ *     then BN = 128: small problems need the tiles more than the width;
+ *   - single CTAs: 2-CTA clusters (B multicast) exist but measured slower;
+ *   - stages: as many as the budget holds (the planner's answer);
+ *   - tiles walked in groups of 8 tile rows, for L2 reuse of A and B. */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config.h"
+#include "plugins/common/errmsg.h"
+#include "plugins/common/tuning.h"
+#include "plugins/standard/device/standard_params.h"
+#include "plugins/standard/standard.h"
+#include "tilepipe/dtype_codec.h"
+
+/* Output chunk / source ring depths: double buffering is what the store and
+ * the C prefetch need to overlap the epilogue's writes and reads. */
+#define STANDARD_OUTPUT_STAGES 2
+#define STANDARD_SOURCE_STAGES 2
+/* Tile rows walked together (raster group), in tiles. */
+#define STANDARD_RASTER_TILES 8
+
+/* What gpu_plan decided, kept in the payload plan's private bytes. */
+typedef struct standard_gpu_plan {
+  tp_storage_layout smem;
+  int32_t tile_n, cluster_m, raster_m;
+  int32_t tiles_m, tiles_n;
+} standard_gpu_plan;
+
+_Static_assert(sizeof(standard_gpu_plan) <= TP_PLAN_PRIVATE_BYTES,
+               "the GPU plan must fit the payload plan's private bytes");
+
+static const char *ab_name(tp_dtype a, tp_dtype b) {
+  if (a == TP_DTYPE_BF16 && b == TP_DTYPE_BF16) return "bf16";
+  if (a == TP_DTYPE_F16 && b == TP_DTYPE_F16) return "f16";
+  if (a == TP_DTYPE_E4M3 && b == TP_DTYPE_E4M3) return "e4m3_e4m3";
+  if (a == TP_DTYPE_E4M3 && b == TP_DTYPE_E5M2) return "e4m3_e5m2";
+  if (a == TP_DTYPE_E5M2 && b == TP_DTYPE_E4M3) return "e5m2_e4m3";
+  if (a == TP_DTYPE_E5M2 && b == TP_DTYPE_E5M2) return "e5m2_e5m2";
+  return NULL;
+}
+
+static const char *d_name(tp_dtype d) {
+  switch (d) {
+  case TP_DTYPE_BF16: return "bf16";
+  case TP_DTYPE_F16: return "f16";
+  case TP_DTYPE_F32: return "f32";
+  default: return NULL;
+  }
+}
+
+static int32_t ceil_div(int64_t a, int64_t b) { return (int32_t)((a + b - 1) / b); }
+
+/* The tile shape and cluster: the INI's where it set them (checked against
+ * what the kernels take), the heuristic's elsewhere. */
+static tp_status choose_shape(const tpc_tuning *tu, const tp_gemm_desc *desc,
+                              const tp_gpu_info *gpu, standard_gpu_plan *g, char *err,
+                              size_t errlen) {
+  const int32_t k_elems = (int32_t)(TP_STANDARD_K_BYTES * 8 / tp_codec_bits(desc->a.dtype));
+  if ((tu->tile_m && tu->tile_m != TP_STANDARD_TILE_M) ||
+      (tu->tile_n && tu->tile_n != 128 && tu->tile_n != 256) || (tu->tile_k && tu->tile_k != k_elems)) {
+    return tpc_fail(err, errlen, TP_ERR_UNSUPPORTED,
+                    "the GPU kernels take tile 128x128x%d or 128x256x%d for %s operands (the "
+                    "registry asks for %dx%dx%d)",
+                    k_elems, k_elems, tp_codec_name(desc->a.dtype), tu->tile_m, tu->tile_n,
+                    tu->tile_k);
+  }
+  if ((tu->cluster_m && tu->cluster_m > 2) || (tu->cluster_n && tu->cluster_n != 1) ||
+      (tu->consumers && tu->consumers != 2)) {
+    return tpc_fail(err, errlen, TP_ERR_UNSUPPORTED,
+                    "the GPU kernels take clusters 1x1 or 2x1 and 2 consumers (the registry asks "
+                    "for cluster %dx%d, %d consumers)",
+                    tu->cluster_m, tu->cluster_n, tu->consumers);
+  }
+  g->tiles_m = ceil_div(desc->m, TP_STANDARD_TILE_M);
+  if (tu->tile_n) {
+    g->tile_n = tu->tile_n;
+  } else {
+    g->tile_n = (int64_t)g->tiles_m * ceil_div(desc->n, 256) >= gpu->sm_count ? 256 : 128;
+  }
+  g->tiles_n = ceil_div(desc->n, g->tile_n);
+  /* 2-CTA clusters (B multicast) stay opt-in: on the H100 they measured
+   * 2-4x slower than single CTAs (bench/results/), a defect still open. */
+  g->cluster_m = tu->cluster_m ? tu->cluster_m : 1;
+  g->raster_m = STANDARD_RASTER_TILES / g->cluster_m;
+  return TP_OK;
+}
+
+static tp_status lay_out(const tpc_tuning *tu, const tp_payload_plan *plan,
+                         const tp_epilogue_plan *epi, const tp_gemm_desc *desc,
+                         const tp_gpu_info *gpu, standard_gpu_plan *g, char *err, size_t errlen) {
+  tp_storage_request r = tp_storage_request_make(gpu->smem_per_block);
+  tp_stage_tensor a = {TP_STANDARD_TILE_M * TP_STANDARD_K_BYTES, TP_SWIZZLE_128B_ALIGN};
+  tp_stage_tensor b = {(uint32_t)g->tile_n * TP_STANDARD_K_BYTES, TP_SWIZZLE_128B_ALIGN};
+  (void)plan;
+  r.num_tensors = 2;
+  r.tensors[0] = a;
+  r.tensors[1] = b;
+  r.stages = (uint32_t)tu->stages;
+  r.output_chunk.bytes = TP_STANDARD_TILE_M * TP_STANDARD_K_BYTES;
+  r.output_chunk.align = TP_SWIZZLE_128B_ALIGN;
+  r.output_stages = STANDARD_OUTPUT_STAGES;
+  if (epi->source_dtype != TP_DTYPE_NONE) {
+    /* A C chunk spans D's chunk columns: twice the bytes for f32 C under a
+     * 16-bit D. */
+    const uint32_t d_bits = tp_codec_bits(desc->d.dtype), c_bits = tp_codec_bits(epi->source_dtype);
+    r.source_chunk.bytes = TP_STANDARD_TILE_M * TP_STANDARD_K_BYTES * c_bits / d_bits;
+    r.source_chunk.align = TP_SWIZZLE_128B_ALIGN;
+    r.source_stages = STANDARD_SOURCE_STAGES;
+    if (c_bits != 32 && c_bits != d_bits) {
+      return tpc_fail(err, errlen, TP_ERR_UNSUPPORTED,
+                      "the GPU kernels stage C as f32 or as D's dtype, not %s under a %s D",
+                      tp_codec_name(epi->source_dtype), tp_codec_name(desc->d.dtype));
+    }
+  }
+  tp_status st = tp_storage_plan(&r, &g->smem);
+  if (st != TP_OK) {
+    return tpc_fail(err, errlen, st, "%s (%llu bytes needed, %u available)", g->smem.error,
+                    (unsigned long long)g->smem.need_bytes, gpu->smem_per_block);
+  }
+  return TP_OK;
+}
+
+tp_status standard_gpu_plan_slot(void *state, const tp_gemm_desc *desc, const tp_gpu_info *gpu,
+                                 const tp_epilogue_plan *epi, tp_payload_plan *plan,
+                                 tp_gpu_launch *launch, char *err, size_t errlen) {
+  const tpc_tuning *tu = state;
+  const char *ab = ab_name(desc->a.dtype, desc->b.dtype), *d = d_name(desc->d.dtype);
+  if (ab == NULL || d == NULL) {
+    return tpc_fail(err, errlen, TP_ERR_UNSUPPORTED, "no GPU kernel for %s x %s -> %s",
+                    tp_codec_name(desc->a.dtype), tp_codec_name(desc->b.dtype),
+                    tp_codec_name(desc->d.dtype));
+  }
+  standard_gpu_plan g;
+  memset(&g, 0, sizeof g);
+  tp_status st = choose_shape(tu, desc, gpu, &g, err, errlen);
+  if (st == TP_OK) st = lay_out(tu, plan, epi, desc, gpu, &g, err, errlen);
+  if (st != TP_OK) return st;
+
+  plan->tile.tile_m = TP_STANDARD_TILE_M;
+  plan->tile.tile_n = g.tile_n;
+  plan->tile.tile_k = (int32_t)(TP_STANDARD_K_BYTES * 8 / tp_codec_bits(desc->a.dtype));
+  plan->tile.stages = (int32_t)g.smem.stages;
+  plan->tile.cluster_m = g.cluster_m;
+  plan->tile.cluster_n = 1;
+  plan->tile.consumers = 2;
+  plan->k_blocks = ceil_div(desc->k, plan->tile.tile_k);
+  memcpy(plan->priv, &g, sizeof g);
+
+  memset(launch, 0, sizeof *launch);
+  snprintf(launch->kernel, sizeof launch->kernel, "tp_standard_%s_%s_128x%d_c%d", ab, d, g.tile_n,
+           g.cluster_m);
+  const int64_t cluster_tiles = (int64_t)ceil_div(g.tiles_m, g.cluster_m) * g.tiles_n;
+  const int64_t clusters = gpu->sm_count / g.cluster_m;
+  launch->grid[0] = (uint32_t)((cluster_tiles < clusters ? cluster_tiles : clusters) * g.cluster_m);
+  launch->grid[1] = launch->grid[2] = 1;
+  launch->block[0] = TP_STANDARD_THREADS;
+  launch->block[1] = launch->block[2] = 1;
+  launch->cluster[0] = (uint32_t)g.cluster_m;
+  launch->cluster[1] = launch->cluster[2] = 1;
+  launch->smem_bytes = g.smem.total_bytes;
+  launch->params_size = sizeof(tp_standard_params);
+  launch->epilogue_args_offset = offsetof(tp_standard_params, epilogue);
+  return TP_OK;
+}
+
+static tp_status encode(const tp_host_api *host, tp_tma_desc *out, tp_dtype dtype, const void *data,
+                        int64_t rows, int64_t cols, int64_t ld, uint32_t box_rows, char *err,
+                        size_t errlen) {
+  tp_tma_2d r;
+  r.dtype = dtype;
+  r.global = data;
+  r.rows = rows;
+  r.cols = cols;
+  r.row_stride = ld;
+  r.box_rows = box_rows;
+  r.box_cols = TP_STANDARD_K_BYTES * 8 / tp_codec_bits(dtype);
+  r.swizzle = 128;
+  return host->tma_encode_2d(out, &r, err, errlen);
+}
+
+tp_status standard_gpu_args_slot(const tp_payload_plan *plan, const tp_epilogue_plan *epi,
+                                 const tp_gemm_desc *desc, const tp_host_api *host, void *params,
+                                 char *err, size_t errlen) {
+  standard_gpu_plan g;
+  memcpy(&g, plan->priv, sizeof g);
+  tp_standard_params *p = params;
+  tp_status st =
+      encode(host, &p->a, desc->a.dtype, desc->a.data, desc->m, desc->k, desc->a.stride[0],
+             TP_STANDARD_TILE_M, err, errlen);
+  if (st == TP_OK) {
+    st = encode(host, &p->b, desc->b.dtype, desc->b.data, desc->n, desc->k, desc->b.stride[0],
+                (uint32_t)(g.tile_n / g.cluster_m), err, errlen);
+  }
+  /* D's columns up to the last full 16-byte granule of a row go through TMA
+   * (see standard_params.h); none when a row is shorter than 16 bytes. */
+  const int64_t granule = 128 / tp_codec_bits(desc->d.dtype);
+  const int64_t n_tma = desc->n / granule * granule;
+  if (st == TP_OK && n_tma > 0) {
+    st = encode(host, &p->d, desc->d.dtype, desc->d.data, desc->m, n_tma, desc->d.stride[0],
+                TP_STANDARD_TILE_M, err, errlen);
+  }
+  if (st == TP_OK && epi->source_dtype != TP_DTYPE_NONE) {
+    st = encode(host, &p->c, desc->c.dtype, desc->c.data, desc->m, desc->n, desc->c.stride[0],
+                TP_STANDARD_TILE_M, err, errlen);
+  }
+  if (st != TP_OK) return st;
+  p->smem = g.smem;
+  p->m = (int32_t)desc->m;
+  p->n = (int32_t)desc->n;
+  p->k = (int32_t)desc->k;
+  p->tiles_m = g.tiles_m;
+  p->tiles_n = g.tiles_n;
+  p->k_blocks = (int32_t)plan->k_blocks;
+  p->raster_m = g.raster_m;
+  p->n_tma = (int32_t)n_tma;
+  p->d_data = desc->d.data;
+  p->ldd = desc->d.stride[0];
+  return TP_OK;
+}

@@ -1,0 +1,42 @@
+/* plugins/standard/plugin.c: the standard payload's descriptor and entry
+ * point. Its tuning keys (tile, stages, cluster, consumers) are the common
+ * ones (plugins/common/tuning.h); its device code is device/standard_kernel.cu
+ * (gpu.c picks and parameterises the kernel). */
+#include "config.h"
+#include "plugins/common/device_image.h"
+#if TP_HAVE_CUDA
+#include "plugins/standard/device/standard_kernel.ltoir.h"
+#endif
+#include "plugins/common/cpu_stage.h"
+#include "plugins/common/tuning.h"
+#include "plugins/standard/standard.h"
+
+/* Unscaled operands need no gathers beyond A and B: the common loader is
+ * the whole producer. */
+static const tp_payload_ops ops = {
+    .struct_size = sizeof(tp_payload_ops),
+    .plan = standard_plan,
+    .cpu_load = tpc_cpu_load_operands,
+    .cpu_mma = tpc_cpu_mma,
+    .gpu_plan = standard_gpu_plan_slot,
+    .gpu_args = standard_gpu_args_slot,
+};
+
+static const tp_plugin_desc desc = {
+    .struct_size = sizeof(tp_plugin_desc),
+    .abi_major = TP_PLUGIN_ABI_MAJOR,
+    .abi_minor = TP_PLUGIN_ABI_MINOR,
+    .name = "standard",
+    .kind = TP_PLUGIN_PAYLOAD,
+    .version = PACKAGE_VERSION,
+    .init = tpc_tuning_init,
+    .fini = tpc_tuning_fini,
+    .set_option = tpc_tuning_set_option,
+    .payload = &ops,
+    TPC_DEVICE_IMAGE_FIELDS,
+};
+
+const tp_plugin_desc *tp_plugin_entry(const tp_host_api *host) {
+  (void)host;
+  return &desc;
+}

@@ -1,0 +1,26 @@
+/* plugins/store/plan.c: what store accepts. D is bf16, f16 or f32. Store
+ * reads neither beta nor C; a C given together with a nonzero beta asks for
+ * D = alpha*acc + beta*C, which store would silently not compute, so it is
+ * refused (C with beta = 0, or beta without C, change nothing and pass). */
+#include <string.h>
+
+#include "plugins/common/checks.h"
+#include "plugins/common/errmsg.h"
+#include "plugins/store/store.h"
+
+tp_status store_plan(void *state, const tp_gemm_desc *desc, tp_backend backend,
+                     tp_epilogue_plan *out, char *err, size_t errlen) {
+  (void)state;
+  (void)backend;
+  tp_status st = tpc_check_output_dtype(&desc->d, "D", err, errlen);
+  if (st != TP_OK)
+    return st;
+  if (desc->c.dtype != TP_DTYPE_NONE && desc->beta != 0.0f)
+    return tpc_fail(err, errlen, TP_ERR_INVALID_ARGUMENT,
+                    "C is given with beta = %g, but store computes D = alpha*acc and reads "
+                    "neither: use the residual epilogue, or set beta = 0",
+                    (double)desc->beta);
+  memset(out, 0, sizeof *out);
+  out->source_dtype = TP_DTYPE_NONE;
+  return TP_OK;
+}

@@ -1,0 +1,225 @@
+/* tests/test_gpu_gemm.c: the standard payload's fused GPU kernels against the
+ * naive f64 reference (issue 4 and 5 tests).
+ *
+ * Every dtype combination of the standard payload, with the store and the
+ * residual epilogue (C in D's dtype or f32, C aliasing D, beta = 0 with NaN
+ * in C), over ragged and large shapes; fresh random inputs per case, D
+ * poisoned with NaN (0xFF bytes) on the device before every run, every
+ * element checked against a bound derived from the dtypes' roundoff
+ * (tools/reference/compare.h). Exits 77 when there is no usable GPU.
+ *
+ * Runs without fork (CUDA cannot be used in a child forked after cuInit). */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "core/backend/cuda/driver.h"
+#include "tilepipe/tilepipe.h"
+#include "tools/reference/compare.h"
+#include "tools/reference/naive_gemm.h"
+#include "tools/reference/problem.h"
+
+#if TP_HAVE_CUDA
+
+static tp_registry *reg;
+static const tp_cuda_driver *cu;
+
+typedef struct gpu_case {
+  tp_dtype a, b, d, c;
+  const char *epilogue;
+  int c_is_d, c_nan;
+  float alpha, beta;
+  int64_t m, n, k, pad;
+} gpu_case;
+
+/* Shapes with one row padding that keeps every row 16-byte aligned (TMA's
+ * rule) for 1-, 2- and 4-byte elements: n + pad and k + pad multiples of 16. */
+static const int64_t shapes[][4] = {
+    {1, 1, 1, 15},      {7, 7, 7, 9},        {127, 129, 129, 15}, {129, 257, 1009, 15},
+    {1000, 1000, 1000, 8}, {4097, 513, 257, 15}, {2048, 4096, 256, 0},
+};
+
+static void *device_copy(const void *host, int64_t bytes) {
+  CUdeviceptr p = 0;
+  if (bytes <= 0) return NULL;
+  ck_assert_int_eq(cu->MemAlloc(&p, (size_t)bytes), CUDA_SUCCESS);
+  if (host) ck_assert_int_eq(cu->MemcpyHtoD(p, host, (size_t)bytes), CUDA_SUCCESS);
+  return (void *)p;
+}
+
+static void run_case(const gpu_case *gc, uint64_t seed) {
+  char err[256] = "";
+  tp_ref_problem_spec spec;
+  memset(&spec, 0, sizeof spec);
+  spec.payload = "standard";
+  spec.a = gc->a;
+  spec.b = gc->b;
+  spec.d = gc->d;
+  spec.c = gc->c;
+  spec.c_is_d = gc->c_is_d;
+  spec.c_nan = gc->c_nan;
+  spec.m = gc->m;
+  spec.n = gc->n;
+  spec.k = gc->k;
+  spec.pad = gc->pad;
+  spec.c_pad = gc->pad + 16; /* C's strides differ from D's, rows stay 16-byte aligned */
+  spec.alpha = gc->alpha;
+  spec.beta = gc->beta;
+  tp_ref_problem prob;
+  ck_assert_msg(tp_ref_problem_create(&prob, &spec, seed, err, sizeof err) == TP_OK, "%s", err);
+
+  const int64_t mn = gc->m * gc->n;
+  double *ref = malloc(sizeof(double) * (size_t)mn), *mag = malloc(sizeof(double) * (size_t)mn);
+  ck_assert(ref && mag);
+  const tp_ref_epilogue epi = strcmp(gc->epilogue, "residual") == 0 ? TP_REF_RESIDUAL : TP_REF_STORE;
+  ck_assert_msg(tp_ref_gemm(&prob.desc, epi, ref, mag, err, sizeof err) == TP_OK, "%s", err);
+
+  /* The same problem on the device. */
+  tp_gemm_desc dd = prob.desc;
+  dd.a.data = device_copy(prob.buffer[TP_REF_A], prob.bytes[TP_REF_A]);
+  dd.b.data = device_copy(prob.buffer[TP_REF_B], prob.bytes[TP_REF_B]);
+  dd.d.data = device_copy(prob.buffer[TP_REF_D], prob.bytes[TP_REF_D]);
+  if (gc->c_is_d) {
+    dd.c.data = dd.d.data;
+  } else if (prob.desc.c.dtype != TP_DTYPE_NONE) {
+    dd.c.data = device_copy(prob.buffer[TP_REF_C], prob.bytes[TP_REF_C]);
+  }
+  if (!gc->c_is_d) {
+    /* Poison: every element of D must be written by the run. */
+    ck_assert_int_eq(cu->MemsetD8((CUdeviceptr)dd.d.data, 0xFF, (size_t)prob.bytes[TP_REF_D]),
+                     CUDA_SUCCESS);
+  }
+
+  tp_plan *plan = NULL;
+  tp_status st = tp_plan_create(&plan, reg, "standard", gc->epilogue, &dd, TP_BACKEND_CUDA);
+  ck_assert_msg(st == TP_OK, "plan %s x %s -> %s (%s) %lldx%lldx%lld: %s", tp_dtype_name(gc->a),
+                tp_dtype_name(gc->b), tp_dtype_name(gc->d), gc->epilogue, (long long)gc->m,
+                (long long)gc->n, (long long)gc->k, tp_error_message());
+  ck_assert_int_eq(tp_plan_run(plan, &dd, NULL), TP_OK);
+  ck_assert_int_eq(cu->CtxSynchronize(), CUDA_SUCCESS);
+  ck_assert_int_eq(cu->MemcpyDtoH(prob.buffer[TP_REF_D], (CUdeviceptr)dd.d.data,
+                                  (size_t)prob.bytes[TP_REF_D]),
+                   CUDA_SUCCESS);
+
+  char describe[256];
+  tp_plan_describe(plan, describe, sizeof describe);
+  const tp_ref_tolerance tol =
+      tp_ref_tolerance_for(gc->d, gc->k, tp_ref_acc_bits(gc->a, TP_BACKEND_CUDA));
+  tp_ref_report rep;
+  tp_ref_compare(&prob.desc.d, gc->m, gc->n, ref, mag, &tol, &rep);
+  ck_assert_msg(rep.pass,
+                "%s: %lld bad elements, first (%lld, %lld) = %g vs %g; rel %.3g (bound %.3g)",
+                describe, (long long)rep.bad, (long long)rep.bad_row, (long long)rep.bad_col,
+                rep.bad_value, rep.bad_ref, rep.rel, tol.rel);
+  if (!gc->c_is_d && !tp_ref_problem_padding_intact(&prob)) {
+    const unsigned char *bytes = prob.buffer[TP_REF_D];
+    const int64_t esize = tp_dtype_bits(gc->d) / 8, row_bytes = prob.desc.d.stride[0] * esize;
+    int64_t off = 0;
+    while (off < prob.bytes[TP_REF_D] &&
+           (bytes[off] == 0xFF || (off % row_bytes < gc->n * esize))) {
+      ++off;
+    }
+    ck_abort_msg("%s: the run wrote D's row padding: byte %lld (row %lld, byte %lld of the row) "
+                 "is 0x%02x", describe, (long long)off, (long long)(off / row_bytes),
+                 (long long)(off % row_bytes), off < prob.bytes[TP_REF_D] ? bytes[off] : 0);
+  }
+
+  tp_plan_destroy(plan);
+  cu->MemFree((CUdeviceptr)dd.a.data);
+  cu->MemFree((CUdeviceptr)dd.b.data);
+  cu->MemFree((CUdeviceptr)dd.d.data);
+  if (!gc->c_is_d && dd.c.data) cu->MemFree((CUdeviceptr)dd.c.data);
+  free(ref);
+  free(mag);
+  tp_ref_problem_destroy(&prob);
+}
+
+/* Every operand pairing and output dtype, store epilogue, every shape. */
+static const tp_dtype operand_pairs[][2] = {
+    {TP_DTYPE_BF16, TP_DTYPE_BF16}, {TP_DTYPE_F16, TP_DTYPE_F16},   {TP_DTYPE_E4M3, TP_DTYPE_E4M3},
+    {TP_DTYPE_E4M3, TP_DTYPE_E5M2}, {TP_DTYPE_E5M2, TP_DTYPE_E4M3}, {TP_DTYPE_E5M2, TP_DTYPE_E5M2},
+};
+static const tp_dtype outputs[] = {TP_DTYPE_BF16, TP_DTYPE_F16, TP_DTYPE_F32};
+
+START_TEST(store_every_dtype) {
+  const size_t pairs = sizeof operand_pairs / sizeof operand_pairs[0];
+  const size_t nshapes = sizeof shapes / sizeof shapes[0];
+  for (size_t p = 0; p < pairs; ++p) {
+    for (size_t o = 0; o < 3; ++o) {
+      for (size_t s = 0; s < nshapes; ++s) {
+        /* Every combination on the small shapes; each large shape once per pair. */
+        if (s >= 4 && o != (p + s) % 3) continue;
+        gpu_case gc = {operand_pairs[p][0], operand_pairs[p][1], outputs[o], TP_DTYPE_NONE,
+                       "store", 0, 0, 1.5f, 0.0f, shapes[s][0], shapes[s][1], shapes[s][2],
+                       shapes[s][3]};
+        run_case(&gc, 1000u * p + 100u * o + s);
+      }
+    }
+  }
+}
+END_TEST
+
+START_TEST(residual_sources) {
+  const size_t nshapes = sizeof shapes / sizeof shapes[0];
+  for (size_t s = 0; s < nshapes; ++s) {
+    const tp_dtype d = outputs[s % 3];
+    /* C in D's dtype, C in f32, C aliasing D (in-place accumulate). */
+    gpu_case same = {TP_DTYPE_BF16, TP_DTYPE_BF16, d, d, "residual", 0, 0, 0.75f, -1.25f,
+                     shapes[s][0], shapes[s][1], shapes[s][2], shapes[s][3]};
+    run_case(&same, 7000u + s);
+    gpu_case f32c = same;
+    f32c.c = TP_DTYPE_F32;
+    f32c.a = f32c.b = TP_DTYPE_E4M3;
+    run_case(&f32c, 8000u + s);
+    gpu_case alias = same;
+    alias.c_is_d = 1;
+    alias.a = alias.b = TP_DTYPE_F16;
+    run_case(&alias, 9000u + s);
+  }
+}
+END_TEST
+
+START_TEST(residual_beta_zero_ignores_nan_c) {
+  gpu_case gc = {TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16, "residual", 0, 1,
+                 2.0f, 0.0f, 129, 257, 1009, 15};
+  run_case(&gc, 42);
+}
+END_TEST
+
+int main(void) {
+  tp_cuda_device dev;
+  if (tp_cuda_device_get(&dev) != TP_OK) {
+    printf("SKIP: no usable GPU: %s\n", tp_error_message());
+    return 77;
+  }
+  if (tp_cuda_driver_get(&cu) != TP_OK || tp_registry_open(&reg, TP_TEST_REGISTRY) != TP_OK) {
+    printf("setup failed: %s\n", tp_error_message());
+    return 99;
+  }
+  printf("GPU: %s, %d SMs, driver %d\n", dev.name, dev.sm_count, dev.driver_version);
+  Suite *s = suite_create("gpu_gemm");
+  TCase *tc = tcase_create("standard");
+  tcase_set_timeout(tc, 1200);
+  tcase_add_test(tc, store_every_dtype);
+  tcase_add_test(tc, residual_sources);
+  tcase_add_test(tc, residual_beta_zero_ignores_nan_c);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_set_fork_status(sr, CK_NOFORK);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  tp_registry_close(reg);
+  return failed == 0 ? 0 : 1;
+}
+
+#else
+
+int main(void) {
+  printf("SKIP: built without the CUDA toolkit\n");
+  return 77;
+}
+
+#endif

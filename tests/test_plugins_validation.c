@@ -1,0 +1,677 @@
+/* tests/test_plugins_validation.c: what the shipped plugins refuse, and how
+ * they are listed.
+ *
+ * - Each bad descriptor goes through tp_plan_create (CPU backend) and must
+ *   return the plugin's status with a message naming the plugin and the
+ *   tensor or rule at fault. Descriptors start from a valid problem
+ *   (tools/reference/problem.h) that plans fine, then change one thing.
+ * - The GPU side of the plan slots (tile choice, stage contents, TMA rules)
+ *   cannot go through tp_plan_create without a GPU, so those tests call the
+ *   slots of the dlopen'ed plugin directly, as the core would.
+ * - The tuning keys through set_option, and through a registry file.
+ * - The build-tree registry and the installed one (resolved through
+ *   TILEPIPE_PLUGIN_PATH) list the five plugins, all usable. */
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <check.h>
+
+#include "config.h"
+#include "tilepipe/plugin.h"
+#include "tilepipe/tilepipe.h"
+#include "tools/reference/problem.h"
+
+#define ASSERT_HAS(haystack, needle)                                                          \
+  ck_assert_msg(strstr((haystack), (needle)) != NULL, "\"%s\" does not contain \"%s\"",     \
+                (haystack), (needle))
+
+static tp_registry *reg;
+
+static void open_registry(void) {
+  if (tp_registry_open(&reg, TP_TEST_REGISTRY) != TP_OK) {
+    fprintf(stderr, "cannot open %s: %s\n", TP_TEST_REGISTRY, tp_error_message());
+    reg = NULL;
+  }
+}
+
+static void close_registry(void) {
+  tp_registry_close(reg);
+  reg = NULL;
+}
+
+/* ----------------------------------------------------------- plan errors */
+
+/* M = 100, N = 300, K = 256: every scale shape differs from its transpose. */
+static tp_ref_problem problem(const char *payload, tp_dtype a, tp_dtype b, tp_dtype d,
+                              tp_layout sf_layout) {
+  tp_ref_problem_spec spec = {.payload = payload, .a = a, .b = b, .d = d,
+                              .sf_layout = sf_layout, .m = 100, .n = 300, .k = 256,
+                              .alpha = 1.0f};
+  tp_ref_problem p;
+  char err[256];
+  ck_assert_msg(reg != NULL, "no registry at %s", TP_TEST_REGISTRY);
+  ck_assert_msg(tp_ref_problem_create(&p, &spec, 1, err, sizeof err) == TP_OK, "%s", err);
+  return p;
+}
+
+static tp_ref_problem standard(void) {
+  return problem("standard", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_F32, TP_LAYOUT_STRIDED);
+}
+static tp_ref_problem blockwise(void) {
+  return problem("blockwise_fp8", TP_DTYPE_E4M3, TP_DTYPE_E4M3, TP_DTYPE_BF16, TP_LAYOUT_STRIDED);
+}
+static tp_ref_problem mxfp8(tp_layout sf) {
+  return problem("block_scaled", TP_DTYPE_E4M3, TP_DTYPE_E5M2, TP_DTYPE_BF16, sf);
+}
+static tp_ref_problem nvfp4(tp_layout sf) {
+  return problem("block_scaled", TP_DTYPE_E2M1, TP_DTYPE_E2M1, TP_DTYPE_F16, sf);
+}
+
+/* tp_plan_create refuses p's descriptor with `status`, in a message that
+ * names the refusing plugin (the payload, or the epilogue when by_epilogue)
+ * and contains both needles (needle2 may be NULL). Frees p. */
+static void expect_refused(tp_ref_problem *p, const char *payload, const char *epilogue,
+                           int by_epilogue, tp_status status, const char *needle,
+                           const char *needle2) {
+  tp_plan *plan = NULL;
+  tp_status st = tp_plan_create(&plan, reg, payload, epilogue, &p->desc, TP_BACKEND_CPU);
+  ck_assert_msg(st == status, "%s x %s: status '%s', expected '%s' (%s)", payload, epilogue,
+                tp_status_string(st), tp_status_string(status), tp_error_message());
+  ck_assert_ptr_null(plan);
+  const char *msg = tp_error_message();
+  char who[64];
+  snprintf(who, sizeof who, "%s '%s'", by_epilogue ? "epilogue" : "payload",
+           by_epilogue ? epilogue : payload);
+  ASSERT_HAS(msg, who);
+  ASSERT_HAS(msg, needle);
+  if (needle2)
+    ASSERT_HAS(msg, needle2);
+  tp_ref_problem_destroy(p);
+}
+
+/* The refusals of a payload, and of an epilogue (with the standard payload). */
+#define PAYLOAD_REFUSES(p, payload, status, needle, needle2)                                 \
+  expect_refused(p, payload, "store", 0, status, needle, needle2)
+#define EPILOGUE_REFUSES(p, epilogue, status, needle, needle2)                               \
+  expect_refused(p, "standard", epilogue, 1, status, needle, needle2)
+
+static void expect_planned(tp_ref_problem *p, const char *payload, const char *epilogue) {
+  tp_plan *plan = NULL;
+  tp_status st = tp_plan_create(&plan, reg, payload, epilogue, &p->desc, TP_BACKEND_CPU);
+  ck_assert_msg(st == TP_OK, "%s x %s: %s", payload, epilogue, tp_error_message());
+  tp_plan_destroy(plan);
+}
+
+START_TEST(test_valid_problems_plan) {
+  tp_ref_problem p[6] = {standard(), blockwise(), mxfp8(TP_LAYOUT_SF_128X4),
+                         mxfp8(TP_LAYOUT_STRIDED), nvfp4(TP_LAYOUT_SF_128X4),
+                         nvfp4(TP_LAYOUT_STRIDED)};
+  const char *payloads[6] = {"standard", "blockwise_fp8", "block_scaled",
+                             "block_scaled", "block_scaled", "block_scaled"};
+  for (int i = 0; i < 6; i++) {
+    expect_planned(&p[i], payloads[i], "store");
+    expect_planned(&p[i], payloads[i], "residual");
+    tp_ref_problem_destroy(&p[i]);
+  }
+}
+END_TEST
+
+START_TEST(test_standard_refuses_dtypes) {
+  tp_ref_problem p = standard();
+  p.desc.a.dtype = TP_DTYPE_F32;
+  PAYLOAD_REFUSES(&p, "standard", TP_ERR_UNSUPPORTED, "A is f32", "bf16, f16, e4m3 or e5m2");
+  p = standard();
+  p.desc.b.dtype = TP_DTYPE_F16;
+  PAYLOAD_REFUSES(&p, "standard", TP_ERR_UNSUPPORTED, "A is bf16 and B is f16", NULL);
+  p = standard();
+  p.desc.a.dtype = TP_DTYPE_E4M3;
+  PAYLOAD_REFUSES(&p, "standard", TP_ERR_UNSUPPORTED, "A is e4m3 and B is bf16", NULL);
+  p = standard();
+  p.desc.b.dtype = TP_DTYPE_E2M1;
+  PAYLOAD_REFUSES(&p, "standard", TP_ERR_UNSUPPORTED, "B is e2m1", NULL);
+}
+END_TEST
+
+START_TEST(test_standard_refuses_scales) {
+  tp_ref_problem p = standard();
+  p.desc.a_scale = tp_tensor_matrix(TP_DTYPE_F32, 1, 1, 1, NULL);
+  PAYLOAD_REFUSES(&p, "standard", TP_ERR_INVALID_ARGUMENT, "a_scale is given", "alpha");
+  p = standard();
+  p.desc.b_scale = tp_tensor_matrix(TP_DTYPE_F32, 1, 1, 1, NULL);
+  PAYLOAD_REFUSES(&p, "standard", TP_ERR_INVALID_ARGUMENT, "b_scale is given", NULL);
+}
+END_TEST
+
+START_TEST(test_blockwise_refuses_dtypes) {
+  tp_ref_problem p = blockwise();
+  p.desc.a.dtype = TP_DTYPE_BF16;
+  PAYLOAD_REFUSES(&p, "blockwise_fp8", TP_ERR_UNSUPPORTED, "A is bf16", "e4m3");
+  p = blockwise();
+  p.desc.b.dtype = TP_DTYPE_E5M2;
+  PAYLOAD_REFUSES(&p, "blockwise_fp8", TP_ERR_UNSUPPORTED, "B is e5m2", NULL);
+}
+END_TEST
+
+START_TEST(test_blockwise_refuses_bad_a_scale) {
+  tp_ref_problem p = blockwise();
+  p.desc.a_scale.dtype = TP_DTYPE_NONE;
+  PAYLOAD_REFUSES(&p, "blockwise_fp8", TP_ERR_INVALID_ARGUMENT, "a_scale is missing",
+                 "[ceil(K/128), M] = [2, 100]");
+  p = blockwise();
+  p.desc.a_scale.dtype = TP_DTYPE_UE8M0;
+  PAYLOAD_REFUSES(&p, "blockwise_fp8", TP_ERR_INVALID_ARGUMENT, "a_scale is ue8m0",
+                 "must be f32");
+  p = blockwise();
+  p.desc.a_scale = tp_tensor_matrix(TP_DTYPE_F32, 100, 2, 2, p.desc.a_scale.data); /* [M][L] */
+  PAYLOAD_REFUSES(&p, "blockwise_fp8", TP_ERR_INVALID_ARGUMENT,
+                 "a_scale has shape [100, 2]", "[ceil(K/128), M] = [2, 100]");
+  p = blockwise();
+  p.desc.a_scale.stride[0] = 99;
+  PAYLOAD_REFUSES(&p, "blockwise_fp8", TP_ERR_INVALID_ARGUMENT, "a_scale has row stride 99",
+                 NULL);
+  p = blockwise();
+  p.desc.a_scale.stride[1] = 2;
+  PAYLOAD_REFUSES(&p, "blockwise_fp8", TP_ERR_INVALID_ARGUMENT, "a_scale has inner stride 2",
+                 NULL);
+  p = blockwise();
+  p.desc.a_scale.layout = TP_LAYOUT_SF_128X4;
+  PAYLOAD_REFUSES(&p, "blockwise_fp8", TP_ERR_INVALID_ARGUMENT, "a_scale has layout",
+                 "strided");
+  p = blockwise();
+  p.desc.a_scale.rank = 1;
+  PAYLOAD_REFUSES(&p, "blockwise_fp8", TP_ERR_INVALID_ARGUMENT, "a_scale has rank 1", NULL);
+}
+END_TEST
+
+START_TEST(test_blockwise_refuses_bad_b_scale) {
+  tp_ref_problem p = blockwise();
+  p.desc.b_scale.dtype = TP_DTYPE_NONE;
+  PAYLOAD_REFUSES(&p, "blockwise_fp8", TP_ERR_INVALID_ARGUMENT, "b_scale is missing",
+                 "[ceil(N/128), ceil(K/128)] = [3, 2]");
+  p = blockwise();
+  p.desc.b_scale = tp_tensor_matrix(TP_DTYPE_F32, 2, 3, 3, p.desc.b_scale.data); /* transposed */
+  PAYLOAD_REFUSES(&p, "blockwise_fp8", TP_ERR_INVALID_ARGUMENT, "b_scale has shape [2, 3]",
+                 NULL);
+  p = blockwise();
+  p.desc.b_scale.stride[0] = 1;
+  PAYLOAD_REFUSES(&p, "blockwise_fp8", TP_ERR_INVALID_ARGUMENT, "b_scale has row stride 1",
+                 NULL);
+  p = blockwise();
+  p.desc.b_scale.dtype = TP_DTYPE_BF16;
+  PAYLOAD_REFUSES(&p, "blockwise_fp8", TP_ERR_INVALID_ARGUMENT, "b_scale is bf16", NULL);
+}
+END_TEST
+
+START_TEST(test_block_scaled_refuses_dtypes) {
+  tp_ref_problem p = mxfp8(TP_LAYOUT_SF_128X4);
+  p.desc.a.dtype = TP_DTYPE_BF16;
+  PAYLOAD_REFUSES(&p, "block_scaled", TP_ERR_UNSUPPORTED, "A is bf16", "MXFP8");
+  p = nvfp4(TP_LAYOUT_SF_128X4);
+  p.desc.b.dtype = TP_DTYPE_E4M3;
+  p.desc.b.stride[0] = p.desc.b.shape[1];
+  PAYLOAD_REFUSES(&p, "block_scaled", TP_ERR_UNSUPPORTED, "A is e2m1 and B is e4m3",
+                 "NVFP4 needs e2m1 on both");
+}
+END_TEST
+
+START_TEST(test_block_scaled_refuses_ragged_k) {
+  tp_ref_problem_spec spec = {.payload = "block_scaled", .a = TP_DTYPE_E4M3, .b = TP_DTYPE_E4M3,
+                              .d = TP_DTYPE_F32, .sf_layout = TP_LAYOUT_SF_128X4, .m = 8, .n = 8,
+                              .k = 100, .alpha = 1.0f};
+  tp_ref_problem p;
+  char err[256];
+  ck_assert_msg(reg != NULL, "no registry");
+  ck_assert(tp_ref_problem_create(&p, &spec, 1, err, sizeof err) == TP_OK);
+  PAYLOAD_REFUSES(&p, "block_scaled", TP_ERR_INVALID_ARGUMENT,
+                 "K = 100 is not a multiple of 32", "MXFP8");
+  spec.a = spec.b = TP_DTYPE_E2M1;
+  spec.k = 40;
+  ck_assert(tp_ref_problem_create(&p, &spec, 1, err, sizeof err) == TP_OK);
+  PAYLOAD_REFUSES(&p, "block_scaled", TP_ERR_INVALID_ARGUMENT,
+                 "K = 40 is not a multiple of 16", "NVFP4");
+}
+END_TEST
+
+START_TEST(test_block_scaled_refuses_bad_scales) {
+  tp_ref_problem p = mxfp8(TP_LAYOUT_SF_128X4);
+  p.desc.a_scale.dtype = TP_DTYPE_UE4M3;
+  PAYLOAD_REFUSES(&p, "block_scaled", TP_ERR_INVALID_ARGUMENT, "a_scale is ue4m3",
+                 "must be ue8m0");
+  p = nvfp4(TP_LAYOUT_SF_128X4);
+  p.desc.b_scale.dtype = TP_DTYPE_UE8M0;
+  PAYLOAD_REFUSES(&p, "block_scaled", TP_ERR_INVALID_ARGUMENT, "b_scale is ue8m0",
+                 "must be ue4m3");
+  p = mxfp8(TP_LAYOUT_SF_128X4);
+  p.desc.a_scale.shape[1] = 16; /* K/16: NVFP4's vector on MXFP8 data */
+  PAYLOAD_REFUSES(&p, "block_scaled", TP_ERR_INVALID_ARGUMENT, "a_scale has shape [100, 16]",
+                 "[M, K/32] = [100, 8]");
+  p = nvfp4(TP_LAYOUT_STRIDED);
+  p.desc.b_scale.stride[0] = 15;
+  PAYLOAD_REFUSES(&p, "block_scaled", TP_ERR_INVALID_ARGUMENT, "b_scale has row stride 15",
+                 NULL);
+  p = mxfp8(TP_LAYOUT_STRIDED);
+  p.desc.b_scale.dtype = TP_DTYPE_NONE;
+  PAYLOAD_REFUSES(&p, "block_scaled", TP_ERR_INVALID_ARGUMENT, "b_scale is missing",
+                 "[N, K/32] = [300, 8]");
+  p = mxfp8(TP_LAYOUT_STRIDED);
+  p.desc.a_scale.rank = 3;
+  p.desc.a_scale.shape[2] = 1;
+  PAYLOAD_REFUSES(&p, "block_scaled", TP_ERR_INVALID_ARGUMENT, "a_scale has rank 3", NULL);
+}
+END_TEST
+
+START_TEST(test_store_refuses) {
+  tp_ref_problem p = standard();
+  p.desc.d.dtype = TP_DTYPE_E4M3;
+  EPILOGUE_REFUSES(&p, "store", TP_ERR_UNSUPPORTED, "D is e4m3", "bf16, f16 or f32");
+  p = standard();
+  p.desc.c = p.desc.d;
+  p.desc.beta = 0.5f;
+  EPILOGUE_REFUSES(&p, "store", TP_ERR_INVALID_ARGUMENT, "C is given with beta = 0.5",
+                 "residual");
+}
+END_TEST
+
+START_TEST(test_residual_refuses) {
+  tp_ref_problem p = standard();
+  p.desc.beta = 2.0f;
+  EPILOGUE_REFUSES(&p, "residual", TP_ERR_INVALID_ARGUMENT, "C is missing", "beta = 2");
+  p = standard(); /* D is f32 */
+  p.desc.c = p.desc.d;
+  p.desc.c.dtype = TP_DTYPE_BF16;
+  p.desc.beta = 1.0f;
+  EPILOGUE_REFUSES(&p, "residual", TP_ERR_UNSUPPORTED, "C is bf16",
+                 "D's dtype (f32) or f32");
+  p = standard();
+  p.desc.d.dtype = TP_DTYPE_E5M2;
+  EPILOGUE_REFUSES(&p, "residual", TP_ERR_UNSUPPORTED, "D is e5m2", NULL);
+}
+END_TEST
+
+/* What the epilogues accept besides the obvious: store with a C it ignores
+ * (beta = 0), residual without C when beta = 0 (then D = alpha*acc). */
+START_TEST(test_epilogues_accept_unread_c) {
+  tp_ref_problem p = standard();
+  p.desc.c = p.desc.d;
+  expect_planned(&p, "standard", "store");
+  tp_ref_problem_destroy(&p);
+  p = standard();
+  expect_planned(&p, "standard", "residual");
+  tp_ref_problem_destroy(&p);
+}
+END_TEST
+
+/* ------------------------------------------------- the slots, dlopen'ed */
+
+typedef struct loaded {
+  void *handle;
+  const tp_plugin_desc *desc;
+  void *state;
+} loaded;
+
+static loaded load(const char *name) {
+  tp_plugin_info info;
+  loaded l = {NULL, NULL, NULL};
+  char err[256] = "";
+  ck_assert_msg(reg != NULL, "no registry");
+  ck_assert_msg(tp_registry_find(reg, name, &info) == TP_OK, "%s", tp_error_message());
+  l.handle = dlopen(info.library, RTLD_NOW | RTLD_LOCAL);
+  ck_assert_msg(l.handle != NULL, "%s", dlerror());
+  tp_plugin_entry_fn entry;
+  *(void **)&entry = dlsym(l.handle, TP_PLUGIN_ENTRY_NAME);
+  ck_assert_ptr_nonnull(entry);
+  l.desc = entry(NULL);
+  if (l.desc->init)
+    ck_assert_msg(l.desc->init(NULL, &l.state, err, sizeof err) == TP_OK, "%s", err);
+  return l;
+}
+
+static void unload(loaded *l) {
+  if (l->desc->fini)
+    l->desc->fini(l->state);
+  dlclose(l->handle);
+}
+
+static tp_status set(loaded *l, const char *key, const char *value, char *err, size_t errlen) {
+  err[0] = '\0';
+  return l->desc->set_option(l->state, key, value, err, errlen);
+}
+
+/* The plugin's plan slot for `backend`, called directly. */
+static tp_status plan_slot(loaded *l, const tp_gemm_desc *desc, tp_backend backend,
+                           tp_payload_plan *out, char *err, size_t errlen) {
+  err[0] = '\0';
+  return l->desc->payload->plan(l->state, desc, backend, out, err, errlen);
+}
+
+/* Which plugins carry LTO-IR: those with a GPU path, in a CUDA build. */
+static int carries_device_code(const char *name) {
+#if TP_HAVE_CUDA
+  return strcmp(name, "standard") == 0 || strcmp(name, "store") == 0 ||
+         strcmp(name, "residual") == 0;
+#else
+  (void)name;
+  return 0;
+#endif
+}
+
+START_TEST(test_descriptors) {
+  const char *names[5] = {"standard", "blockwise_fp8", "block_scaled", "store", "residual"};
+  for (int i = 0; i < 5; i++) {
+    loaded l = load(names[i]);
+    ck_assert_str_eq(l.desc->name, names[i]);
+    ck_assert_str_eq(l.desc->version, PACKAGE_VERSION);
+    ck_assert_int_eq(l.desc->abi_major, TP_PLUGIN_ABI_MAJOR);
+    ck_assert_uint_eq(l.desc->struct_size, sizeof(tp_plugin_desc));
+    if (carries_device_code(names[i])) {
+      ck_assert_ptr_nonnull(l.desc->device_image);
+      ck_assert_uint_gt(l.desc->device_image_size, 0);
+#if TP_HAVE_CUDA
+      ck_assert_int_eq(l.desc->cuda_version, TP_BUILD_CUDA_VERSION);
+#endif
+    } else {
+      ck_assert_ptr_null(l.desc->device_image);
+      ck_assert_uint_eq(l.desc->device_image_size, 0);
+      ck_assert_int_eq(l.desc->cuda_version, 0);
+    }
+    ck_assert(i < 3 ? l.desc->payload != NULL && l.desc->epilogue == NULL
+                    : l.desc->epilogue != NULL && l.desc->payload == NULL);
+    /* Only the entry point is exported: -fvisibility=hidden works. */
+    ck_assert_ptr_null(dlsym(l.handle, "tpc_cpu_mma"));
+    ck_assert_ptr_null(dlsym(l.handle, "tpc_fail"));
+    unload(&l);
+  }
+}
+END_TEST
+
+START_TEST(test_tuning_keys) {
+  /* blockwise_fp8 takes only tile K = 128: its own expected status. */
+  static const struct {
+    const char *key, *value;
+    tp_status status, blockwise;
+    const char *needle;
+  } cases[] = {
+      {"tile", "192x16x32", TP_OK, TP_ERR_INVALID_ARGUMENT, "K must be 128"},
+      {"tile", "256x256x128", TP_OK, TP_OK, ""},
+      {"tile", "128x128x64", TP_OK, TP_ERR_INVALID_ARGUMENT, "K must be 128"},
+      {"tile", "128x128", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "MxNxK"},
+      {"tile", "128x128x64x1", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "MxNxK"},
+      {"tile", "", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "MxNxK"},
+      {"tile", "0x128x128", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "MxNxK"},
+      {"tile", "128x128x 128", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "MxNxK"},
+      {"tile", "99999999x1x1", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "MxNxK"},
+      {"tile", "100x128x128", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "M must be"},
+      {"tile", "320x128x128", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "M must be"},
+      {"tile", "128x120x128", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "N must be"},
+      {"tile", "128x272x128", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "N must be"},
+      {"tile", "128x128x48", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "K must be"},
+      {"tile", "128x128x512", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "K must be"},
+      {"stages", "1", TP_OK, TP_OK, ""},
+      {"stages", "16", TP_OK, TP_OK, ""},
+      {"stages", "0", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "1..16"},
+      {"stages", "17", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "1..16"},
+      {"stages", "-1", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "1..16"},
+      {"cluster", "2x1", TP_OK, TP_OK, ""},
+      {"cluster", "1x8", TP_OK, TP_OK, ""},
+      {"cluster", "3x1", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "powers of two"},
+      {"cluster", "4x4", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "M*N <= 8"},
+      {"cluster", "2", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "MxN"},
+      {"consumers", "1", TP_OK, TP_OK, ""},
+      {"consumers", "2", TP_OK, TP_OK, ""}, /* the last tile set has M = 128 or 256 */
+      {"consumers", "3", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "1 or 2"},
+      {"tiles", "128x128x128", TP_ERR_NOT_FOUND, TP_ERR_NOT_FOUND, "unknown key 'tiles'"},
+  };
+  const char *payloads[3] = {"standard", "blockwise_fp8", "block_scaled"};
+  for (int p = 0; p < 3; p++) {
+    loaded l = load(payloads[p]);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+      char err[256];
+      tp_status want = p == 1 ? cases[i].blockwise : cases[i].status;
+      tp_status st = set(&l, cases[i].key, cases[i].value, err, sizeof err);
+      ck_assert_msg(st == want, "%s: %s = '%s': status '%s', expected '%s' (%s)", payloads[p],
+                    cases[i].key, cases[i].value, tp_status_string(st), tp_status_string(want),
+                    err);
+      if (st != TP_OK) {
+        ASSERT_HAS(err, cases[i].needle);
+        ASSERT_HAS(err, cases[i].key);
+      }
+    }
+    unload(&l);
+  }
+}
+END_TEST
+
+START_TEST(test_tuning_keys_tied) {
+  char err[256];
+  loaded l = load("standard");
+  ck_assert_int_eq(set(&l, "tile", "64x128x64", err, sizeof err), TP_OK);
+  ck_assert_int_eq(set(&l, "consumers", "2", err, sizeof err), TP_ERR_INVALID_ARGUMENT);
+  ASSERT_HAS(err, "multiple of 128");
+  unload(&l);
+  l = load("standard");
+  ck_assert_int_eq(set(&l, "consumers", "2", err, sizeof err), TP_OK);
+  ck_assert_int_eq(set(&l, "tile", "192x128x64", err, sizeof err), TP_ERR_INVALID_ARGUMENT);
+  ASSERT_HAS(err, "tile M 192");
+  ck_assert_int_eq(set(&l, "tile", "256x128x64", err, sizeof err), TP_OK);
+  unload(&l);
+}
+END_TEST
+
+START_TEST(test_cpu_plans) {
+  char err[256];
+  tp_payload_plan out;
+  tp_ref_problem p = standard();
+  loaded l = load("standard");
+  ck_assert_int_eq(set(&l, "stages", "3", err, sizeof err), TP_OK);
+  ck_assert_int_eq(plan_slot(&l, &p.desc, TP_BACKEND_CPU, &out, err, sizeof err), TP_OK);
+  ck_assert_int_eq(out.tile.tile_m, 64);
+  ck_assert_int_eq(out.tile.tile_n, 64);
+  ck_assert_int_eq(out.tile.tile_k, 128);
+  ck_assert_int_eq(out.tile.stages, 3); /* the one key the CPU honours */
+  ck_assert_int_eq(out.tile.k_group_size, 1);
+  ck_assert_uint_eq(out.num_tensors, 2);
+  ck_assert_uint_eq(out.tensors[0].bytes, 64 * 128 * 4);
+  ck_assert_int_eq(out.k_blocks, 2);
+  /* A smaller problem gets a smaller tile: M, N to 8, K to 16. */
+  p.desc.m = 1;
+  p.desc.n = 9;
+  p.desc.k = 7;
+  ck_assert_int_eq(plan_slot(&l, &p.desc, TP_BACKEND_CPU, &out, err, sizeof err), TP_OK);
+  ck_assert_int_eq(out.tile.tile_m, 8);
+  ck_assert_int_eq(out.tile.tile_n, 16);
+  ck_assert_int_eq(out.tile.tile_k, 16);
+  ck_assert_uint_eq(out.tensors[1].bytes, 16 * 16 * 4);
+  ck_assert_int_eq(out.k_blocks, 1);
+  unload(&l);
+  tp_ref_problem_destroy(&p);
+
+  p = nvfp4(TP_LAYOUT_SF_128X4);
+  l = load("block_scaled");
+  ck_assert_int_eq(plan_slot(&l, &p.desc, TP_BACKEND_CPU, &out, err, sizeof err), TP_OK);
+  ck_assert_uint_eq(out.num_tensors, 4);
+  ck_assert_uint_eq(out.tensors[2].bytes, 64 * (128 / 16) * 4); /* f32 per row per group */
+  ck_assert_int_eq(out.tile.stages, 0);                          /* the backend decides */
+  unload(&l);
+  tp_ref_problem_destroy(&p);
+}
+END_TEST
+
+START_TEST(test_cuda_plans) {
+  char err[256];
+  tp_payload_plan out;
+  tp_ref_problem p = standard();
+  loaded l = load("standard");
+  ck_assert_int_eq(plan_slot(&l, &p.desc, TP_BACKEND_CUDA, &out, err, sizeof err), TP_OK);
+  ck_assert_int_eq(out.tile.tile_m, 128);
+  ck_assert_int_eq(out.tile.tile_k, 64); /* one 128-byte row of bf16 */
+  ck_assert_int_eq(out.tile.consumers, 2);
+  ck_assert_uint_eq(out.num_tensors, 2);
+  ck_assert_uint_eq(out.tensors[0].bytes, 128 * 64 * 2);
+  ck_assert_uint_eq(out.tensors[0].align, 1024);
+  ck_assert_int_eq(out.k_blocks, 4);
+  ck_assert_int_eq(set(&l, "tile", "64x256x32", err, sizeof err), TP_OK);
+  ck_assert_int_eq(set(&l, "cluster", "2x1", err, sizeof err), TP_OK);
+  ck_assert_int_eq(plan_slot(&l, &p.desc, TP_BACKEND_CUDA, &out, err, sizeof err), TP_OK);
+  ck_assert_int_eq(out.tile.tile_n, 256);
+  ck_assert_int_eq(out.tile.consumers, 1);
+  ck_assert_int_eq(out.tile.cluster_m, 2);
+  ck_assert_int_eq(out.k_blocks, 8);
+  unload(&l);
+  tp_ref_problem_destroy(&p);
+
+  /* blockwise: a_scale rows go through TMA on the GPU; M = 100 f32 is 400
+   * bytes, a multiple of 16, but a row stride of 101 is not. */
+  p = blockwise();
+  l = load("blockwise_fp8");
+  ck_assert_int_eq(plan_slot(&l, &p.desc, TP_BACKEND_CUDA, &out, err, sizeof err), TP_OK);
+  ck_assert_int_eq(out.tile.tile_k, 128);
+  ck_assert_uint_eq(out.num_tensors, 3);
+  ck_assert_uint_eq(out.tensors[2].bytes, 128 * 4);
+  p.desc.a_scale.stride[0] = 101;
+  ck_assert_int_eq(plan_slot(&l, &p.desc, TP_BACKEND_CUDA, &out, err, sizeof err),
+                   TP_ERR_UNSUPPORTED);
+  ASSERT_HAS(err, "a_scale has row stride 101 = 404 bytes");
+  ck_assert_int_eq(plan_slot(&l, &p.desc, TP_BACKEND_CPU, &out, err, sizeof err), TP_OK);
+  unload(&l);
+  tp_ref_problem_destroy(&p);
+
+  /* block_scaled: a GPU k-block holds whole 4-column scale atoms. */
+  p = mxfp8(TP_LAYOUT_SF_128X4);
+  l = load("block_scaled");
+  ck_assert_int_eq(plan_slot(&l, &p.desc, TP_BACKEND_CUDA, &out, err, sizeof err), TP_OK);
+  ck_assert_uint_eq(out.num_tensors, 4);
+  ck_assert_uint_eq(out.tensors[2].bytes, 512); /* 128 rows x 4 scales of 32 */
+  ck_assert_int_eq(set(&l, "tile", "128x128x64", err, sizeof err), TP_OK);
+  ck_assert_int_eq(plan_slot(&l, &p.desc, TP_BACKEND_CUDA, &out, err, sizeof err),
+                   TP_ERR_INVALID_ARGUMENT);
+  ASSERT_HAS(err, "tile K 64 is not a multiple of 128");
+  tp_ref_problem_destroy(&p);
+  p = nvfp4(TP_LAYOUT_SF_128X4); /* 4 scales of 16 = 64: fits */
+  ck_assert_int_eq(plan_slot(&l, &p.desc, TP_BACKEND_CUDA, &out, err, sizeof err), TP_OK);
+  ck_assert_uint_eq(out.tensors[0].bytes, 128 * 64 / 2);
+  unload(&l);
+  tp_ref_problem_destroy(&p);
+}
+END_TEST
+
+/* ------------------------------------------------------------ registries */
+
+static void assert_lists_the_plugins(tp_registry *r, const char *libdir_prefix) {
+  const char *names[5] = {"standard", "blockwise_fp8", "block_scaled", "store", "residual"};
+  ck_assert_uint_eq(tp_registry_count(r), 5);
+  for (int i = 0; i < 5; i++) {
+    tp_plugin_info info;
+    ck_assert_msg(tp_registry_find(r, names[i], &info) == TP_OK, "%s", tp_error_message());
+    ck_assert_msg(info.status == TP_OK, "%s: %s", names[i], info.error);
+    ck_assert_int_eq(info.kind, i < 3 ? TP_PLUGIN_PAYLOAD : TP_PLUGIN_EPILOGUE);
+    ck_assert_int_eq(info.has_device_code, carries_device_code(names[i]));
+    ck_assert_str_eq(info.version, PACKAGE_VERSION);
+    ASSERT_HAS(info.library, libdir_prefix);
+  }
+}
+
+START_TEST(test_build_registry) {
+  ck_assert_msg(reg != NULL, "no registry");
+  assert_lists_the_plugins(reg, TP_TEST_PLUGIN_BUILD_DIR);
+}
+END_TEST
+
+/* The installed registry names libraries plainly; they resolve through
+ * TILEPIPE_PLUGIN_PATH (here: the build folders) like through the installed
+ * plugin folder. */
+START_TEST(test_installed_registry_resolves) {
+  const char *names[5] = {"standard", "blockwise_fp8", "block_scaled", "store", "residual"};
+  char path[8 * PATH_MAX] = "";
+  for (int i = 0; i < 5; i++) {
+    size_t n = strlen(path);
+    snprintf(path + n, sizeof path - n, "%s%s/%s/.libs", i ? ":" : "", TP_TEST_PLUGIN_BUILD_DIR,
+             names[i]);
+  }
+  setenv("TILEPIPE_PLUGIN_PATH", path, 1);
+  tp_registry *r = NULL;
+  ck_assert_msg(tp_registry_open(&r, TP_TEST_INSTALLED_REGISTRY) == TP_OK, "%s",
+                tp_error_message());
+  assert_lists_the_plugins(r, TP_TEST_PLUGIN_BUILD_DIR);
+  tp_registry_close(r);
+}
+END_TEST
+
+/* A bad tuning value in a registry marks the plugin broken, naming the key's
+ * line and the plugin's reason; the others stay usable. */
+START_TEST(test_registry_bad_tuning) {
+  tp_plugin_info info;
+  ck_assert_msg(reg != NULL, "no registry");
+  ck_assert(tp_registry_find(reg, "standard", &info) == TP_OK);
+  const char *tmp = getenv("TMPDIR");
+  char dir[PATH_MAX], file[PATH_MAX + 16];
+  snprintf(dir, sizeof dir, "%s/tp_plugins_XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(file, sizeof file, "%s/registry.ini", dir);
+  FILE *f = fopen(file, "w");
+  ck_assert_ptr_nonnull(f);
+  fprintf(f,
+          "[standard]\nkind = payload\nlibrary = %s\nstages = 4\ntile = 128x100x64\n"
+          "[tuned]\nkind = payload\nlibrary = %s\ntile = 256x128x64\nconsumers = 2\n",
+          info.library, info.library);
+  fclose(f);
+  tp_registry *r = NULL;
+  ck_assert_msg(tp_registry_open(&r, file) == TP_OK, "%s", tp_error_message());
+  ck_assert(tp_registry_find(r, "standard", &info) == TP_OK);
+  ck_assert_int_ne(info.status, TP_OK);
+  ASSERT_HAS(info.error, "registry.ini:5:");
+  ASSERT_HAS(info.error, "tile '128x100x64': N must be");
+  ck_assert(tp_registry_find(r, "tuned", &info) == TP_OK);
+  ck_assert_msg(info.status == TP_OK, "%s", info.error);
+  tp_registry_close(r);
+  unlink(file);
+  rmdir(dir);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("plugins_validation");
+  TCase *tc = tcase_create("plan errors");
+  tcase_add_unchecked_fixture(tc, open_registry, close_registry);
+  tcase_add_test(tc, test_valid_problems_plan);
+  tcase_add_test(tc, test_standard_refuses_dtypes);
+  tcase_add_test(tc, test_standard_refuses_scales);
+  tcase_add_test(tc, test_blockwise_refuses_dtypes);
+  tcase_add_test(tc, test_blockwise_refuses_bad_a_scale);
+  tcase_add_test(tc, test_blockwise_refuses_bad_b_scale);
+  tcase_add_test(tc, test_block_scaled_refuses_dtypes);
+  tcase_add_test(tc, test_block_scaled_refuses_ragged_k);
+  tcase_add_test(tc, test_block_scaled_refuses_bad_scales);
+  tcase_add_test(tc, test_store_refuses);
+  tcase_add_test(tc, test_residual_refuses);
+  tcase_add_test(tc, test_epilogues_accept_unread_c);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("slots");
+  tcase_add_unchecked_fixture(tc, open_registry, close_registry);
+  tcase_add_test(tc, test_descriptors);
+  tcase_add_test(tc, test_tuning_keys);
+  tcase_add_test(tc, test_tuning_keys_tied);
+  tcase_add_test(tc, test_cpu_plans);
+  tcase_add_test(tc, test_cuda_plans);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("registries");
+  tcase_add_unchecked_fixture(tc, open_registry, close_registry);
+  tcase_add_test(tc, test_build_registry);
+  tcase_add_test(tc, test_installed_registry_resolves);
+  tcase_add_test(tc, test_registry_bad_tuning);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? 0 : 1;
+}

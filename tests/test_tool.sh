@@ -1,0 +1,189 @@
+#!/bin/sh
+# tests/test_tool.sh: the `tilepipe` command-line tool, end to end, from the
+# build tree (run by `make check` in the top build folder).
+#
+# - --help of the tool and of every subcommand;
+# - `list` of the build tree's registry (tests/registry.ini: every shipped
+#   plugin, ok) and of a scratch registry with a missing library (listed as
+#   broken with file:line, the listing still succeeds); `info` of a plugin
+#   and of an unknown name;
+# - `run --verify` on the CPU backend for every payload x epilogue, MXFP8 and
+#   NVFP4 in both scale layouts, over ragged shapes: PASS and exit 0;
+# - a wrong result: a scratch registry whose [store] is fixture_skip_last
+#   (never writes D's last element): FAIL and exit 1;
+# - error exits: unknown command/option/payload, bad values, a plan the
+#   payload refuses, a missing registry, a bad shapes file (with its line);
+# - the GPU commands: without a GPU, `bench` and `run --backend cuda` exit
+#   77 saying so; with one, they run (bench writes a CSV row that matches).
+# Scratch files go to a fresh folder under $TMPDIR; nothing is written to
+# the source tree.
+set -u
+
+tool=./tools/tilepipe
+reg=tests/registry.ini
+build=$(pwd)
+if [ ! -x "$tool" ] || [ ! -f "$reg" ]; then
+  echo "test_tool: run from the top build folder after make ($tool, $reg)" >&2
+  exit 99
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tilepipe-tool.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+unset TILEPIPE_REGISTRY
+XDG_CACHE_HOME=$tmp/cache
+export XDG_CACHE_HOME
+
+failures=0
+fail() {
+  echo "FAIL: $*" >&2
+  failures=$((failures + 1))
+}
+
+# expect STATUS PATTERN -- ARGS...: runs the tool, checks its exit status and
+# that its stdout+stderr match the grep -E PATTERN.
+expect() {
+  want=$1 pattern=$2
+  shift 3
+  "$tool" "$@" >"$tmp/out" 2>&1
+  got=$?
+  if [ "$got" -ne "$want" ]; then
+    fail "tilepipe $*: exit $got, expected $want"
+    sed 's/^/    /' "$tmp/out" >&2
+  elif ! grep -Eq -- "$pattern" "$tmp/out"; then
+    fail "tilepipe $*: output lacks /$pattern/"
+    sed 's/^/    /' "$tmp/out" >&2
+  fi
+}
+
+# ---------------------------------------------------------------- help
+expect 0 '^Commands:' -- --help
+for cmd in list info run bench; do
+  expect 0 "^Usage: tilepipe $cmd" -- $cmd --help
+  expect 0 '--registry PATH' -- $cmd -h
+done
+expect 2 "unknown command 'frobnicate'" -- frobnicate
+expect 2 '^Usage: tilepipe COMMAND' --
+
+# ---------------------------------------------------------------- list, info
+for plugin in standard blockwise_fp8 block_scaled store residual; do
+  expect 0 "^$plugin +(payload|epilogue) +[0-9.]+ +yes +ok " -- list --registry "$reg"
+done
+cat >"$tmp/broken.ini" <<EOF
+[standard]
+kind = payload
+library = $build/plugins/standard/.libs/tp_standard.so
+
+[ghost]
+kind = payload
+library = $tmp/no_such_plugin.so
+EOF
+expect 0 '^ghost +payload +- +yes +not found' -- list --registry "$tmp/broken.ini"
+expect 0 "error: .*broken.ini:[5-7]: .*no_such_plugin" -- list --registry "$tmp/broken.ini"
+expect 0 '^standard +payload .* ok ' -- list --registry "$tmp/broken.ini"
+expect 0 '^kind: +payload' -- info standard --registry "$reg"
+expect 0 '^section: +.*registry.ini:[0-9]+' -- info residual --registry "$reg"
+expect 0 '^state: +not found' -- info ghost --registry "$tmp/broken.ini"
+expect 3 "no plugin 'nosuch'" -- info nosuch --registry "$reg"
+expect 2 'which plugin' -- info --registry "$reg"
+expect 3 'cannot open the registry' -- list --registry "$tmp/missing.ini"
+
+# ---------------------------------------------------------------- run --verify
+# payload | epilogue | shape | extra flags
+while IFS='|' read -r payload epilogue shape extra; do
+  [ -n "$payload" ] || continue
+  # shellcheck disable=SC2086
+  expect 0 'verify: .*: PASS$' -- run --registry "$reg" --backend cpu --verify \
+    --payload "$payload" --epilogue "$epilogue" $shape $extra
+done <<'EOF'
+standard|store|-m 7 -n 129 -k 300|
+standard|store|-m 1 -n 1 -k 1|--dtype a=f16,b=f16,d=f32
+standard|store|-m 64 -n 7 -k 129|--dtype a=e4m3,b=e5m2,d=f16 --alpha -0.75
+standard|residual|-m 127 -n 300 -k 64|--dtype a=bf16,b=bf16,d=bf16,c=f32 --beta -0.5
+standard|residual|-m 129 -n 7 -k 7|--a-dtype e5m2 --b-dtype e5m2 --d-dtype f32 --repeat 3
+blockwise_fp8|store|-m 129 -n 64 -k 300|
+blockwise_fp8|residual|-m 1 -n 300 -k 129|--d-dtype f16 --alpha 1.5
+block_scaled|store|-m 7 -n 129 -k 96|--sf-layout 128x4
+block_scaled|residual|-m 300 -n 7 -k 64|--dtype e5m2 --sf-layout rowmajor
+block_scaled|store|-m 129 -n 64 -k 128|--dtype e2m1 --sf-layout 128x4 --d-dtype f32
+block_scaled|residual|-m 7 -n 127 -k 48|--dtype a=e2m1,b=e2m1,d=bf16,c=f32 --sf-layout rowmajor
+EOF
+expect 0 '^backend: +cpu' -- run --registry "$reg" --backend cpu -m 8 -n 8 -k 8
+expect 0 'median of 3' -- run --registry "$reg" --backend cpu -m 8 -n 8 -k 8 --repeat 3
+expect 0 '^plan: +standard x residual' -- run --registry "$reg" --backend cpu \
+  --epilogue residual -m 8 -n 8 -k 8
+
+# A defective store: the tool must catch the one element it leaves unwritten.
+cat >"$tmp/skip_last.ini" <<EOF
+[standard]
+kind = payload
+library = $build/plugins/standard/.libs/tp_standard.so
+
+[store]
+kind = epilogue
+library = $build/tests/plugins/.libs/fixture_skip_last.so
+EOF
+expect 1 'verify: .*: FAIL$' -- run --registry "$tmp/skip_last.ini" --backend cpu --verify \
+  -m 9 -n 17 -k 33
+expect 1 'first D\[8\]\[16\]' -- run --registry "$tmp/skip_last.ini" --backend cpu --verify \
+  -m 9 -n 17 -k 33 --d-dtype f32
+
+# ---------------------------------------------------------------- errors
+r="--registry $reg"
+expect 3 "no payload plugin 'nosuch'" -- run $r --payload nosuch -m 4 -n 4 -k 4
+expect 3 "no epilogue plugin 'nosuch'" -- run $r --epilogue nosuch -m 4 -n 4 -k 4
+expect 2 "unknown option '--bogus'" -- run $r -m 4 -n 4 -k 4 --bogus
+expect 2 "unknown option '-x'" -- run $r -m 4 -n 4 -k 4 -x 3
+expect 2 '-m, -n and -k are required' -- run $r -m 4 -n 4
+expect 2 '-k takes an integer' -- run $r -m 4 -n 4 -k four
+expect 2 '-m: 0 is outside' -- run $r -m 0 -n 4 -k 4
+expect 2 '--alpha takes a finite number' -- run $r -m 4 -n 4 -k 4 --alpha nan
+expect 2 '--seed needs a value' -- run $r -m 4 -n 4 -k 4 --seed
+expect 2 "unknown dtype 'bf17'" -- run $r -m 4 -n 4 -k 4 --dtype a=bf17
+expect 2 'operand must be a, b, c or d' -- run $r -m 4 -n 4 -k 4 --dtype x=bf16
+expect 2 'store epilogue reads no C' -- run $r -m 4 -n 4 -k 4 --dtype c=f32
+expect 2 "backend must be auto, cpu or cuda, not 'gpu'" -- run $r -m 4 -n 4 -k 4 --backend gpu
+expect 2 'sf-layout must be' -- run $r -m 4 -n 4 -k 32 --payload block_scaled --sf-layout 4x128
+expect 2 "unexpected argument 'extra'" -- run $r -m 4 -n 4 -k 4 extra
+expect 3 "payload 'standard': .*bf16.*f16" -- run $r --backend cpu -m 4 -n 4 -k 4 \
+  --dtype a=bf16,b=f16
+expect 3 'not a multiple of 32' -- run $r --backend cpu --payload block_scaled -m 4 -n 4 -k 33
+expect 3 'cannot open the registry' -- run --registry "$tmp/missing.ini" -m 4 -n 4 -k 4
+
+printf '# M N K\n64 64 64\n12 x 5\n' >"$tmp/bad_shapes.txt"
+expect 3 'bad_shapes.txt:3: expected "M N K"' -- bench --shapes "$tmp/bad_shapes.txt"
+printf '# nothing\n\n' >"$tmp/empty_shapes.txt"
+expect 3 'lists no shapes' -- bench --shapes "$tmp/empty_shapes.txt"
+expect 3 'cannot read the shapes file' -- bench --shapes "$tmp/none.txt"
+expect 2 '--iters: 5 is outside 20' -- bench --iters 5 -m 64 -n 64 -k 64
+expect 2 'either all of -m, -n and -k' -- bench -m 64 -n 64
+expect 2 '--epilogue must be store or residual' -- bench --epilogue scale -m 64 -n 64 -k 64
+expect 2 "--dtype: unknown dtype 'int8'" -- bench --dtype int8 -m 64 -n 64 -k 64
+
+# ---------------------------------------------------------------- the GPU
+printf '# one small shape\n256 256 512\n' >"$tmp/shapes.txt"
+"$tool" bench $r --shapes "$tmp/shapes.txt" --iters 20 --warmup 2 --csv "$tmp/bench.csv" \
+  --json "$tmp/bench.json" >"$tmp/out" 2>&1
+status=$?
+if [ "$status" -eq 77 ]; then
+  grep -q 'needs a CUDA GPU' "$tmp/out" || fail "bench without a GPU: no reason given"
+  [ ! -e "$tmp/bench.csv" ] || fail "bench without a GPU wrote a CSV"
+  expect 77 'cannot plan: .*(CUDA|GPU|device)' -- run $r --backend cuda -m 8 -n 8 -k 8
+  echo "test_tool: no GPU here; bench and run --backend cuda skipped as expected"
+elif [ "$status" -eq 0 ]; then
+  [ "$(wc -l <"$tmp/bench.csv")" -eq 2 ] || fail "bench CSV should hold a header and one row"
+  grep -q '^"[^"]*",[0-9]*,[0-9]*,"[^"]*",.*,256,256,512,.*,ok,' "$tmp/bench.csv" ||
+    fail "bench CSV row: $(tail -n 1 "$tmp/bench.csv")"
+  grep -q '"rows": \[' "$tmp/bench.json" || fail "bench JSON has no rows"
+  expect 0 'verify: .*: PASS$' -- run $r --backend cuda --verify -m 129 -n 136 -k 200
+  expect 0 'verify: .*: PASS$' -- run $r --backend cuda --verify --epilogue residual \
+    --dtype a=e4m3,b=e4m3,d=bf16 -m 127 -n 64 -k 256 --repeat 5
+else
+  fail "bench exited $status"
+  sed 's/^/    /' "$tmp/out" >&2
+fi
+
+if [ "$failures" -ne 0 ]; then
+  echo "test_tool: $failures failure(s)" >&2
+  exit 1
+fi
+echo "test_tool: all passed"
+exit 0

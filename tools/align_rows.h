@@ -1,0 +1,21 @@
+/* tools/align_rows.h: the reference library's random problem
+ * (tools/reference/problem.h) with every strided row padded to a multiple of
+ * 16 bytes, the rule TMA sets for the GPU backend, so one problem runs on
+ * either backend.
+ *
+ * The values, the 0xFF padding (NaN in every dtype) and the tiled scale
+ * tensors stay as tp_ref_problem_create made them; only row strides grow,
+ * so tp_ref_problem_poison_d, _padding_intact and _destroy still apply. */
+#ifndef TP_TOOLS_ALIGN_ROWS_H
+#define TP_TOOLS_ALIGN_ROWS_H
+
+#include <stddef.h>
+#include "tilepipe/status.h"
+#include "tools/reference/problem.h"
+
+/* tp_ref_problem_create, then the rows of every strided tensor widened.
+ * On failure (reason in err) *p is empty. */
+tp_status tp_tool_problem_create(tp_ref_problem *p, const tp_ref_problem_spec *spec,
+                                 uint64_t seed, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,134 @@
+/* tools/bench_report.c: see bench_report.h. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "tools/bench_report.h"
+
+void tp_bench_date(char *buf, size_t size) {
+  const time_t now = time(NULL);
+  struct tm tm;
+  gmtime_r(&now, &tm);
+  strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static FILE *open_out(const char *path, char *err, size_t errlen) {
+  FILE *f = fopen(path, "w");
+  if (f == NULL) snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+  return f;
+}
+
+static tp_status close_out(FILE *f, const char *path, char *err, size_t errlen) {
+  const int bad = ferror(f);
+  if (fclose(f) != 0 || bad) {
+    snprintf(err, errlen, "error writing %s", path);
+    return TP_ERR_IO;
+  }
+  return TP_OK;
+}
+
+/* ------------------------------------------------------------------ CSV */
+
+/* A field in double quotes, quotes doubled (RFC 4180). */
+static void csv_text(FILE *f, const char *s, const char *sep) {
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"') fputc('"', f);
+    fputc(*s, f);
+  }
+  fputc('"', f);
+  fputs(sep, f);
+}
+
+static void csv_number(FILE *f, double v, const char *sep) {
+  if (!isnan(v)) fprintf(f, "%.6g", v);
+  fputs(sep, f);
+}
+
+tp_status tp_bench_write_csv(const char *path, const tp_bench_meta *meta, const tp_bench_row *rows,
+                             size_t count, char *err, size_t errlen) {
+  FILE *f = open_out(path, err, errlen);
+  if (f == NULL) return TP_ERR_IO;
+  fputs("gpu,driver,cublaslt,commit,date,payload,epilogue,dtype,out_dtype,warmup,iters,m,n,k,"
+        "copies,tilepipe_ms,tilepipe_tflops,cublaslt_ms,cublaslt_tflops,ratio,rel_diff,"
+        "rel_bound,check,plan,note\n",
+        f);
+  for (size_t i = 0; i < count; i++) {
+    const tp_bench_row *r = &rows[i];
+    csv_text(f, meta->gpu, ",");
+    fprintf(f, "%d,%zu,", meta->driver_version, meta->cublaslt_version);
+    csv_text(f, meta->commit, ",");
+    fprintf(f, "%s,%s,%s,%s,%s,%d,%d,%lld,%lld,%lld,%d,", meta->date, meta->payload,
+            meta->epilogue, tp_dtype_name(meta->dtype), tp_dtype_name(meta->out_dtype),
+            meta->warmup, meta->iters, (long long)r->shape.m, (long long)r->shape.n,
+            (long long)r->shape.k, r->copies);
+    const double values[] = {r->ours_ms, r->ours_tflops, r->lt_ms, r->lt_tflops,
+                             r->ratio,   r->rel_diff,    r->rel_bound};
+    for (size_t v = 0; v < sizeof values / sizeof values[0]; v++) csv_number(f, values[v], ",");
+    fprintf(f, "%s,", r->check);
+    csv_text(f, r->plan, ",");
+    csv_text(f, r->note, "\n");
+  }
+  return close_out(f, path, err, errlen);
+}
+
+/* ----------------------------------------------------------------- JSON */
+
+static void json_text(FILE *f, const char *key, const char *s, const char *sep) {
+  fprintf(f, "\"%s\": \"", key);
+  for (; *s; s++) {
+    const unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\')
+      fprintf(f, "\\%c", c);
+    else if (c < 0x20)
+      fprintf(f, "\\u%04x", c);
+    else
+      fputc(c, f);
+  }
+  fprintf(f, "\"%s", sep);
+}
+
+static void json_number(FILE *f, const char *key, double v, const char *sep) {
+  if (isnan(v) || isinf(v))
+    fprintf(f, "\"%s\": null%s", key, sep);
+  else
+    fprintf(f, "\"%s\": %.6g%s", key, v, sep);
+}
+
+tp_status tp_bench_write_json(const char *path, const tp_bench_meta *meta,
+                              const tp_bench_row *rows, size_t count, char *err, size_t errlen) {
+  FILE *f = open_out(path, err, errlen);
+  if (f == NULL) return TP_ERR_IO;
+  fputs("{\n  ", f);
+  json_text(f, "gpu", meta->gpu, ",\n  ");
+  fprintf(f, "\"driver\": %d,\n  \"cublaslt\": %zu,\n  ", meta->driver_version,
+          meta->cublaslt_version);
+  json_text(f, "commit", meta->commit, ",\n  ");
+  json_text(f, "date", meta->date, ",\n  ");
+  json_text(f, "payload", meta->payload, ",\n  ");
+  json_text(f, "epilogue", meta->epilogue, ",\n  ");
+  json_text(f, "dtype", tp_dtype_name(meta->dtype), ",\n  ");
+  json_text(f, "out_dtype", tp_dtype_name(meta->out_dtype), ",\n  ");
+  fprintf(f, "\"warmup\": %d,\n  \"iters\": %d,\n  ", meta->warmup, meta->iters);
+  json_number(f, "geomean_ratio", meta->geomean_ratio, ",\n  ");
+  fputs("\"rows\": [", f);
+  for (size_t i = 0; i < count; i++) {
+    const tp_bench_row *r = &rows[i];
+    fprintf(f, "%s\n    {\"m\": %lld, \"n\": %lld, \"k\": %lld, \"copies\": %d, ", i ? "," : "",
+            (long long)r->shape.m, (long long)r->shape.n, (long long)r->shape.k, r->copies);
+    json_number(f, "tilepipe_ms", r->ours_ms, ", ");
+    json_number(f, "tilepipe_tflops", r->ours_tflops, ", ");
+    json_number(f, "cublaslt_ms", r->lt_ms, ", ");
+    json_number(f, "cublaslt_tflops", r->lt_tflops, ", ");
+    json_number(f, "ratio", r->ratio, ", ");
+    json_number(f, "rel_diff", r->rel_diff, ", ");
+    json_number(f, "rel_bound", r->rel_bound, ", ");
+    json_text(f, "check", r->check, ", ");
+    json_text(f, "plan", r->plan, ", ");
+    json_text(f, "note", r->note, "}");
+  }
+  fputs("\n  ]\n}\n", f);
+  return close_out(f, path, err, errlen);
+}

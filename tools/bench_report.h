@@ -1,0 +1,46 @@
+/* tools/bench_report.h: the benchmark's results and their CSV and JSON
+ * files. Every file carries what bench/results/ needs to place a number:
+ * GPU, driver, cuBLASLt version, tilepipe commit and date, with the run's
+ * settings; one record per shape. A value that was not measured (NaN) is
+ * an empty CSV field and a JSON null. */
+#ifndef TP_TOOLS_BENCH_REPORT_H
+#define TP_TOOLS_BENCH_REPORT_H
+
+#include <stddef.h>
+#include "tilepipe/dtype.h"
+#include "tilepipe/status.h"
+#include "tools/shapes.h"
+
+typedef struct tp_bench_meta {
+  const char *gpu;
+  int driver_version;       /* 13000 = CUDA 13.0 */
+  size_t cublaslt_version;  /* 0: cuBLASLt was not available */
+  const char *commit;       /* $TILEPIPE_COMMIT, or "unknown" */
+  char date[32];            /* UTC, ISO 8601 */
+  const char *payload, *epilogue;
+  tp_dtype dtype, out_dtype;
+  int warmup, iters;
+  double geomean_ratio;     /* NaN when no ratio was measured */
+} tp_bench_meta;
+
+typedef struct tp_bench_row {
+  tp_shape shape;
+  int copies;                         /* rotated copies of A and B */
+  double ours_ms, ours_tflops;        /* NaN when not measured */
+  double lt_ms, lt_tflops, ratio;     /* ratio = ours_tflops / lt_tflops */
+  double rel_diff;                    /* ||D_ours - D_cublaslt|| / ||D_cublaslt|| */
+  double rel_bound;                   /* what rel_diff is judged against */
+  const char *check;                  /* "ok", "MISMATCH", "not compared", "error" */
+  char plan[256];
+  char note[256];                     /* why something is missing */
+} tp_bench_row;
+
+/* The current UTC time as "2025-01-31T12:00:00Z". */
+void tp_bench_date(char *buf, size_t size);
+
+tp_status tp_bench_write_csv(const char *path, const tp_bench_meta *meta, const tp_bench_row *rows,
+                             size_t count, char *err, size_t errlen);
+tp_status tp_bench_write_json(const char *path, const tp_bench_meta *meta,
+                              const tp_bench_row *rows, size_t count, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,183 @@
+/* tools/bench_shape.c: see bench_shape.h. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tilepipe/device.h"
+#include "tilepipe/plan.h"
+#include "tools/align_rows.h"
+#include "tools/bench_shape.h"
+#include "tools/gpu_problem.h"
+#include "tools/output_diff.h"
+#include "tools/reference/compare.h"
+#include "tools/timing.h"
+
+enum { MAX_COPIES = 64 };
+
+/* Everything one shape holds; a[0], b[0] are the gpu problem's own. */
+typedef struct shape_state {
+  tp_ref_problem host;
+  tp_gpu_problem gpu;
+  void *a[MAX_COPIES], *b[MAX_COPIES];
+  int copies;
+  void *lt_d; /* cuBLASLt's D */
+  tp_plan *plan;
+  tp_cublaslt_gemm *lt;
+} shape_state;
+
+/* One implementation, run by tp_time_median. */
+typedef struct side {
+  tp_plan *plan;               /* ours, or */
+  const tp_cublaslt_gemm *lt;  /* cuBLASLt's */
+  tp_gemm_desc desc;           /* A and B change per run */
+  const shape_state *s;
+} side;
+
+static tp_status run_side(void *ctx, int iteration, char *err, size_t errlen) {
+  side *x = ctx;
+  x->desc.a.data = x->s->a[iteration % x->s->copies];
+  x->desc.b.data = x->s->b[iteration % x->s->copies];
+  if (x->lt) return tp_cublaslt_gemm_run(x->lt, &x->desc, NULL, err, errlen);
+  tp_status st = tp_plan_run(x->plan, &x->desc, NULL);
+  if (st != TP_OK) snprintf(err, errlen, "%s", tp_error_message());
+  return st;
+}
+
+static void note(tp_bench_row *row, const char *who, const char *why) {
+  const size_t used = strlen(row->note);
+  snprintf(row->note + used, sizeof row->note - used, "%s%s: %s", used ? "; " : "", who, why);
+}
+
+/* Copies of A and B until they span twice the L2 (at least one, at most
+ * MAX_COPIES). */
+static int rotation_copies(const tp_gpu_problem *gp, size_t l2_bytes) {
+  const double inputs = (double)(gp->bytes[TP_REF_A] + gp->bytes[TP_REF_B]);
+  const double copies = ceil(2.0 * (double)l2_bytes / inputs);
+  return copies < 1.0 ? 1 : copies > MAX_COPIES ? MAX_COPIES : (int)copies;
+}
+
+/* Host problem, its device mirror, the rotated copies, cuBLASLt's D. */
+static tp_status upload(const tp_bench_env *env, tp_shape shape, shape_state *s, char *err,
+                        size_t errlen) {
+  const int residual = strcmp(env->epilogue, "residual") == 0;
+  tp_ref_problem_spec spec = {.payload = "standard", .a = env->dtype, .b = env->dtype,
+                              .d = env->out_dtype,
+                              .c = residual ? env->out_dtype : TP_DTYPE_NONE,
+                              .m = shape.m, .n = shape.n, .k = shape.k, .alpha = 1.0f,
+                              .beta = residual ? 1.0f : 0.0f};
+  tp_status st = tp_tool_problem_create(&s->host, &spec, env->seed, err, errlen);
+  if (st != TP_OK) return st;
+  if ((st = tp_gpu_problem_create(&s->gpu, &s->host)) != TP_OK) goto device_error;
+  s->copies = rotation_copies(&s->gpu, env->l2_bytes);
+  s->a[0] = s->gpu.buffer[TP_REF_A];
+  s->b[0] = s->gpu.buffer[TP_REF_B];
+  for (int i = 1; i < s->copies; i++) {
+    void **dst[2] = {&s->a[i], &s->b[i]};
+    const int which[2] = {TP_REF_A, TP_REF_B};
+    for (int j = 0; j < 2; j++) {
+      const size_t bytes = (size_t)s->host.bytes[which[j]];
+      if ((st = tp_device_alloc(dst[j], bytes)) != TP_OK ||
+          (st = tp_device_copy_to(*dst[j], s->host.buffer[which[j]], bytes)) != TP_OK)
+        goto device_error;
+    }
+  }
+  if ((st = tp_gpu_problem_poison_d(&s->gpu)) != TP_OK) goto device_error;
+  if (env->cublaslt) {
+    const size_t d_bytes = (size_t)s->gpu.bytes[TP_REF_D];
+    if ((st = tp_device_alloc(&s->lt_d, d_bytes)) != TP_OK ||
+        (st = tp_device_memset(s->lt_d, 0xFF, d_bytes)) != TP_OK)
+      goto device_error;
+  }
+  return TP_OK;
+device_error:
+  snprintf(err, errlen, "%s", tp_error_message());
+  return st;
+}
+
+static void release(shape_state *s) {
+  tp_cublaslt_gemm_destroy(s->lt);
+  tp_plan_destroy(s->plan);
+  for (int i = 1; i < MAX_COPIES; i++) {
+    tp_device_free(s->a[i]);
+    tp_device_free(s->b[i]);
+  }
+  tp_device_free(s->lt_d);
+  tp_gpu_problem_destroy(&s->gpu);
+  tp_ref_problem_destroy(&s->host);
+}
+
+/* Times one side; NaN and a note when it cannot run. */
+static double time_side(const tp_bench_env *env, side *x, const char *who, tp_bench_row *row) {
+  char err[256];
+  double ms;
+  if (tp_time_median(1, env->warmup, env->iters, run_side, x, &ms, err, sizeof err) != TP_OK) {
+    note(row, who, err);
+    return NAN;
+  }
+  return ms;
+}
+
+/* Our D against cuBLASLt's, both copied back to the host. */
+static void compare(const tp_bench_env *env, shape_state *s, tp_bench_row *row) {
+  const size_t bytes = (size_t)s->gpu.bytes[TP_REF_D];
+  void *theirs = malloc(bytes);
+  tp_status st = theirs ? tp_gpu_problem_fetch_d(&s->gpu, &s->host) : TP_ERR_OUT_OF_MEMORY;
+  if (st == TP_OK) st = tp_device_copy_from(theirs, s->lt_d, bytes);
+  if (st != TP_OK) {
+    note(row, "check", theirs ? tp_error_message() : "out of host memory");
+    row->check = "error";
+  } else {
+    const tp_gemm_desc *d = &s->host.desc;
+    row->rel_diff = tp_output_rel_diff(&d->d, d->d.data, theirs);
+    row->rel_bound =
+        2.0 * tp_ref_tolerance_for(d->d.dtype, d->k, tp_ref_acc_bits(d->a.dtype, TP_BACKEND_CUDA))
+                  .rel;
+    row->check = row->rel_diff <= row->rel_bound ? "ok" : "MISMATCH";
+  }
+  free(theirs);
+}
+
+void tp_bench_shape(const tp_bench_env *env, tp_shape shape, tp_bench_row *row) {
+  memset(row, 0, sizeof *row);
+  row->shape = shape;
+  row->ours_ms = row->ours_tflops = row->lt_ms = row->lt_tflops = row->ratio = NAN;
+  row->rel_diff = row->rel_bound = NAN;
+  row->check = "error";
+  shape_state s;
+  memset(&s, 0, sizeof s);
+  char err[256];
+  if (upload(env, shape, &s, err, sizeof err) != TP_OK) {
+    note(row, "inputs", err);
+    release(&s);
+    return;
+  }
+  row->copies = s.copies;
+  side ours = {.desc = s.gpu.desc, .s = &s};
+  if (tp_plan_create(&s.plan, env->registry, env->payload, env->epilogue, &s.gpu.desc,
+                     TP_BACKEND_CUDA) == TP_OK) {
+    tp_plan_describe(s.plan, row->plan, sizeof row->plan);
+    ours.plan = s.plan;
+    row->ours_ms = time_side(env, &ours, "tilepipe", row);
+  } else {
+    note(row, "tilepipe", tp_error_message());
+  }
+  side theirs = {.desc = s.gpu.desc, .s = &s};
+  theirs.desc.d.data = s.lt_d;
+  if (env->cublaslt) {
+    if (tp_cublaslt_gemm_create(&s.lt, env->cublaslt, &theirs.desc, env->workspace,
+                                env->workspace_bytes, err, sizeof err) == TP_OK) {
+      theirs.lt = s.lt;
+      row->lt_ms = time_side(env, &theirs, "cuBLASLt", row);
+    } else {
+      note(row, "cuBLASLt", err);
+    }
+  }
+  const double flops = 2.0 * (double)shape.m * (double)shape.n * (double)shape.k;
+  row->ours_tflops = flops / (row->ours_ms * 1e9);
+  row->lt_tflops = flops / (row->lt_ms * 1e9);
+  row->ratio = row->ours_tflops / row->lt_tflops;
+  if (!isnan(row->ours_ms)) row->check = "not compared";
+  if (!isnan(row->ours_ms) && !isnan(row->lt_ms)) compare(env, &s, row);
+  release(&s);
+}

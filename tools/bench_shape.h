@@ -1,0 +1,38 @@
+/* tools/bench_shape.h: one row of `tilepipe bench`: our plan and cuBLASLt
+ * on the same device buffers of one random problem.
+ *
+ * The inputs are the reference library's seeded random values (rows padded
+ * to 16 bytes), uploaded once. When A and B together are smaller than twice
+ * the L2 cache, they get extra device copies (up to 64) and run i reads copy
+ * i % copies, so that neither side is timed on inputs left hot in L2 by the
+ * previous run. Each side has its own D, poisoned (NaN) first; both are
+ * timed with CUDA events, median of `iters` runs after `warmup`; then the
+ * two Ds are compared: ||D_ours - D_cublaslt|| / ||D_cublaslt|| must stay
+ * within twice the normwise bound of tools/reference/compare.h (each side
+ * may be that far from the exact result). */
+#ifndef TP_TOOLS_BENCH_SHAPE_H
+#define TP_TOOLS_BENCH_SHAPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "tilepipe/registry.h"
+#include "tools/bench_report.h"
+#include "tools/cublaslt.h"
+
+typedef struct tp_bench_env {
+  tp_registry *registry;
+  tp_cublaslt *cublaslt;    /* NULL: our plan alone */
+  void *workspace;          /* cuBLASLt's, allocated once */
+  size_t workspace_bytes;
+  const char *payload, *epilogue; /* epilogue: store or residual (beta = 1, C of D's dtype) */
+  tp_dtype dtype, out_dtype;
+  int warmup, iters;
+  size_t l2_bytes;
+  uint64_t seed;
+} tp_bench_env;
+
+/* Measures `shape` into *row (every field set; failures go into row->note
+ * with row->check = "error"). */
+void tp_bench_shape(const tp_bench_env *env, tp_shape shape, tp_bench_row *row);
+
+#endif

@@ -1,0 +1,211 @@
+/* tools/cmd_bench.c: `tilepipe bench`: our standard-payload kernel against
+ * cuBLASLt, shape by shape (tools/bench_shape.h), on the GPU.
+ *
+ * It needs a CUDA GPU: without one it says so and exits 77 (after checking
+ * the command line and the shapes file, so those errors show anywhere).
+ * Without cuBLASLt it times our kernel alone and says why. It prints a
+ * table and the geometric mean of the ratios, and writes CSV and/or JSON
+ * records carrying GPU, driver, cuBLASLt version, commit ($TILEPIPE_COMMIT)
+ * and date. Exit status: 0 when every shape ran and matched, 1 when some
+ * output did not match cuBLASLt's, 3 when some shape could not run. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tilepipe/device.h"
+#include "tilepipe/tilepipe.h"
+#include "tools/bench_report.h"
+#include "tools/bench_shape.h"
+#include "tools/cli.h"
+#include "tools/commands.h"
+#include "tools/shapes.h"
+
+/* Where the shapes come from by default: the checkout's copy of the public
+ * set when run from the repository root, else the installed one. */
+#define LOCAL_SHAPES "bench/shapes.txt"
+
+typedef struct bench_args {
+  const char *registry, *payload, *epilogue, *dtype, *out_dtype, *shapes, *csv, *json;
+  int64_t m, n, k, warmup, iters, seed;
+} bench_args;
+
+static const char *summary =
+    "Times the payload's kernel (standard) and cuBLASLt on the same device buffers of\n"
+    "random data, for each shape of --shapes FILE (lines \"M N K\", '#' comments; default\n"
+    "./" LOCAL_SHAPES ", else " TP_BENCH_SHAPES_FILE ") or the one shape -m -n -k.\n"
+    "CUDA-event timing, median of --iters runs after --warmup; inputs rotated over\n"
+    "several copies when they fit in L2. cuBLASLt runs with f32 compute and, for fp8,\n"
+    "without fast accumulation. Each output is checked against cuBLASLt's.\n\n"
+    "Record results under bench/results/ (docs/tool.md): set TILEPIPE_COMMIT to\n"
+    "`git describe --always --dirty` so the files name the commit. Needs a CUDA GPU\n"
+    "(exit 77 without one).";
+
+/* The shapes to run, from -m -n -k or a file; exit status on failure. */
+static int load_shapes(const bench_args *a, tp_shape **shapes, size_t *count) {
+  const int given = (a->m > 0) + (a->n > 0) + (a->k > 0);
+  if (given > 0 && (given < 3 || a->shapes))
+    return tp_cli_fail("bench", TP_EXIT_USAGE,
+                       "give either all of -m, -n and -k, or --shapes FILE");
+  if (given == 3) {
+    *shapes = malloc(sizeof **shapes);
+    if (*shapes == NULL) return tp_cli_fail("bench", TP_EXIT_ERROR, "out of host memory");
+    (*shapes)[0] = (tp_shape){a->m, a->n, a->k};
+    *count = 1;
+    return TP_EXIT_OK;
+  }
+  const char *path = a->shapes ? a->shapes
+                     : access(LOCAL_SHAPES, R_OK) == 0 ? LOCAL_SHAPES
+                                                        : TP_BENCH_SHAPES_FILE;
+  char err[512];
+  if (tp_shapes_read(path, shapes, count, err, sizeof err) != TP_OK)
+    return tp_cli_fail("bench", TP_EXIT_ERROR, "%s", err);
+  return TP_EXIT_OK;
+}
+
+static int parse_dtype(const char *flag, const char *name, tp_dtype *out) {
+  *out = tp_dtype_from_name(name);
+  if (*out == TP_DTYPE_NONE)
+    return tp_cli_fail("bench", TP_EXIT_USAGE, "%s: unknown dtype '%s' (bf16, f16, e4m3, e5m2)",
+                       flag, name);
+  return TP_EXIT_OK;
+}
+
+static void print_row(const tp_bench_row *r) {
+  printf("%6lld %6lld %6lld %3d %10.4f %8.1f %10.4f %8.1f %6.3f  %s", (long long)r->shape.m,
+         (long long)r->shape.n, (long long)r->shape.k, r->copies, r->ours_ms, r->ours_tflops,
+         r->lt_ms, r->lt_tflops, r->ratio, r->check);
+  if (!isnan(r->rel_diff)) printf(" (rel %.2g, bound %.2g)", r->rel_diff, r->rel_bound);
+  printf("\n");
+  if (r->note[0]) printf("       note: %s\n", r->note);
+  fflush(stdout);
+}
+
+/* Opens cuBLASLt and its workspace; NULL (and a printed reason) without. */
+static tp_cublaslt *open_cublaslt(void **workspace, size_t bytes) {
+  char err[512];
+  tp_cublaslt *lt;
+  if (tp_cublaslt_open(&lt, err, sizeof err) != TP_OK) {
+    printf("cuBLASLt: not available (%s); timing tilepipe alone\n", err);
+    return NULL;
+  }
+  if (tp_device_alloc(workspace, bytes) != TP_OK) {
+    printf("cuBLASLt: no workspace (%s); timing tilepipe alone\n", tp_error_message());
+    tp_cublaslt_close(lt);
+    return NULL;
+  }
+  return lt;
+}
+
+/* Runs every shape, prints the table, writes the files; the exit status. */
+static int bench(const bench_args *a, tp_bench_env *env, tp_bench_meta *meta,
+                 const tp_shape *shapes, size_t count) {
+  tp_bench_row *rows = calloc(count, sizeof *rows);
+  if (rows == NULL) return tp_cli_fail("bench", TP_EXIT_ERROR, "out of host memory");
+  printf("%6s %6s %6s %3s %10s %8s %10s %8s %6s  %s\n", "M", "N", "K", "cp", "ours ms", "TFLOP/s",
+         "cuBLAS ms", "TFLOP/s", "ratio", "check");
+  double log_sum = 0.0;
+  int ratios = 0, rc = TP_EXIT_OK;
+  for (size_t i = 0; i < count; i++) {
+    env->seed = (uint64_t)a->seed + i;
+    tp_bench_shape(env, shapes[i], &rows[i]);
+    print_row(&rows[i]);
+    if (!isnan(rows[i].ratio) && rows[i].ratio > 0) {
+      log_sum += log(rows[i].ratio);
+      ratios++;
+    }
+    if (strcmp(rows[i].check, "error") == 0) rc = TP_EXIT_ERROR;
+    if (strcmp(rows[i].check, "MISMATCH") == 0 && rc == TP_EXIT_OK) rc = TP_EXIT_FAIL;
+  }
+  meta->geomean_ratio = ratios ? exp(log_sum / ratios) : NAN;
+  if (ratios)
+    printf("geometric mean of the ratios (tilepipe / cuBLASLt): %.3f over %d shapes\n",
+           meta->geomean_ratio, ratios);
+  char err[512];
+  if (a->csv && tp_bench_write_csv(a->csv, meta, rows, count, err, sizeof err) != TP_OK)
+    rc = tp_cli_fail("bench", TP_EXIT_ERROR, "%s", err);
+  if (a->json && tp_bench_write_json(a->json, meta, rows, count, err, sizeof err) != TP_OK)
+    rc = tp_cli_fail("bench", TP_EXIT_ERROR, "%s", err);
+  free(rows);
+  return rc;
+}
+
+int tp_cmd_bench(int argc, char **argv) {
+  bench_args a = {.payload = "standard", .epilogue = "store", .dtype = "bf16",
+                  .out_dtype = "bf16", .warmup = 10, .iters = 50, .seed = 1};
+  const int64_t big = (int64_t)1 << 31;
+  const tp_cli_option options[] = {
+      {"shapes", TP_CLI_STRING, &a.shapes, "FILE", "the shapes to run (\"M N K\" lines)", 0, 0},
+      {"m", TP_CLI_INT, &a.m, "M", "one shape instead of a file: rows of A and D", 1, big},
+      {"n", TP_CLI_INT, &a.n, "N", "columns of D", 1, big},
+      {"k", TP_CLI_INT, &a.k, "K", "the reduction length", 1, big},
+      {"payload", TP_CLI_STRING, &a.payload, "P", "payload plugin (default standard)", 0, 0},
+      {"epilogue", TP_CLI_STRING, &a.epilogue, "E",
+       "store (default) or residual (beta = 1, C of the output dtype)", 0, 0},
+      {"dtype", TP_CLI_STRING, &a.dtype, "DT", "A and B: bf16 (default), f16, e4m3, e5m2", 0, 0},
+      {"out-dtype", TP_CLI_STRING, &a.out_dtype, "DT", "D (and C): bf16 (default), f16, f32", 0,
+       0},
+      {"warmup", TP_CLI_INT, &a.warmup, "W", "untimed runs per side and shape (default 10)", 0,
+       100000},
+      {"iters", TP_CLI_INT, &a.iters, "I", "timed runs, median reported (>= 20, default 50)", 20,
+       100000},
+      {"seed", TP_CLI_INT, &a.seed, "S", "seed of the random inputs (default 1)", 0, INT64_MAX / 2},
+      {"csv", TP_CLI_STRING, &a.csv, "FILE", "write the results as CSV", 0, 0},
+      {"json", TP_CLI_STRING, &a.json, "FILE", "write the results as JSON", 0, 0},
+      {"registry", TP_CLI_STRING, &a.registry, "PATH", "the registry INI", 0, 0},
+  };
+  const tp_cli_command cmd = {"bench", "bench [--shapes FILE | -m M -n N -k K] [options]", summary,
+                              options, (int)(sizeof options / sizeof options[0]), 0};
+  const char *positional[1];
+  int npos;
+  int rc = tp_cli_parse(&cmd, argc, argv, positional, &npos);
+  if (rc != TP_EXIT_OK) return rc < 0 ? TP_EXIT_OK : rc;
+  if (strcmp(a.epilogue, "store") != 0 && strcmp(a.epilogue, "residual") != 0)
+    return tp_cli_fail("bench", TP_EXIT_USAGE,
+                       "--epilogue must be store or residual (what cuBLASLt can compare), not "
+                       "'%s'",
+                       a.epilogue);
+  tp_bench_env env = {.payload = a.payload, .epilogue = a.epilogue, .warmup = (int)a.warmup,
+                      .iters = (int)a.iters, .workspace_bytes = (size_t)32 << 20};
+  if ((rc = parse_dtype("--dtype", a.dtype, &env.dtype)) != TP_EXIT_OK ||
+      (rc = parse_dtype("--out-dtype", a.out_dtype, &env.out_dtype)) != TP_EXIT_OK)
+    return rc;
+  tp_shape *shapes = NULL;
+  size_t count = 0;
+  if ((rc = load_shapes(&a, &shapes, &count)) != TP_EXIT_OK) return rc;
+
+  tp_device_props dev;
+  tp_status st = tp_device_info(&dev);
+  if (st != TP_OK) {
+    free(shapes);
+    return tp_cli_fail("bench", st == TP_ERR_NO_DEVICE ? TP_EXIT_NO_GPU : TP_EXIT_ERROR,
+                       "needs a CUDA GPU: %s", tp_error_message());
+  }
+  if (tp_registry_open(&env.registry, a.registry) != TP_OK) {
+    free(shapes);
+    return tp_cli_fail("bench", TP_EXIT_ERROR, "cannot open the registry: %s", tp_error_message());
+  }
+  env.l2_bytes = dev.l2_bytes ? dev.l2_bytes : (size_t)50 << 20;
+  env.cublaslt = open_cublaslt(&env.workspace, env.workspace_bytes);
+  const char *commit = getenv("TILEPIPE_COMMIT");
+  tp_bench_meta meta = {.gpu = dev.name, .driver_version = dev.driver_version,
+                        .cublaslt_version = env.cublaslt ? tp_cublaslt_version(env.cublaslt) : 0,
+                        .commit = commit && *commit ? commit : "unknown",
+                        .payload = a.payload, .epilogue = a.epilogue, .dtype = env.dtype,
+                        .out_dtype = env.out_dtype, .warmup = env.warmup, .iters = env.iters};
+  tp_bench_date(meta.date, sizeof meta.date);
+  printf("GPU %s (%d SMs, cc %d.%d, L2 %zu MiB), driver %d.%d, cuBLASLt %zu, tilepipe %s (%s), "
+         "%s\n",
+         dev.name, dev.sm_count, dev.cc_major, dev.cc_minor, env.l2_bytes >> 20,
+         dev.driver_version / 1000, dev.driver_version % 1000 / 10, meta.cublaslt_version,
+         tp_version(), meta.commit, meta.date);
+  printf("%s x %s, A/B %s, D %s, warm-up %d, median of %d\n", a.payload, a.epilogue,
+         tp_dtype_name(env.dtype), tp_dtype_name(env.out_dtype), env.warmup, env.iters);
+  rc = bench(&a, &env, &meta, shapes, count);
+  tp_device_free(env.workspace);
+  tp_cublaslt_close(env.cublaslt);
+  tp_registry_close(env.registry);
+  free(shapes);
+  return rc;
+}

@@ -1,0 +1,15 @@
+# tools/reference: the naive f64 reference, random inputs and the result
+# check, shared by the tests and the tilepipe tool. It uses only the public
+# API of libtilepipe (dtype codecs, tensor spans), never plugin code; users
+# link core/libtilepipe.la themselves.
+noinst_LTLIBRARIES += tools/reference/libtp_reference.la
+tools_reference_libtp_reference_la_SOURCES = \
+	tools/reference/naive_gemm.h \
+	tools/reference/naive_gemm.c \
+	tools/reference/random_fill.h \
+	tools/reference/random_fill.c \
+	tools/reference/compare.h \
+	tools/reference/compare.c \
+	tools/reference/problem.h \
+	tools/reference/problem.c
+tools_reference_libtp_reference_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)

@@ -1,0 +1,119 @@
+/* tools/reference/naive_gemm.c: see naive_gemm.h. Deliberately plain: one
+ * dequantized f64 copy of A and of B, then a triple loop. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "tools/reference/naive_gemm.h"
+
+/* How the scale of operand element (row, k) is found. */
+typedef struct scale_rule {
+  const tp_tensor *t; /* NULL: unscaled */
+  int64_t row_div;    /* the scale's first index is row / row_div ... */
+  int64_t k_div;      /* ... and its second k / k_div */
+  int swap;           /* blockwise A: the tensor is indexed [k_block][row] */
+} scale_rule;
+
+/* Strided: by the strides. Tiled: the SM100 layout seen as a 5-D row-major
+ * array (CUTLASS's view), [row/128][col/4][row%32][(row/32)%4][col%4] with
+ * extents [ceil(rows/128)][ceil(cols/4)][32][4][4]. */
+int64_t tp_ref_index(const tp_tensor *t, int64_t row, int64_t col) {
+  if (t->layout != TP_LAYOUT_SF_128X4)
+    return row * t->stride[0] + col * t->stride[1];
+  const int64_t ext[5] = {0, (t->shape[1] + 3) / 4, 32, 4, 4};
+  const int64_t idx[5] = {row / 128, col / 4, row % 32, (row / 32) % 4, col % 4};
+  int64_t off = idx[0];
+  for (int d = 1; d < 5; d++)
+    off = off * ext[d] + idx[d];
+  return off;
+}
+
+static double scale_at(const scale_rule *s, int64_t row, int64_t k) {
+  if (s->t == NULL)
+    return 1.0;
+  int64_t i = row / s->row_div, j = k / s->k_div;
+  if (s->swap) {
+    int64_t tmp = i;
+    i = j;
+    j = tmp;
+  }
+  return tp_dtype_load(s->t->dtype, s->t->data, tp_ref_index(s->t, i, j));
+}
+
+/* The scale rules of A and B implied by the scale tensors' dtypes. */
+static int scale_rules(const tp_gemm_desc *desc, scale_rule *a, scale_rule *b, char *err,
+                       size_t errlen) {
+  tp_dtype as = desc->a_scale.dtype, bs = desc->b_scale.dtype;
+  *a = (scale_rule){NULL, 1, 1, 0};
+  *b = (scale_rule){NULL, 1, 1, 0};
+  if (as != bs) {
+    snprintf(err, errlen, "a_scale is %s but b_scale is %s: no payload mixes them",
+             tp_dtype_name(as), tp_dtype_name(bs));
+    return 0;
+  }
+  switch (as) {
+  case TP_DTYPE_NONE: return 1;
+  case TP_DTYPE_F32:
+    *a = (scale_rule){&desc->a_scale, 1, 128, 1};
+    *b = (scale_rule){&desc->b_scale, 128, 128, 0};
+    return 1;
+  case TP_DTYPE_UE8M0:
+  case TP_DTYPE_UE4M3: {
+    int64_t vec = as == TP_DTYPE_UE8M0 ? 32 : 16;
+    *a = (scale_rule){&desc->a_scale, 1, vec, 0};
+    *b = (scale_rule){&desc->b_scale, 1, vec, 0};
+    return 1;
+  }
+  default:
+    snprintf(err, errlen, "scales of dtype %s match no payload", tp_dtype_name(as));
+    return 0;
+  }
+}
+
+/* out[r * k + j] = op(r, j) * its scale, for the rows x k operand. */
+static void dequantize(const tp_tensor *t, int64_t rows, int64_t k, const scale_rule *s,
+                       double *out) {
+  for (int64_t r = 0; r < rows; r++)
+    for (int64_t j = 0; j < k; j++)
+      out[r * k + j] =
+          (double)tp_dtype_load(t->dtype, t->data, tp_ref_index(t, r, j)) * scale_at(s, r, j);
+}
+
+tp_status tp_ref_gemm(const tp_gemm_desc *desc, tp_ref_epilogue epilogue, double *ref, double *mag,
+                      char *err, size_t errlen) {
+  const int64_t m = desc->m, n = desc->n, k = desc->k;
+  scale_rule sa, sb;
+  if (!scale_rules(desc, &sa, &sb, err, errlen))
+    return TP_ERR_INVALID_ARGUMENT;
+  double *a = malloc(sizeof(double) * (size_t)(m * k));
+  double *b = malloc(sizeof(double) * (size_t)(n * k));
+  if (a == NULL || b == NULL) {
+    free(a);
+    free(b);
+    snprintf(err, errlen, "reference: out of memory for %lldx%lldx%lld", (long long)m,
+             (long long)n, (long long)k);
+    return TP_ERR_OUT_OF_MEMORY;
+  }
+  dequantize(&desc->a, m, k, &sa, a);
+  dequantize(&desc->b, n, k, &sb, b);
+  const int read_c = epilogue == TP_REF_RESIDUAL && desc->beta != 0.0f;
+  const double alpha = desc->alpha, beta = desc->beta;
+  for (int64_t i = 0; i < m; i++)
+    for (int64_t j = 0; j < n; j++) {
+      double acc = 0.0, abs_acc = 0.0;
+      for (int64_t p = 0; p < k; p++) {
+        double prod = a[i * k + p] * b[j * k + p];
+        acc += prod;
+        abs_acc += fabs(prod);
+      }
+      double c = read_c ? beta * tp_dtype_load(desc->c.dtype, desc->c.data,
+                                               tp_ref_index(&desc->c, i, j))
+                        : 0.0;
+      ref[i * n + j] = alpha * acc + c;
+      if (mag != NULL)
+        mag[i * n + j] = fabs(alpha) * abs_acc + fabs(c);
+    }
+  free(a);
+  free(b);
+  return TP_OK;
+}

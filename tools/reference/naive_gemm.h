@@ -1,0 +1,45 @@
+/* tools/reference/naive_gemm.h: the naive f64 reference that checks every
+ * backend, in the tests and in `tilepipe run --verify`.
+ *
+ * It shares no code with the plugins: it dequantizes every operand element
+ * to f64 (tp_dtype_load, i.e. tp_dtype_decode, times its scale), then runs
+ * the plain triple loop and the epilogue in f64. The payload's semantics are
+ * read off the descriptor alone (docs/payloads.md):
+ *
+ *   a_scale / b_scale        payload        scale of A(m, k); of B(n, k)
+ *   both absent              standard       1
+ *   both f32                 blockwise_fp8  a_scale(k/128, m); b_scale(n/128, k/128)
+ *   both ue8m0 (vec = 32)    block_scaled   a_scale(m, k/vec); b_scale(n, k/vec),
+ *   both ue4m3 (vec = 16)                   in the 128x4 tiled layout or strided
+ *
+ * Scale tensors are addressed by their own strides (or the tiled layout's
+ * formula, written here independently of the plugins). */
+#ifndef TP_TOOLS_REFERENCE_NAIVE_GEMM_H
+#define TP_TOOLS_REFERENCE_NAIVE_GEMM_H
+
+#include <stddef.h>
+#include "tilepipe/gemm.h"
+#include "tilepipe/status.h"
+
+typedef enum tp_ref_epilogue {
+  TP_REF_STORE = 0,   /* D = alpha * acc */
+  TP_REF_RESIDUAL = 1 /* D = alpha * acc + beta * C; C not read when beta == 0 */
+} tp_ref_epilogue;
+
+/* Fills ref[i * n + j] with the exact-as-f64 result for D(i, j), and, when
+ * mag is not NULL, mag[i * n + j] = |alpha| * sum_k |A'(i,k) * B'(j,k)| +
+ * |beta * C(i, j)| (A', B' dequantized): the magnitude that bounds the
+ * rounding error of any summation order (compare.h). desc must hold host
+ * pointers. Reads C before anything is written, so call it before a run
+ * that updates C in place. Fails (TP_ERR_INVALID_ARGUMENT, reason in err)
+ * on scale tensors that match no payload above, and with
+ * TP_ERR_OUT_OF_MEMORY. */
+/* Where element (row, col) of a rank-2 tensor lies, counted in elements
+ * from its data pointer (for the one-byte tiled scales, in bytes): by its
+ * strides, or by the 128x4 tiled layout of tensor.h. */
+int64_t tp_ref_index(const tp_tensor *t, int64_t row, int64_t col);
+
+tp_status tp_ref_gemm(const tp_gemm_desc *desc, tp_ref_epilogue epilogue, double *ref, double *mag,
+                      char *err, size_t errlen);
+
+#endif

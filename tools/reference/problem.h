@@ -1,0 +1,57 @@
+/* tools/reference/problem.h: a whole random GEMM problem in host memory,
+ * shaped for one payload: the descriptor the tests and `tilepipe run` hand
+ * to tp_plan_create, with its buffers.
+ *
+ * Every buffer is allocated at exactly its tensor's span (so AddressSanitizer
+ * sees any access past it) and first filled with 0xFF bytes, a NaN in every
+ * dtype; then only the tensor's elements get values. Row padding (`pad`
+ * extra elements per row), the padding of tiled scale atoms, and all of D
+ * stay 0xFF: a plugin that reads padding picks up NaN, one that writes
+ * outside D's elements leaves a mark tp_ref_problem_padding_intact finds. */
+#ifndef TP_TOOLS_REFERENCE_PROBLEM_H
+#define TP_TOOLS_REFERENCE_PROBLEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "tilepipe/gemm.h"
+#include "tilepipe/status.h"
+
+typedef struct tp_ref_problem_spec {
+  const char *payload; /* "standard", "blockwise_fp8" or "block_scaled": which scales to make */
+  tp_dtype a, b, d;
+  tp_dtype c;          /* TP_DTYPE_NONE: no C */
+  int c_is_d;          /* C is D's own memory (same dtype and strides as D; c is ignored) */
+  int c_nan;           /* C holds NaN instead of random values (for beta == 0) */
+  tp_layout sf_layout; /* block_scaled: TP_LAYOUT_SF_128X4 or TP_LAYOUT_STRIDED */
+  int64_t m, n, k;
+  int64_t pad;         /* extra elements per row of every strided tensor (rounded up to
+                          even for packed fp4) */
+  int64_t c_pad;       /* C's extra elements per row; 0: pad + 1, so C's strides differ
+                          from D's */
+  float alpha, beta;
+} tp_ref_problem_spec;
+
+enum { TP_REF_A, TP_REF_B, TP_REF_A_SCALE, TP_REF_B_SCALE, TP_REF_C, TP_REF_D, TP_REF_TENSORS };
+
+typedef struct tp_ref_problem {
+  tp_gemm_desc desc;
+  void *buffer[TP_REF_TENSORS]; /* owned; NULL for absent tensors (and C when c_is_d) */
+  int64_t bytes[TP_REF_TENSORS];
+} tp_ref_problem;
+
+/* Builds the problem with inputs drawn from seed. Fails with
+ * TP_ERR_INVALID_ARGUMENT (unknown payload, bad sizes) or
+ * TP_ERR_OUT_OF_MEMORY, reason in err; *p is then empty. */
+tp_status tp_ref_problem_create(tp_ref_problem *p, const tp_ref_problem_spec *spec, uint64_t seed,
+                                char *err, size_t errlen);
+
+/* 0xFF over D's whole buffer (NaN in every element): a run must write every
+ * element. A no-op when C is D (D holds the source then). */
+void tp_ref_problem_poison_d(tp_ref_problem *p);
+
+/* 1 when every byte of D's buffer outside D's elements is still 0xFF. */
+int tp_ref_problem_padding_intact(const tp_ref_problem *p);
+
+void tp_ref_problem_destroy(tp_ref_problem *p);
+
+#endif

@@ -1,0 +1,53 @@
+/* tools/reference/random_fill.c: see random_fill.h. */
+#include <math.h>
+
+#include "tools/reference/naive_gemm.h"
+#include "tools/reference/random_fill.h"
+
+void tp_rng_seed(tp_rng *rng, uint64_t seed) { rng->state = seed; }
+
+/* splitmix64 (Steele, Lea, Flood 2014). */
+uint64_t tp_rng_u64(tp_rng *rng) {
+  uint64_t z = (rng->state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+double tp_rng_uniform(tp_rng *rng) { return (double)(tp_rng_u64(rng) >> 11) * 0x1.0p-53; }
+
+/* Box-Muller; 1 - u keeps the logarithm's argument in (0, 1]. */
+double tp_rng_normal(tp_rng *rng) {
+  double u = 1.0 - tp_rng_uniform(rng), v = tp_rng_uniform(rng);
+  return sqrt(-2.0 * log(u)) * cos(2.0 * 3.14159265358979323846 * v);
+}
+
+/* One value per element from draw(rng, dtype). */
+static void fill(tp_rng *rng, const tp_tensor *t, float (*draw)(tp_rng *, tp_dtype)) {
+  for (int64_t r = 0; r < t->shape[0]; r++)
+    for (int64_t c = 0; c < t->shape[1]; c++)
+      tp_dtype_store(t->dtype, t->data, tp_ref_index(t, r, c), draw(rng, t->dtype));
+}
+
+static float draw_normal(tp_rng *rng, tp_dtype dtype) {
+  (void)dtype;
+  return (float)tp_rng_normal(rng);
+}
+
+static float draw_scale(tp_rng *rng, tp_dtype dtype) {
+  switch (dtype) {
+  case TP_DTYPE_UE8M0: return ldexpf(1.0f, (int)(tp_rng_u64(rng) % 5) - 2);
+  case TP_DTYPE_UE4M3: return (float)(0.25 + 3.75 * tp_rng_uniform(rng));
+  default: return (float)exp2(4.0 * tp_rng_uniform(rng) - 2.0);
+  }
+}
+
+void tp_fill_normal(tp_rng *rng, const tp_tensor *t) { fill(rng, t, draw_normal); }
+
+void tp_fill_scales(tp_rng *rng, const tp_tensor *t) { fill(rng, t, draw_scale); }
+
+void tp_fill_value(const tp_tensor *t, float value) {
+  for (int64_t r = 0; r < t->shape[0]; r++)
+    for (int64_t c = 0; c < t->shape[1]; c++)
+      tp_dtype_store(t->dtype, t->data, tp_ref_index(t, r, c), value);
+}

@@ -1,0 +1,21 @@
+/* tools/registry_view.h: what `tilepipe list` and `tilepipe info` share:
+ * opening the registry with a message a user can act on, and the words
+ * used for a plugin's state and device code. */
+#ifndef TP_TOOLS_REGISTRY_VIEW_H
+#define TP_TOOLS_REGISTRY_VIEW_H
+
+#include <stddef.h>
+#include "tilepipe/registry.h"
+
+/* Opens `path` (NULL: the library's search order). On failure prints
+ * "tilepipe CMD: <why>" and a hint to stderr and returns TP_EXIT_ERROR;
+ * else TP_EXIT_OK. */
+int tp_view_open_registry(const char *cmd, const char *path, tp_registry **out);
+
+/* "ok", "disabled", or the status's description ("plugin refused", ...). */
+const char *tp_view_state(const tp_plugin_info *info);
+
+/* "yes (CUDA 13.0)" or "no" into buf. */
+void tp_view_device_code(const tp_plugin_info *info, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,30 @@
+/* tools/timing.h: the median time of repeated runs of one piece of work,
+ * taken with the host's monotonic clock (CPU backend) or with CUDA events
+ * on the default stream (GPU).
+ *
+ * On the GPU each timed run has its own pair of events and all runs are
+ * queued back to back before the first is read, so the host's launch
+ * overhead overlaps the previous run instead of being timed; the warm-up
+ * runs go first and fill the queue. The median, not the mean, so that one
+ * slow run (a clock ramp, a context switch) does not move the result. */
+#ifndef TP_TOOLS_TIMING_H
+#define TP_TOOLS_TIMING_H
+
+#include <stddef.h>
+#include "tilepipe/status.h"
+
+/* One run of the work; `iteration` counts from 0 over warm-up and timed
+ * runs (the benchmark picks its rotated buffers by it). On failure it
+ * writes the reason into err. */
+typedef tp_status (*tp_timed_fn)(void *ctx, int iteration, char *err, size_t errlen);
+
+/* Runs fn `warmup` times untimed, then `iters` (>= 1) timed times; stores
+ * the median in milliseconds. on_gpu selects CUDA events (the work must be
+ * queued on the default stream). */
+tp_status tp_time_median(int on_gpu, int warmup, int iters, tp_timed_fn fn, void *ctx,
+                         double *median_ms, char *err, size_t errlen);
+
+/* The median of n (>= 1) values; reorders v. */
+double tp_median(double *v, size_t n);
+
+#endif
