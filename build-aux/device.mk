@@ -21,3 +21,4 @@ TP_DEVICE_HEADER_DEPS = $(TP_PUBLIC_HEADER_FILES:%=$(top_srcdir)/%)
 
 EXTRA_DIST += build-aux/device.mk build-aux/embed-device-blob
 CLEANFILES += $(TP_DEVICE_BLOBS) $(TP_DEVICE_BLOBS:.ltoir.h=.ltoir.fatbin)
+.PRECIOUS: %.ltoir.fatbin

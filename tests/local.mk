@@ -108,28 +108,20 @@ endif
 
 # The shipped plugins (plugins/) on the CPU backend against the naive f64
 # reference (tools/reference/), and their validation. They load the plugins
-# through tests/registry.ini: the installed registry with each library
-# pointed at its build folder, so both registries list the same sections.
+# through the build tree's registry, tilepipe.ini (plugins/local.mk).
 TP_PLUGIN_TEST_CPP_FLAGS = $(TP_TEST_CPP_FLAGS) \
-	-DTP_TEST_REGISTRY='"$(abs_top_builddir)/tests/registry.ini"' \
+	-DTP_TEST_REGISTRY='"$(abs_top_builddir)/tilepipe.ini"' \
 	-DTP_TEST_INSTALLED_REGISTRY='"$(abs_top_srcdir)/plugins/registry.ini"' \
 	-DTP_TEST_PLUGIN_BUILD_DIR='"$(abs_top_builddir)/plugins"'
 TP_PLUGIN_TEST_LIBS = tools/reference/libtp_reference.la $(TP_TEST_LIBS)
-tests/registry.ini: $(srcdir)/plugins/registry.ini
-	@$(MKDIR_P) tests
-	$(AM_V_GEN){ echo "; generated from plugins/registry.ini: the plugins of this build tree"; \
-	  sed -e '/^;/d' \
-	    -e 's|^library = tp_\(.*\)\.so$$|library = $(abs_top_builddir)/plugins/\1/.libs/tp_\1.so|' \
-	    $(srcdir)/plugins/registry.ini; } > $@
-CLEANFILES += tests/registry.ini
 
 check_PROGRAMS += tests/test_plugins_cpu tests/test_plugins_validation
 tests_test_plugins_cpu_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
 tests_test_plugins_cpu_LDADD = $(TP_PLUGIN_TEST_LIBS)
-EXTRA_tests_test_plugins_cpu_DEPENDENCIES = tests/registry.ini
+EXTRA_tests_test_plugins_cpu_DEPENDENCIES = tilepipe.ini
 tests_test_plugins_validation_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
 tests_test_plugins_validation_LDADD = $(TP_PLUGIN_TEST_LIBS)
-EXTRA_tests_test_plugins_validation_DEPENDENCIES = tests/registry.ini
+EXTRA_tests_test_plugins_validation_DEPENDENCIES = tilepipe.ini
 
 # The pipeline core (include/tilepipe/pipeline/) with its debug check on:
 # host threads on the C11-atomic mbarrier, and the storage planner.
@@ -171,12 +163,12 @@ endif
 check_PROGRAMS += tests/test_gpu_gemm
 tests_test_gpu_gemm_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS) $(CUDA_CPPFLAGS)
 tests_test_gpu_gemm_LDADD = tools/reference/libtp_reference.la $(TP_TEST_INTERNAL_LIBS)
-EXTRA_tests_test_gpu_gemm_DEPENDENCIES = tests/registry.ini
+EXTRA_tests_test_gpu_gemm_DEPENDENCIES = tilepipe.ini
 
 # The tilepipe tool (tools/): its problems with 16-byte rows against the
 # reference's; the public device API (skips, 77, without a GPU after checking
 # the no-GPU answers); and the command line end to end (test_tool.sh, from
-# the top build folder, on tests/registry.ini and fixture_skip_last, a store
+# the top build folder, on tilepipe.ini and fixture_skip_last, a store
 # that leaves D's last element unwritten).
 check_PROGRAMS += tests/test_tool_problem tests/test_device
 tests_test_tool_problem_SOURCES = tests/test_tool_problem.c tools/align_rows.c

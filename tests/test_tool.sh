@@ -3,7 +3,7 @@
 # build tree (run by `make check` in the top build folder).
 #
 # - --help of the tool and of every subcommand;
-# - `list` of the build tree's registry (tests/registry.ini: every shipped
+# - `list` of the build tree's registry (tilepipe.ini: every shipped
 #   plugin, ok) and of a scratch registry with a missing library (listed as
 #   broken with file:line, the listing still succeeds); `info` of a plugin
 #   and of an unknown name;
@@ -20,7 +20,7 @@
 set -u
 
 tool=./tools/tilepipe
-reg=tests/registry.ini
+reg=tilepipe.ini
 build=$(pwd)
 if [ ! -x "$tool" ] || [ ! -f "$reg" ]; then
   echo "test_tool: run from the top build folder after make ($tool, $reg)" >&2

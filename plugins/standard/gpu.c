@@ -1,7 +1,7 @@
 /* plugins/standard/gpu.c: the standard payload on the GPU, host side.
  *
  * gpu_plan picks one of the kernels of device/standard_kernel.cu (output tile
- * 128 x BN with BN 128 or 256; 1 or 2 CTAs per cluster sharing B by
+ * 128 x BN with BN 128, 192 or 256; 1 or 2 CTAs per cluster sharing B by
  * multicast) from the problem and the GPU, lays out shared memory through
  * the core's storage planner, and sizes the persistent grid. gpu_args fills
  * the kernel's parameter block for each run (TMA descriptors through the
@@ -9,8 +9,10 @@
  *
  * The heuristic, in order (each choice can be forced by the INI's tuning
  * keys, within what the kernels support):
- *   - BN = 256 unless that leaves SMs idle (fewer 128 x 256 tiles than SMs),
- *     then BN = 128: small problems need the tiles more than the width;
+ *   - BN: the width whose tiles fill the SMs' waves best, weighted by how
+ *     fast a full tile of that width runs (wider reuses more of each load):
+ *     4096 x 2112 takes 192 (352 tiles, 2.7 waves of 132) over 256 (288
+ *     tiles, the third wave 18% full);
  *   - single CTAs: 2-CTA clusters (B multicast) exist but measured slower;
  *   - stages: as many as the budget holds (the planner's answer);
  *   - tiles walked in groups of 8 tile rows, for L2 reuse of A and B. */
@@ -63,6 +65,28 @@ static const char *d_name(tp_dtype d) {
 
 static int32_t ceil_div(int64_t a, int64_t b) { return (int32_t)((a + b - 1) / b); }
 
+/* Tile widths with a kernel, and the speed of one full tile of each relative
+ * to the widest (H100, bf16 8192^3: 128 wide ran at 733 TFLOP/s, 256 wide at
+ * 789; 192 is interpolated). */
+static const int32_t widths[] = {256, 192, 128};
+static const double width_speed[] = {1.0, 0.96, 0.93};
+
+/* The width whose tiles fill whole waves of SMs best, weighted by speed. */
+static int32_t best_width(int32_t tiles_m, int64_t n, int32_t sm_count) {
+  int32_t best = widths[0];
+  double best_score = 0.0;
+  for (size_t i = 0; i < sizeof widths / sizeof widths[0]; ++i) {
+    const int64_t tiles = (int64_t)tiles_m * ceil_div(n, widths[i]);
+    const int64_t waves = (tiles + sm_count - 1) / sm_count;
+    const double score = (double)tiles / (double)(waves * sm_count) * width_speed[i];
+    if (score > best_score + 1e-9) {
+      best_score = score;
+      best = widths[i];
+    }
+  }
+  return best;
+}
+
 /* The tile shape and cluster: the INI's where it set them (checked against
  * what the kernels take), the heuristic's elsewhere. */
 static tp_status choose_shape(const tpc_tuning *tu, const tp_gemm_desc *desc,
@@ -70,11 +94,11 @@ static tp_status choose_shape(const tpc_tuning *tu, const tp_gemm_desc *desc,
                               size_t errlen) {
   const int32_t k_elems = (int32_t)(TP_STANDARD_K_BYTES * 8 / tp_codec_bits(desc->a.dtype));
   if ((tu->tile_m && tu->tile_m != TP_STANDARD_TILE_M) ||
-      (tu->tile_n && tu->tile_n != 128 && tu->tile_n != 256) || (tu->tile_k && tu->tile_k != k_elems)) {
+      (tu->tile_n && tu->tile_n != 128 && tu->tile_n != 192 && tu->tile_n != 256) || (tu->tile_k && tu->tile_k != k_elems)) {
     return tpc_fail(err, errlen, TP_ERR_UNSUPPORTED,
-                    "the GPU kernels take tile 128x128x%d or 128x256x%d for %s operands (the "
-                    "registry asks for %dx%dx%d)",
-                    k_elems, k_elems, tp_codec_name(desc->a.dtype), tu->tile_m, tu->tile_n,
+                    "the GPU kernels take tile 128x128x%d, 128x192x%d or 128x256x%d for %s "
+                    "operands (the registry asks for %dx%dx%d)",
+                    k_elems, k_elems, k_elems, tp_codec_name(desc->a.dtype), tu->tile_m, tu->tile_n,
                     tu->tile_k);
   }
   if ((tu->cluster_m && tu->cluster_m > 2) || (tu->cluster_n && tu->cluster_n != 1) ||
@@ -85,11 +109,7 @@ static tp_status choose_shape(const tpc_tuning *tu, const tp_gemm_desc *desc,
                     tu->cluster_m, tu->cluster_n, tu->consumers);
   }
   g->tiles_m = ceil_div(desc->m, TP_STANDARD_TILE_M);
-  if (tu->tile_n) {
-    g->tile_n = tu->tile_n;
-  } else {
-    g->tile_n = (int64_t)g->tiles_m * ceil_div(desc->n, 256) >= gpu->sm_count ? 256 : 128;
-  }
+  g->tile_n = tu->tile_n ? tu->tile_n : best_width(g->tiles_m, desc->n, gpu->sm_count);
   g->tiles_n = ceil_div(desc->n, g->tile_n);
   /* 2-CTA clusters (B multicast) stay opt-in: on the H100 they measured
    * 2-4x slower than single CTAs (bench/results/), a defect still open. */

@@ -73,6 +73,24 @@ static tp_status check_launch(const tp_binding *b, const tp_gpu_launch *l, const
   return TP_OK;
 }
 
+/* A clustered grid larger than the clusters that fit at once (GPCs whose SM
+ * count the cluster size does not divide leave SMs over) would run its
+ * surplus clusters after a whole wave: persistent kernels walk their tiles
+ * by gridDim, so a smaller grid is always correct. */
+static tp_status clamp_persistent_grid(tp_cuda_plan *plan) {
+  const unsigned cluster = plan->dims.cluster[0] * plan->dims.cluster[1] * plan->dims.cluster[2];
+  if (cluster <= 1 || plan->dims.grid[1] != 1 || plan->dims.grid[2] != 1) return TP_OK;
+  int fit = 0;
+  tp_status st = tp_cuda_max_active_clusters(&plan->kernel, &plan->dims, &fit);
+  if (st != TP_OK) return st;
+  if (fit < 1) {
+    return tp_error_set(TP_ERR_UNSUPPORTED, "kernel %s: no cluster of %u CTAs fits the GPU",
+                        plan->launch.kernel, cluster);
+  }
+  if (plan->dims.grid[0] > (unsigned)fit * cluster) plan->dims.grid[0] = (unsigned)fit * cluster;
+  return TP_OK;
+}
+
 tp_status tp_cuda_plan_create(tp_cuda_plan **out, tp_binding *b, const tp_gemm_desc *desc) {
   *out = NULL;
   tp_cuda_device dev;
@@ -116,6 +134,10 @@ tp_status tp_cuda_plan_create(tp_cuda_plan **out, tp_binding *b, const tp_gemm_d
     plan->dims.cluster[i] = plan->launch.cluster[i];
   }
   plan->dims.dynamic_smem = plan->launch.smem_bytes;
+  if ((st = clamp_persistent_grid(plan)) != TP_OK) {
+    free(plan);
+    return st;
+  }
   *out = plan;
   return TP_OK;
 }
@@ -150,7 +172,7 @@ tp_status tp_cuda_plan_run(const tp_cuda_plan *plan, const tp_gemm_desc *desc, v
 int tp_cuda_plan_describe(const tp_cuda_plan *plan, char *buf, size_t size) {
   const tp_gpu_launch *l = &plan->launch;
   return snprintf(buf, size, "kernel %s, grid %u, cluster %ux%u, %u bytes smem, %d registers",
-                  l->kernel, l->grid[0], l->cluster[0], l->cluster[1], l->smem_bytes,
+                  l->kernel, plan->dims.grid[0], l->cluster[0], l->cluster[1], l->smem_bytes,
                   plan->kernel.stats.registers);
 }
 

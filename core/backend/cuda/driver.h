@@ -59,7 +59,7 @@ tp_status tp_cuda_device_get(tp_cuda_device *out);
   X(CtxPushCurrent, 4000) X(CtxPopCurrent, 4000) X(CtxSynchronize, 2000)             \
   X(LibraryLoadData, 12000) X(LibraryUnload, 12000) X(LibraryGetKernel, 12000)       \
   X(KernelSetAttribute, 12000) X(KernelGetAttribute, 12000)                          \
-  X(LaunchKernelEx, 11060) X(OccupancyMaxActiveClusters, 11070)                      \
+  X(LaunchKernelEx, 11060) X(OccupancyMaxActiveClusters, 11070) X(KernelGetFunction, 12000)                      \
   X(TensorMapEncodeTiled, 12000) X(MemAlloc, 3020) X(MemFree, 3020)                  \
   X(MemcpyHtoD, 3020) X(MemcpyDtoH, 3020) X(MemsetD8, 3020)                          \
   X(StreamCreate, 2000) X(StreamDestroy, 4000) X(StreamSynchronize, 2000) X(StreamQuery, 2000)            \

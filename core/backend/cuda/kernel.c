@@ -124,6 +124,28 @@ static tp_status check_dims(const tp_cuda_kernel *kernel, const tp_cuda_dims *d,
   return TP_OK;
 }
 
+/* The driver's launch configuration for dims; attr must outlive config. */
+static CUlaunchConfig launch_config(const tp_cuda_dims *dims, int clustered, CUstream stream,
+                                    CUlaunchAttribute *attr) {
+  attr->id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  attr->value.clusterDim.x = dims->cluster[0];
+  attr->value.clusterDim.y = dims->cluster[1];
+  attr->value.clusterDim.z = dims->cluster[2];
+  CUlaunchConfig config = {
+      .gridDimX = dims->grid[0],
+      .gridDimY = dims->grid[1],
+      .gridDimZ = dims->grid[2],
+      .blockDimX = dims->block[0],
+      .blockDimY = dims->block[1],
+      .blockDimZ = dims->block[2],
+      .sharedMemBytes = dims->dynamic_smem,
+      .hStream = stream,
+      .attrs = clustered ? attr : NULL,
+      .numAttrs = clustered ? 1 : 0,
+  };
+  return config;
+}
+
 tp_status tp_cuda_launch(const tp_cuda_kernel *kernel, const tp_cuda_dims *dims, CUstream stream,
                          void **params) {
   if (!kernel || !kernel->kernel || !dims)
@@ -137,23 +159,27 @@ tp_status tp_cuda_launch(const tp_cuda_kernel *kernel, const tp_cuda_dims *dims,
   if (st != TP_OK || (st = tp_cuda_device_get(&dev)) != TP_OK ||
       (st = tp_cuda_driver_get(&cu)) != TP_OK)
     return st;
-  CUlaunchAttribute cluster = {.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION};
-  cluster.value.clusterDim.x = dims->cluster[0];
-  cluster.value.clusterDim.y = dims->cluster[1];
-  cluster.value.clusterDim.z = dims->cluster[2];
-  CUlaunchConfig config = {
-      .gridDimX = dims->grid[0],
-      .gridDimY = dims->grid[1],
-      .gridDimZ = dims->grid[2],
-      .blockDimX = dims->block[0],
-      .blockDimY = dims->block[1],
-      .blockDimZ = dims->block[2],
-      .sharedMemBytes = dims->dynamic_smem,
-      .hStream = stream,
-      .attrs = clustered ? &cluster : NULL,
-      .numAttrs = clustered ? 1 : 0,
-  };
+  CUlaunchAttribute cluster;
+  CUlaunchConfig config = launch_config(dims, clustered, stream, &cluster);
   return tp_cuda_check(cu->LaunchKernelEx(&config, (CUfunction)kernel->kernel, params, NULL),
                        "cuLaunchKernelEx");
+}
+
+tp_status tp_cuda_max_active_clusters(const tp_cuda_kernel *kernel, const tp_cuda_dims *dims,
+                                      int *clusters) {
+  int clustered = 0;
+  tp_status st = check_dims(kernel, dims, &clustered);
+  tp_cuda_device dev;
+  const tp_cuda_driver *cu;
+  if (st != TP_OK || (st = tp_cuda_device_get(&dev)) != TP_OK ||
+      (st = tp_cuda_driver_get(&cu)) != TP_OK)
+    return st;
+  CUfunction function;
+  st = tp_cuda_check(cu->KernelGetFunction(&function, kernel->kernel), "cuKernelGetFunction");
+  if (st != TP_OK) return st;
+  CUlaunchAttribute cluster;
+  CUlaunchConfig config = launch_config(dims, clustered, NULL, &cluster);
+  return tp_cuda_check(cu->OccupancyMaxActiveClusters(clusters, function, &config),
+                       "cuOccupancyMaxActiveClusters");
 }
 #endif

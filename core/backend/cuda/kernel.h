@@ -59,6 +59,12 @@ typedef struct tp_cuda_dims {
  * is queued; errors of the kernel itself show at the next synchronisation. */
 tp_status tp_cuda_launch(const tp_cuda_kernel *kernel, const tp_cuda_dims *dims, CUstream stream,
                          void **params);
+
+/* How many clusters of dims' shape can be resident at once on the device
+ * (cuOccupancyMaxActiveClusters); a persistent grid must not launch more,
+ * or the surplus waits for a whole wave to finish. */
+tp_status tp_cuda_max_active_clusters(const tp_cuda_kernel *kernel, const tp_cuda_dims *dims,
+                                      int *clusters);
 #endif
 
 #endif
