@@ -80,7 +80,7 @@ expect 0 '^ghost +payload +- +yes +not found' -- list --registry "$tmp/broken.in
 expect 0 "error: .*broken.ini:[5-7]: .*no_such_plugin" -- list --registry "$tmp/broken.ini"
 expect 0 '^standard +payload .* ok ' -- list --registry "$tmp/broken.ini"
 expect 0 '^kind: +payload' -- info standard --registry "$reg"
-expect 0 '^section: +.*registry.ini:[0-9]+' -- info residual --registry "$reg"
+expect 0 '^section: +.*tilepipe.ini:[0-9]+' -- info residual --registry "$reg"
 expect 0 '^state: +not found' -- info ghost --registry "$tmp/broken.ini"
 expect 3 "no plugin 'nosuch'" -- info nosuch --registry "$reg"
 expect 2 'which plugin' -- info --registry "$reg"
