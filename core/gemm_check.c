@@ -92,6 +92,44 @@ static tp_status check_optional(const char *name, const tp_tensor *t) {
   return TP_OK;
 }
 
+/* The per-column bias: [N] or [1, N], contiguous along N. Which dtypes it
+ * may have is the epilogue's rule; only byte-addressable ones have a
+ * bias[n] that a hook can read on its own. */
+static tp_status check_bias(const tp_tensor *t, int64_t n) {
+  if (t->dtype == TP_DTYPE_NONE) return TP_OK;
+  if (t->dtype < TP_DTYPE_NONE || t->dtype >= TP_DTYPE_COUNT) {
+    return tp_error_set(TP_ERR_INVALID_ARGUMENT, "bias: dtype %d is not a tilepipe dtype",
+                        (int)t->dtype);
+  }
+  if (tp_dtype_bits(t->dtype) < 8) {
+    return tp_error_set(TP_ERR_UNSUPPORTED, "bias: packed %s elements are not addressable one "
+                        "by one; use an 8-bit or wider dtype", tp_dtype_name(t->dtype));
+  }
+  const int vector = t->rank == 1, row = t->rank == 2 && t->shape[0] == 1;
+  if (t->layout != TP_LAYOUT_STRIDED || !(vector || row)) {
+    return tp_error_set(TP_ERR_INVALID_ARGUMENT,
+                        "bias must be a strided [N] vector or [1, N] matrix (got layout %d, rank "
+                        "%d%s)",
+                        (int)t->layout, (int)t->rank, t->rank == 2 ? ", more than one row" : "");
+  }
+  const int last = t->rank - 1;
+  if (t->shape[last] != n) {
+    return tp_error_set(TP_ERR_INVALID_ARGUMENT, "bias has %lld elements but D has N = %lld "
+                        "columns", (long long)t->shape[last], (long long)n);
+  }
+  if (t->stride[last] != 1) {
+    return tp_error_set(TP_ERR_INVALID_ARGUMENT,
+                        "bias: stride %lld along N; it must be contiguous (stride 1)",
+                        (long long)t->stride[last]);
+  }
+  /* The row stride of [1, N] is never used, but the span must be measurable. */
+  if (row && t->stride[0] < 0) {
+    return tp_error_set(TP_ERR_INVALID_ARGUMENT, "bias: negative row stride %lld",
+                        (long long)t->stride[0]);
+  }
+  return TP_OK;
+}
+
 tp_status tp_gemm_check_desc(const tp_gemm_desc *desc, tp_backend backend) {
   tp_status st;
   if (desc == NULL) return tp_error_set(TP_ERR_INVALID_ARGUMENT, "the GEMM descriptor is NULL");
@@ -112,6 +150,7 @@ tp_status tp_gemm_check_desc(const tp_gemm_desc *desc, tp_backend backend) {
   }
   if ((st = check_optional("a_scale", &desc->a_scale)) != TP_OK) return st;
   if ((st = check_optional("b_scale", &desc->b_scale)) != TP_OK) return st;
+  if ((st = check_bias(&desc->bias, desc->n)) != TP_OK) return st;
   return TP_OK;
 }
 
@@ -160,10 +199,11 @@ tp_status tp_gemm_check_run(const tp_gemm_desc *planned, const tp_gemm_desc *des
   if (desc == NULL) return tp_error_set(TP_ERR_INVALID_ARGUMENT, "run: the GEMM descriptor is NULL");
   const named_tensor tensors[] = {
       {"A", &desc->a}, {"B", &desc->b}, {"a_scale", &desc->a_scale},
-      {"b_scale", &desc->b_scale}, {"C", &desc->c}, {"D", &desc->d},
+      {"b_scale", &desc->b_scale}, {"C", &desc->c}, {"bias", &desc->bias}, {"D", &desc->d},
   };
   const tp_tensor *planned_tensors[] = {&planned->a, &planned->b, &planned->a_scale,
-                                        &planned->b_scale, &planned->c, &planned->d};
+                                        &planned->b_scale, &planned->c, &planned->bias,
+                                        &planned->d};
   if (desc->m != planned->m || desc->n != planned->n || desc->k != planned->k ||
       memcmp(&desc->alpha, &planned->alpha, sizeof desc->alpha) != 0 ||
       memcmp(&desc->beta, &planned->beta, sizeof desc->beta) != 0) {

@@ -11,6 +11,8 @@ core_libtilepipe_core_la_SOURCES = \
 	core/gemm_check.c \
 	core/plan_internal.h \
 	core/plan.c \
+	core/link_check.h \
+	core/link_check.c \
 	core/backend/cpu/cpu_backend.h \
 	core/backend/cpu/cpu_backend.c \
 	core/backend/cuda/cuda_backend.h \

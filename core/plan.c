@@ -59,24 +59,46 @@ static tp_status resolve_backend(tp_backend asked, const tp_plugin_desc *payload
   return TP_OK;
 }
 
-static tp_status plan_plugins(tp_plan *plan) {
+tp_status tp_binding_resolve(tp_binding *b, tp_registry *registry, const char *payload_name,
+                             const char *epilogue_name) {
+  memset(b, 0, sizeof *b);
+  tp_status st = tp_registry_resolve(registry, payload_name, TP_PLUGIN_PAYLOAD, &b->payload_plugin,
+                                     &b->payload_state);
+  if (st == TP_OK)
+    st = tp_registry_resolve(registry, epilogue_name, TP_PLUGIN_EPILOGUE, &b->epilogue_plugin,
+                             &b->epilogue_state);
+  if (st != TP_OK) return st;
+  b->payload = b->payload_plugin->payload;
+  b->epilogue = b->epilogue_plugin->epilogue;
+  b->payload_name = payload_name;
+  b->epilogue_name = epilogue_name;
+  return TP_OK;
+}
+
+tp_status tp_binding_plan(tp_binding *b, const tp_gemm_desc *desc, tp_backend backend) {
   char err[512] = "";
-  tp_binding *b = &plan->binding;
-  tp_status st = b->payload->plan(b->payload_state, &plan->desc, plan->backend, &b->payload_plan,
-                                  err, sizeof err);
-  if (st != TP_OK) {
-    return tp_error_set(st, "payload '%s': %s", plan->payload_name, err[0] ? err : tp_status_string(st));
+  /* An epilogue built before the bias existed (ABI 1.0) cannot see it and
+   * would silently leave it out of D. */
+  if (desc->bias.dtype != TP_DTYPE_NONE && b->epilogue_plugin->abi_minor < 1) {
+    return tp_error_set(TP_ERR_UNSUPPORTED,
+                        "epilogue '%s' was built for plugin ABI %d.%d, before the bias operand "
+                        "(1.1), and would ignore the bias; rebuild it or leave the bias absent",
+                        b->epilogue_name, b->epilogue_plugin->abi_major,
+                        b->epilogue_plugin->abi_minor);
   }
-  st = b->epilogue->plan(b->epilogue_state, &plan->desc, plan->backend, &b->epilogue_plan, err,
-                         sizeof err);
+  tp_status st = b->payload->plan(b->payload_state, desc, backend, &b->payload_plan, err, sizeof err);
   if (st != TP_OK) {
-    return tp_error_set(st, "epilogue '%s': %s", plan->epilogue_name,
+    return tp_error_set(st, "payload '%s': %s", b->payload_name, err[0] ? err : tp_status_string(st));
+  }
+  st = b->epilogue->plan(b->epilogue_state, desc, backend, &b->epilogue_plan, err, sizeof err);
+  if (st != TP_OK) {
+    return tp_error_set(st, "epilogue '%s': %s", b->epilogue_name,
                         err[0] ? err : tp_status_string(st));
   }
   if (b->payload_plan.num_tensors == 0 || b->payload_plan.num_tensors > TP_MAX_STAGE_TENSORS ||
       b->payload_plan.k_blocks < 1) {
     return tp_error_set(TP_ERR_PLUGIN, "payload '%s' returned an invalid plan (%u stage tensors, "
-                        "%lld k-blocks)", plan->payload_name, b->payload_plan.num_tensors,
+                        "%lld k-blocks)", b->payload_name, b->payload_plan.num_tensors,
                         (long long)b->payload_plan.k_blocks);
   }
   return TP_OK;
@@ -96,31 +118,23 @@ tp_status tp_plan_create(tp_plan **out, tp_registry *registry, const char *paylo
                         (int)backend);
   }
 
-  const tp_plugin_desc *payload, *epilogue;
-  void *payload_state, *epilogue_state;
-  tp_status st = tp_registry_resolve(registry, payload_name, TP_PLUGIN_PAYLOAD, &payload, &payload_state);
-  if (st != TP_OK) return tp_error_wrap(st, "plan");
-  st = tp_registry_resolve(registry, epilogue_name, TP_PLUGIN_EPILOGUE, &epilogue, &epilogue_state);
-  if (st != TP_OK) return tp_error_wrap(st, "plan");
-
   tp_plan *plan = calloc(1, sizeof *plan);
   if (plan == NULL) return tp_error_set(TP_ERR_OUT_OF_MEMORY, "plan: out of host memory");
   snprintf(plan->payload_name, sizeof plan->payload_name, "%s", payload_name);
   snprintf(plan->epilogue_name, sizeof plan->epilogue_name, "%s", epilogue_name);
-  plan->binding.payload_plugin = payload;
-  plan->binding.epilogue_plugin = epilogue;
-  plan->binding.payload_state = payload_state;
-  plan->binding.epilogue_state = epilogue_state;
-  plan->binding.payload = payload->payload;
-  plan->binding.epilogue = epilogue->epilogue;
-  plan->binding.payload_name = plan->payload_name;
-  plan->binding.epilogue_name = plan->epilogue_name;
+  tp_status st = tp_binding_resolve(&plan->binding, registry, plan->payload_name,
+                                    plan->epilogue_name);
+  if (st != TP_OK) {
+    tp_plan_destroy(plan);
+    return tp_error_wrap(st, "plan");
+  }
 
-  st = resolve_backend(backend, payload, epilogue, &plan->backend);
+  st = resolve_backend(backend, plan->binding.payload_plugin, plan->binding.epilogue_plugin,
+                       &plan->backend);
   if (st == TP_OK) st = tp_gemm_check_desc(desc, plan->backend);
   if (st == TP_OK) {
     plan->desc = *desc;
-    st = plan_plugins(plan);
+    st = tp_binding_plan(&plan->binding, &plan->desc, plan->backend);
   }
   if (st == TP_OK) {
     st = plan->backend == TP_BACKEND_CPU

@@ -1,7 +1,8 @@
 /* core/plan_internal.h: what a backend sees of a plan.
  *
  * The plugins' slots and their per-plan decisions, bound together at plan
- * creation. Backends read it; they never look plugins up themselves. */
+ * creation (and by the link check without a GPU, core/link_check.h).
+ * Backends read it; they never look plugins up themselves. */
 #ifndef TP_CORE_PLAN_INTERNAL_H
 #define TP_CORE_PLAN_INTERNAL_H
 
@@ -19,5 +20,16 @@ typedef struct tp_binding {
   const char *payload_name; /* registry names, for messages */
   const char *epilogue_name;
 } tp_binding;
+
+/* Looks the payload and the epilogue up in registry and fills in b's
+ * plugins, slots and states (the plans stay zero). b keeps the names by
+ * pointer: they must outlive it. */
+tp_status tp_binding_resolve(tp_binding *b, tp_registry *registry, const char *payload_name,
+                             const char *epilogue_name);
+
+/* Runs both plugins' plan slots on desc (already through tp_gemm_check_desc
+ * for backend) into b's plans: the payload's, then the epilogue's. An
+ * epilogue built before the bias operand (ABI 1.0) is refused a bias. */
+tp_status tp_binding_plan(tp_binding *b, const tp_gemm_desc *desc, tp_backend backend);
 
 #endif

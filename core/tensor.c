@@ -22,6 +22,17 @@ tp_tensor tp_tensor_matrix(tp_dtype dtype, int64_t rows, int64_t cols, int64_t l
   return t;
 }
 
+tp_tensor tp_tensor_vector(tp_dtype dtype, int64_t n, void *data) {
+  tp_tensor t = {0};
+  t.dtype = dtype;
+  t.layout = TP_LAYOUT_STRIDED;
+  t.rank = 1;
+  t.shape[0] = n;
+  t.stride[0] = 1;
+  t.data = data;
+  return t;
+}
+
 /* Strides stay 0: the tiled layout defines the addresses itself. */
 tp_tensor tp_tensor_sf_128x4(tp_dtype dtype, int64_t rows, int64_t sf_cols, void *data) {
   tp_tensor t = {0};

@@ -182,3 +182,17 @@ tests_plugins_fixture_skip_last_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
 tests_plugins_fixture_skip_last_la_LDFLAGS = $(TP_FIXTURE_LDFLAGS)
 TESTS += tests/test_tool.sh
 EXTRA_DIST += tests/test_tool.sh
+
+# The bias operand: the core's generic checks (internal functions, so the
+# convenience library), the shipped epilogues' refusal, and an ABI 1.0
+# epilogue (fixture_abi10_epilogue) that cannot see a bias.
+check_LTLIBRARIES += tests/plugins/fixture_abi10_epilogue.la
+tests_plugins_fixture_abi10_epilogue_la_SOURCES = tests/plugins/fixture_abi10_epilogue.c
+tests_plugins_fixture_abi10_epilogue_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
+tests_plugins_fixture_abi10_epilogue_la_LDFLAGS = $(TP_FIXTURE_LDFLAGS)
+check_PROGRAMS += tests/test_bias
+tests_test_bias_SOURCES = tests/test_bias.c tests/registry_util.c
+tests_test_bias_CPPFLAGS = $(TP_REGISTRY_TEST_CPP_FLAGS) \
+	-DTP_TEST_REGISTRY='"$(abs_top_builddir)/tilepipe.ini"'
+tests_test_bias_LDADD = $(TP_TEST_INTERNAL_LIBS)
+EXTRA_tests_test_bias_DEPENDENCIES = tilepipe.ini

@@ -53,7 +53,7 @@ tp_status tp_bench_write_csv(const char *path, const tp_bench_meta *meta, const 
   if (f == NULL) return TP_ERR_IO;
   fputs("gpu,driver,cublaslt,commit,date,payload,epilogue,dtype,out_dtype,warmup,iters,m,n,k,"
         "copies,tilepipe_ms,tilepipe_tflops,cublaslt_ms,cublaslt_tflops,ratio,rel_diff,"
-        "rel_bound,check,plan,note\n",
+        "rel_bound,plan_ms,host_us,check,plan,note\n",
         f);
   for (size_t i = 0; i < count; i++) {
     const tp_bench_row *r = &rows[i];
@@ -65,7 +65,8 @@ tp_status tp_bench_write_csv(const char *path, const tp_bench_meta *meta, const 
             meta->warmup, meta->iters, (long long)r->shape.m, (long long)r->shape.n,
             (long long)r->shape.k, r->copies);
     const double values[] = {r->ours_ms, r->ours_tflops, r->lt_ms, r->lt_tflops,
-                             r->ratio,   r->rel_diff,    r->rel_bound};
+                             r->ratio,   r->rel_diff,    r->rel_bound, r->plan_ms,
+                             r->host_us};
     for (size_t v = 0; v < sizeof values / sizeof values[0]; v++) csv_number(f, values[v], ",");
     fprintf(f, "%s,", r->check);
     csv_text(f, r->plan, ",");
@@ -125,6 +126,8 @@ tp_status tp_bench_write_json(const char *path, const tp_bench_meta *meta,
     json_number(f, "ratio", r->ratio, ", ");
     json_number(f, "rel_diff", r->rel_diff, ", ");
     json_number(f, "rel_bound", r->rel_bound, ", ");
+    json_number(f, "plan_ms", r->plan_ms, ", ");
+    json_number(f, "host_us", r->host_us, ", ");
     json_text(f, "check", r->check, ", ");
     json_text(f, "plan", r->plan, ", ");
     json_text(f, "note", r->note, "}");

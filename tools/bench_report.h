@@ -30,6 +30,8 @@ typedef struct tp_bench_row {
   double lt_ms, lt_tflops, ratio;     /* ratio = ours_tflops / lt_tflops */
   double rel_diff;                    /* ||D_ours - D_cublaslt|| / ||D_cublaslt|| */
   double rel_bound;                   /* what rel_diff is judged against */
+  double plan_ms;                     /* tp_plan_create, wall clock (link or cache hit) */
+  double host_us;                     /* host time of one tp_plan_run call (queueing only) */
   const char *check;                  /* "ok", "MISMATCH", "not compared", "error" */
   char plan[256];
   char note[256];                     /* why something is missing */

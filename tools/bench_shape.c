@@ -44,6 +44,21 @@ static tp_status run_side(void *ctx, int iteration, char *err, size_t errlen) {
   return st;
 }
 
+/* Host time of one run call: back-to-back calls from an idle device only
+ * queue their launches, so the host clock measures the call itself
+ * (checks, parameters, TMA descriptors, the launch). NaN on a failure. */
+static double host_overhead(side *x) {
+  enum { CALLS = 64 };
+  char err[256];
+  if (tp_device_synchronize(NULL) != TP_OK) return NAN;
+  const double t0 = tp_time_now_ms();
+  for (int i = 0; i < CALLS; i++) {
+    if (run_side(x, i, err, sizeof err) != TP_OK) return NAN;
+  }
+  const double us = (tp_time_now_ms() - t0) * 1e3 / CALLS;
+  return tp_device_synchronize(NULL) == TP_OK ? us : NAN;
+}
+
 static void note(tp_bench_row *row, const char *who, const char *why) {
   const size_t used = strlen(row->note);
   snprintf(row->note + used, sizeof row->note - used, "%s%s: %s", used ? "; " : "", who, why);
@@ -142,6 +157,7 @@ void tp_bench_shape(const tp_bench_env *env, tp_shape shape, tp_bench_row *row) 
   memset(row, 0, sizeof *row);
   row->shape = shape;
   row->ours_ms = row->ours_tflops = row->lt_ms = row->lt_tflops = row->ratio = NAN;
+  row->plan_ms = row->host_us = NAN;
   row->rel_diff = row->rel_bound = NAN;
   row->check = "error";
   shape_state s;
@@ -154,11 +170,14 @@ void tp_bench_shape(const tp_bench_env *env, tp_shape shape, tp_bench_row *row) 
   }
   row->copies = s.copies;
   side ours = {.desc = s.gpu.desc, .s = &s};
+  const double t0 = tp_time_now_ms();
   if (tp_plan_create(&s.plan, env->registry, env->payload, env->epilogue, &s.gpu.desc,
                      TP_BACKEND_CUDA) == TP_OK) {
+    row->plan_ms = tp_time_now_ms() - t0;
     tp_plan_describe(s.plan, row->plan, sizeof row->plan);
     ours.plan = s.plan;
     row->ours_ms = time_side(env, &ours, "tilepipe", row);
+    row->host_us = host_overhead(&ours);
   } else {
     note(row, "tilepipe", tp_error_message());
   }

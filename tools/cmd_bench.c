@@ -73,9 +73,10 @@ static int parse_dtype(const char *flag, const char *name, tp_dtype *out) {
 }
 
 static void print_row(const tp_bench_row *r) {
-  printf("%6lld %6lld %6lld %3d %10.4f %8.1f %10.4f %8.1f %6.3f  %s", (long long)r->shape.m,
-         (long long)r->shape.n, (long long)r->shape.k, r->copies, r->ours_ms, r->ours_tflops,
-         r->lt_ms, r->lt_tflops, r->ratio, r->check);
+  printf("%6lld %6lld %6lld %3d %10.4f %8.1f %10.4f %8.1f %6.3f %8.1f %7.1f  %s",
+         (long long)r->shape.m, (long long)r->shape.n, (long long)r->shape.k, r->copies,
+         r->ours_ms, r->ours_tflops, r->lt_ms, r->lt_tflops, r->ratio, r->plan_ms, r->host_us,
+         r->check);
   if (!isnan(r->rel_diff)) printf(" (rel %.2g, bound %.2g)", r->rel_diff, r->rel_bound);
   printf("\n");
   if (r->note[0]) printf("       note: %s\n", r->note);
@@ -103,8 +104,8 @@ static int bench(const bench_args *a, tp_bench_env *env, tp_bench_meta *meta,
                  const tp_shape *shapes, size_t count) {
   tp_bench_row *rows = calloc(count, sizeof *rows);
   if (rows == NULL) return tp_cli_fail("bench", TP_EXIT_ERROR, "out of host memory");
-  printf("%6s %6s %6s %3s %10s %8s %10s %8s %6s  %s\n", "M", "N", "K", "cp", "ours ms", "TFLOP/s",
-         "cuBLAS ms", "TFLOP/s", "ratio", "check");
+  printf("%6s %6s %6s %3s %10s %8s %10s %8s %6s %8s %7s  %s\n", "M", "N", "K", "cp", "ours ms",
+         "TFLOP/s", "cuBLAS ms", "TFLOP/s", "ratio", "plan ms", "host us", "check");
   double log_sum = 0.0;
   int ratios = 0, rc = TP_EXIT_OK;
   for (size_t i = 0; i < count; i++) {

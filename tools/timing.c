@@ -16,7 +16,7 @@ double tp_median(double *v, size_t n) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-static double now_ms(void) {
+double tp_time_now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
@@ -31,9 +31,9 @@ static tp_status time_on_host(int warmup, int iters, tp_timed_fn fn, void *ctx, 
                               char *err, size_t errlen) {
   tp_status st = TP_OK;
   for (int i = 0; i < warmup + iters && st == TP_OK; i++) {
-    const double t0 = now_ms();
+    const double t0 = tp_time_now_ms();
     st = fn(ctx, i, err, errlen);
-    if (i >= warmup) ms[i - warmup] = now_ms() - t0;
+    if (i >= warmup) ms[i - warmup] = tp_time_now_ms() - t0;
   }
   return st;
 }

@@ -24,6 +24,9 @@ typedef tp_status (*tp_timed_fn)(void *ctx, int iteration, char *err, size_t err
 tp_status tp_time_median(int on_gpu, int warmup, int iters, tp_timed_fn fn, void *ctx,
                          double *median_ms, char *err, size_t errlen);
 
+/* The host's monotonic clock, in milliseconds. */
+double tp_time_now_ms(void);
+
 /* The median of n (>= 1) values; reorders v. */
 double tp_median(double *v, size_t n);
 

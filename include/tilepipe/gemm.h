@@ -1,13 +1,15 @@
 /* tilepipe/gemm.h: the GEMM descriptor.
  *
- *     D[M,N] = epilogue(alpha * (A[M,K] x B[N,K]^T), beta, C[M,N])
+ *     D[M,N] = epilogue(alpha * (A[M,K] x B[N,K]^T), beta, C[M,N], bias[N])
  *
  * A and B are K-major (each row holds K consecutive elements: the layout of
  * LLM activations and weights). D and C are row-major. Accumulation is f32.
  * The payload decides which dtypes A and B may have and what the scale
  * tensors mean (docs/payloads.md); the epilogue decides how alpha, beta and C
  * combine (the plain store ignores beta and C; the residual epilogue computes
- * D = alpha*acc + beta*C). Per-tensor scales of fp8 or fp4 operands, and the
+ * D = alpha*acc + beta*C), and whether it takes the per-column bias (neither
+ * shipped epilogue does: both refuse one; examples/bias_silu does). An
+ * epilogue refuses the operands it would ignore. Per-tensor scales of fp8 or fp4 operands, and the
  * NVFP4 global scale, fold into alpha. */
 #ifndef TILEPIPE_GEMM_H
 #define TILEPIPE_GEMM_H
@@ -29,6 +31,12 @@ typedef struct tp_gemm_desc {
   tp_tensor d;       /* [M, N], stride [ldd, 1]; may be the same memory as C */
   float alpha;
   float beta;
+  /* [N] vector, rank 1 (or [1, N]), for epilogues that take one; dtype NONE
+   * when absent. Contiguous (unit stride along N; the row stride of [1, N]
+   * is never used); bias[n] applies to column n of D. Last in the struct:
+   * it came with plugin ABI 1.1, and appending keeps the offsets that 1.0
+   * plugins read. */
+  tp_tensor bias;
 } tp_gemm_desc;
 
 /* Zeroes *desc, then sets m, n, k and alpha = 1, beta = 0. */

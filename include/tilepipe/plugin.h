@@ -32,7 +32,8 @@ extern "C" {
 #endif
 
 #define TP_PLUGIN_ABI_MAJOR 1
-#define TP_PLUGIN_ABI_MINOR 0
+/* 1.1: tp_gemm_desc.bias. */
+#define TP_PLUGIN_ABI_MINOR 1
 #define TP_PLUGIN_ENTRY_NAME "tp_plugin_entry"
 
 #if defined(__GNUC__)

@@ -41,6 +41,9 @@ typedef struct tp_tensor {
 /* A rows x cols matrix whose rows are `ld` elements apart (row-major). */
 tp_tensor tp_tensor_matrix(tp_dtype dtype, int64_t rows, int64_t cols, int64_t ld, void *data);
 
+/* A contiguous vector of n elements (rank 1, stride 1), e.g. the bias. */
+tp_tensor tp_tensor_vector(tp_dtype dtype, int64_t n, void *data);
+
 /* Scale factors [rows, sf_cols] in the SM100 128x4 tiled layout. */
 tp_tensor tp_tensor_sf_128x4(tp_dtype dtype, int64_t rows, int64_t sf_cols, void *data);
 

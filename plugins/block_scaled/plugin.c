@@ -1,7 +1,8 @@
 /* plugins/block_scaled/plugin.c: the block-scaled payload's descriptor and
  * entry point. Its tuning keys are the common ones (plugins/common/tuning.h);
  * on the GPU a tile's K must also cover whole 4-column scale atoms, which
- * each plan checks (the format decides). No device code yet. */
+ * each plan checks (the format decides). No device code yet (no GPU path:
+ * its plans run on the CPU backend). */
 #include "config.h"
 #include "plugins/common/cpu_stage.h"
 #include "plugins/common/tuning.h"
@@ -21,13 +22,10 @@ static const tp_plugin_desc desc = {
     .name = "block_scaled",
     .kind = TP_PLUGIN_PAYLOAD,
     .version = PACKAGE_VERSION,
-    .cuda_version = 0,
     .init = tpc_tuning_init,
     .fini = tpc_tuning_fini,
     .set_option = tpc_tuning_set_option,
     .payload = &ops,
-    .device_image = NULL,
-    .device_image_size = 0,
 };
 
 const tp_plugin_desc *tp_plugin_entry(const tp_host_api *host) {

@@ -1,6 +1,7 @@
 /* plugins/blockwise_fp8/plugin.c: the blockwise FP8 payload's descriptor and
  * entry point. Its tuning keys are the common ones, except that a tile's K
- * must be 128: one k-block, one scale. No device code yet. */
+ * must be 128: one k-block, one scale. No device code yet (no GPU path:
+ * its plans run on the CPU backend). */
 #include "config.h"
 #include "plugins/blockwise_fp8/blockwise_fp8.h"
 #include "plugins/common/cpu_stage.h"
@@ -25,13 +26,10 @@ static const tp_plugin_desc desc = {
     .name = "blockwise_fp8",
     .kind = TP_PLUGIN_PAYLOAD,
     .version = PACKAGE_VERSION,
-    .cuda_version = 0,
     .init = init,
     .fini = tpc_tuning_fini,
     .set_option = tpc_tuning_set_option,
     .payload = &ops,
-    .device_image = NULL,
-    .device_image_size = 0,
 };
 
 const tp_plugin_desc *tp_plugin_entry(const tp_host_api *host) {

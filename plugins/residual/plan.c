@@ -2,7 +2,8 @@
  * is D's dtype or f32 (the core has checked its shape and strides, which may
  * differ from D's). beta != 0 needs C. beta == 0 reads no C, whatever it
  * holds (NaN included, as BLAS): source_dtype is then NONE, which is also
- * what tells the CPU slot and the GPU kernel not to load C. */
+ * what tells the CPU slot and the GPU kernel not to load C. Residual adds
+ * no bias: one given is refused rather than silently ignored. */
 #include <string.h>
 
 #include "tilepipe/dtype_codec.h"
@@ -26,6 +27,10 @@ tp_status residual_plan(void *state, const tp_gemm_desc *desc, tp_backend backen
   if (c != TP_DTYPE_NONE && c != d && c != TP_DTYPE_F32)
     return tpc_fail(err, errlen, TP_ERR_UNSUPPORTED, "C is %s; it must be D's dtype (%s) or f32",
                     tp_codec_name(c), tp_codec_name(d));
+  if (desc->bias.dtype != TP_DTYPE_NONE)
+    return tpc_fail(err, errlen, TP_ERR_INVALID_ARGUMENT,
+                    "a bias is given, but residual computes D = alpha*acc + beta*C and does not "
+                    "add one: use an epilogue that takes a bias, or leave it absent (dtype none)");
   memset(out, 0, sizeof *out);
   out->source_dtype = desc->beta != 0.0f ? c : TP_DTYPE_NONE;
   return TP_OK;

@@ -1,7 +1,8 @@
 /* plugins/store/plan.c: what store accepts. D is bf16, f16 or f32. Store
  * reads neither beta nor C; a C given together with a nonzero beta asks for
  * D = alpha*acc + beta*C, which store would silently not compute, so it is
- * refused (C with beta = 0, or beta without C, change nothing and pass). */
+ * refused (C with beta = 0, or beta without C, change nothing and pass). A
+ * bias would be ignored just as silently: refused too. */
 #include <string.h>
 
 #include "plugins/common/checks.h"
@@ -20,6 +21,10 @@ tp_status store_plan(void *state, const tp_gemm_desc *desc, tp_backend backend,
                     "C is given with beta = %g, but store computes D = alpha*acc and reads "
                     "neither: use the residual epilogue, or set beta = 0",
                     (double)desc->beta);
+  if (desc->bias.dtype != TP_DTYPE_NONE)
+    return tpc_fail(err, errlen, TP_ERR_INVALID_ARGUMENT,
+                    "a bias is given, but store computes D = alpha*acc and does not add one: use "
+                    "an epilogue that takes a bias, or leave it absent (dtype none)");
   memset(out, 0, sizeof *out);
   out->source_dtype = TP_DTYPE_NONE;
   return TP_OK;

@@ -30,10 +30,8 @@ struct tp_cuda_plan {
   tp_cuda_dims dims;
 };
 
-tp_status tp_cuda_backend_available(const tp_plugin_desc *payload, const tp_plugin_desc *epilogue) {
-  tp_cuda_device dev;
-  tp_status st = tp_cuda_device_get(&dev);
-  if (st != TP_OK) return st;
+/* Both plugins carry what a fused kernel is made of. */
+static tp_status check_device_code(const tp_plugin_desc *payload, const tp_plugin_desc *epilogue) {
   if (payload->device_image == NULL || payload->payload->gpu_plan == NULL ||
       payload->payload->gpu_args == NULL) {
     return tp_error_set(TP_ERR_UNSUPPORTED, "payload '%s' carries no GPU kernel", payload->name);
@@ -42,6 +40,13 @@ tp_status tp_cuda_backend_available(const tp_plugin_desc *payload, const tp_plug
     return tp_error_set(TP_ERR_UNSUPPORTED, "epilogue '%s' carries no device hook", epilogue->name);
   }
   return TP_OK;
+}
+
+tp_status tp_cuda_backend_available(const tp_plugin_desc *payload, const tp_plugin_desc *epilogue) {
+  tp_cuda_device dev;
+  tp_status st = tp_cuda_device_get(&dev);
+  if (st != TP_OK) return st;
+  return check_device_code(payload, epilogue);
 }
 
 static void gpu_info_from(const tp_cuda_device *dev, tp_gpu_info *gpu) {
@@ -91,6 +96,38 @@ static tp_status clamp_persistent_grid(tp_cuda_plan *plan) {
   return TP_OK;
 }
 
+/* The payload's gpu_plan for gpu's figures, its launch checked. */
+static tp_status plan_launch(tp_binding *b, const tp_gemm_desc *desc, const tp_gpu_info *gpu,
+                             tp_gpu_launch *launch) {
+  char err[512] = "";
+  memset(launch, 0, sizeof *launch);
+  tp_status st = b->payload->gpu_plan(b->payload_state, desc, gpu, &b->epilogue_plan,
+                                      &b->payload_plan, launch, err, sizeof err);
+  if (st != TP_OK)
+    return tp_error_set(st, "payload '%s': %s", b->payload_name, err[0] ? err : tp_status_string(st));
+  return check_launch(b, launch, gpu);
+}
+
+/* The link of the payload's kernel `kernel` with the epilogue's hook: both
+ * LTO-IR blobs, only that kernel kept. Points into itself: build it where
+ * it is used and do not copy it. */
+typedef struct link_inputs {
+  tp_jit_input inputs[2];
+  char kernels_used[160];
+  const char *options[1];
+  tp_link_request request;
+} link_inputs;
+
+static void link_inputs_for(link_inputs *li, const tp_binding *b, const char *kernel) {
+  li->inputs[0] = (tp_jit_input){b->payload_plugin->device_image,
+                                 b->payload_plugin->device_image_size, b->payload_name};
+  li->inputs[1] = (tp_jit_input){b->epilogue_plugin->device_image,
+                                 b->epilogue_plugin->device_image_size, b->epilogue_name};
+  snprintf(li->kernels_used, sizeof li->kernels_used, "-kernels-used=%s", kernel);
+  li->options[0] = li->kernels_used;
+  li->request = (tp_link_request){li->inputs, 2, TP_CUDA_LINK_ARCH, li->options, 1, 0};
+}
+
 tp_status tp_cuda_plan_create(tp_cuda_plan **out, tp_binding *b, const tp_gemm_desc *desc) {
   *out = NULL;
   tp_cuda_device dev;
@@ -102,27 +139,15 @@ tp_status tp_cuda_plan_create(tp_cuda_plan **out, tp_binding *b, const tp_gemm_d
   tp_cuda_plan *plan = calloc(1, sizeof *plan);
   if (plan == NULL) return tp_error_set(TP_ERR_OUT_OF_MEMORY, "CUDA plan: out of host memory");
   plan->binding = b;
-  char err[512] = "";
-  st = b->payload->gpu_plan(b->payload_state, desc, &gpu, &b->epilogue_plan, &b->payload_plan,
-                            &plan->launch, err, sizeof err);
-  if (st != TP_OK) {
-    free(plan);
-    return tp_error_set(st, "payload '%s': %s", b->payload_name, err[0] ? err : tp_status_string(st));
-  }
-  if ((st = check_launch(b, &plan->launch, &gpu)) != TP_OK) {
+  if ((st = plan_launch(b, desc, &gpu, &plan->launch)) != TP_OK) {
     free(plan);
     return st;
   }
 
-  const tp_jit_input inputs[2] = {
-      {b->payload_plugin->device_image, b->payload_plugin->device_image_size, b->payload_name},
-      {b->epilogue_plugin->device_image, b->epilogue_plugin->device_image_size, b->epilogue_name},
-  };
-  char kernels_used[160];
-  snprintf(kernels_used, sizeof kernels_used, "-kernels-used=%s", plan->launch.kernel);
-  const char *options[] = {kernels_used};
-  tp_link_request request = {inputs, 2, TP_CUDA_LINK_ARCH, options, 1, 0};
-  st = tp_cuda_kernel_get(&request, plan->launch.kernel, (int)plan->launch.smem_bytes, &plan->kernel);
+  link_inputs li;
+  link_inputs_for(&li, b, plan->launch.kernel);
+  st = tp_cuda_kernel_get(&li.request, plan->launch.kernel, (int)plan->launch.smem_bytes,
+                          &plan->kernel);
   if (st != TP_OK) {
     tp_error_wrap(st, "kernel %s", plan->launch.kernel);
     free(plan);
@@ -140,6 +165,19 @@ tp_status tp_cuda_plan_create(tp_cuda_plan **out, tp_binding *b, const tp_gemm_d
   }
   *out = plan;
   return TP_OK;
+}
+
+tp_status tp_cuda_link_check(tp_binding *b, const tp_gemm_desc *desc, const tp_gpu_info *gpu,
+                             tp_gpu_launch *launch, tp_link_stats *stats) {
+  tp_status st = check_device_code(b->payload_plugin, b->epilogue_plugin);
+  if (st == TP_OK) st = plan_launch(b, desc, gpu, launch);
+  if (st != TP_OK) return st;
+  link_inputs li;
+  link_inputs_for(&li, b, launch->kernel);
+  const tp_kernel_entry *entry;
+  st = tp_cuda_link_only(&li.request, &entry);
+  if (st == TP_OK) st = tp_link_log_stats(entry->info_log, launch->kernel, stats);
+  return st == TP_OK ? TP_OK : tp_error_wrap(st, "kernel %s", launch->kernel);
 }
 
 tp_status tp_cuda_plan_run(const tp_cuda_plan *plan, const tp_gemm_desc *desc, void *stream) {
@@ -163,8 +201,7 @@ tp_status tp_cuda_plan_run(const tp_cuda_plan *plan, const tp_gemm_desc *desc, v
                           err[0] ? err : tp_status_string(st));
     }
   }
-  tp_cuda_device dev;
-  if ((st = tp_cuda_device_get(&dev)) != TP_OK) return st;
+  /* tp_cuda_launch makes our device's context current on this thread. */
   void *kernel_params[1] = {params};
   return tp_cuda_launch(&plan->kernel, &plan->dims, (CUstream)stream, kernel_params);
 }
@@ -191,6 +228,16 @@ tp_status tp_cuda_plan_create(tp_cuda_plan **plan, tp_binding *binding, const tp
   (void)binding;
   (void)desc;
   *plan = NULL;
+  return tp_cuda_backend_available(NULL, NULL);
+}
+
+tp_status tp_cuda_link_check(tp_binding *b, const tp_gemm_desc *desc, const tp_gpu_info *gpu,
+                             tp_gpu_launch *launch, tp_link_stats *stats) {
+  (void)b;
+  (void)desc;
+  (void)gpu;
+  (void)launch;
+  (void)stats;
   return tp_cuda_backend_available(NULL, NULL);
 }
 
