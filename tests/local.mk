@@ -196,3 +196,22 @@ tests_test_bias_CPPFLAGS = $(TP_REGISTRY_TEST_CPP_FLAGS) \
 	-DTP_TEST_REGISTRY='"$(abs_top_builddir)/tilepipe.ini"'
 tests_test_bias_LDADD = $(TP_TEST_INTERNAL_LIBS)
 EXTRA_tests_test_bias_DEPENDENCIES = tilepipe.ini
+
+# `tilepipe link` end to end (test_tool_link.sh, from the top build folder):
+# the shipped pairs link clean without a GPU; fixture_bad_link, a payload
+# carrying tests/device/link_ws_unbounded.cu, links with fixture_test_hook
+# (tests/device/link_hook.cu) but fails the ptxas check.
+TESTS += tests/test_tool_link.sh
+EXTRA_DIST += tests/test_tool_link.sh
+if TP_HAVE_CUDA
+check_LTLIBRARIES += tests/plugins/fixture_bad_link.la
+tests_plugins_fixture_bad_link_la_SOURCES = tests/plugins/fixture_bad_link.c
+nodist_tests_plugins_fixture_bad_link_la_SOURCES = tests/device/link_ws_unbounded.ltoir.h
+tests_plugins_fixture_bad_link_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
+tests_plugins_fixture_bad_link_la_LDFLAGS = $(TP_FIXTURE_LDFLAGS)
+check_LTLIBRARIES += tests/plugins/fixture_test_hook.la
+tests_plugins_fixture_test_hook_la_SOURCES = tests/plugins/fixture_test_hook.c
+nodist_tests_plugins_fixture_test_hook_la_SOURCES = tests/device/link_hook.ltoir.h
+tests_plugins_fixture_test_hook_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
+tests_plugins_fixture_test_hook_la_LDFLAGS = $(TP_FIXTURE_LDFLAGS)
+endif

@@ -7,10 +7,15 @@
 
 enum { ROW_ALIGN_BYTES = 16 };
 
+/* t's row stride rounded up to 16 bytes. */
+static int64_t aligned_stride(const tp_tensor *t) {
+  const int64_t per_align = ROW_ALIGN_BYTES * 8 / (int64_t)tp_dtype_bits(t->dtype);
+  return (t->stride[0] + per_align - 1) / per_align * per_align;
+}
+
 /* Re-lays tensor i of p with its row stride rounded up to 16 bytes. */
 static tp_status widen(tp_ref_problem *p, tp_tensor *t, int i, char *err, size_t errlen) {
-  const int64_t per_align = ROW_ALIGN_BYTES * 8 / (int64_t)tp_dtype_bits(t->dtype);
-  const int64_t stride = (t->stride[0] + per_align - 1) / per_align * per_align;
+  const int64_t stride = aligned_stride(t);
   if (stride == t->stride[0]) return TP_OK;
   tp_tensor wide = *t;
   wide.stride[0] = stride;
@@ -51,4 +56,12 @@ tp_status tp_tool_problem_create(tp_ref_problem *p, const tp_ref_problem_spec *s
   if (c_is_d) d->c = d->d;
   if (st != TP_OK) tp_ref_problem_destroy(p);
   return st;
+}
+
+void tp_tool_align_desc(tp_gemm_desc *d) {
+  tp_tensor *tensors[] = {&d->a, &d->b, &d->a_scale, &d->b_scale, &d->c, &d->d};
+  for (size_t i = 0; i < sizeof tensors / sizeof tensors[0]; i++)
+    if (tensors[i]->dtype != TP_DTYPE_NONE && tensors[i]->layout == TP_LAYOUT_STRIDED &&
+        tensors[i]->rank == 2)
+      tensors[i]->stride[0] = aligned_stride(tensors[i]);
 }

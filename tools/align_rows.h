@@ -18,4 +18,8 @@
 tp_status tp_tool_problem_create(tp_ref_problem *p, const tp_ref_problem_spec *spec,
                                  uint64_t seed, char *err, size_t errlen);
 
+/* The same rule on a descriptor without buffers (tp_ref_problem_describe):
+ * every strided matrix's row stride rounded up to 16 bytes. */
+void tp_tool_align_desc(tp_gemm_desc *desc);
+
 #endif

@@ -2,9 +2,12 @@
 include $(srcdir)/tools/reference/local.mk
 
 # The tilepipe command-line tool (docs/tool.md): one file per subcommand over
-# a shared option parser. It links the public library and the reference
-# (random inputs, the f64 check); cuBLASLt, for bench, is opened with dlopen
-# at run time, typed from the toolkit's cublasLt.h when configure found one.
+# a shared option parser. It links the core and the reference (random
+# inputs, the f64 check); cuBLASLt, for bench, is opened with dlopen at run
+# time, typed from the toolkit's cublasLt.h when configure found one. The
+# core comes as the convenience library, not the installed libtilepipe:
+# `link` uses the core's internal link check (core/link_check.h), which the
+# public API does not export.
 bin_PROGRAMS += tools/tilepipe
 tools_tilepipe_SOURCES = \
 	tools/tilepipe.c \
@@ -34,10 +37,11 @@ tools_tilepipe_SOURCES = \
 	tools/bench_report.c \
 	tools/bench_shape.h \
 	tools/bench_shape.c \
-	tools/cmd_bench.c
+	tools/cmd_bench.c \
+	tools/cmd_link.c
 tools_tilepipe_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(CUDA_CPPFLAGS) \
 	-DTP_BENCH_SHAPES_FILE='"$(tpbenchdir)/shapes.txt"'
-tools_tilepipe_LDADD = tools/reference/libtp_reference.la core/libtilepipe.la
+tools_tilepipe_LDADD = tools/reference/libtp_reference.la core/libtilepipe_core.la
 
 # The public benchmark shapes (a copy of ../shared/bench/shapes.txt), the
 # default of `tilepipe bench`.

@@ -16,6 +16,7 @@ static const struct {
     {"info", tp_cmd_info, "show everything the registry knows about one plugin"},
     {"run", tp_cmd_run, "run one GEMM on random inputs; time it, optionally verify it"},
     {"bench", tp_cmd_bench, "benchmark the standard payload against cuBLASLt on the GPU"},
+    {"link", tp_cmd_link, "link a payload x epilogue kernel without a GPU, check ptxas's report"},
 };
 #define NUM_COMMANDS (int)(sizeof commands / sizeof commands[0])
 
@@ -46,7 +47,7 @@ int main(int argc, char **argv) {
   }
   for (int i = 0; i < NUM_COMMANDS; i++)
     if (strcmp(name, commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
-  fprintf(stderr, "tilepipe: unknown command '%s' (commands: list, info, run, bench; see "
+  fprintf(stderr, "tilepipe: unknown command '%s' (commands: list, info, run, bench, link; see "
                   "'tilepipe --help')\n",
           name);
   return TP_EXIT_USAGE;

@@ -48,14 +48,12 @@ static tp_tensor *tensor_of(tp_gemm_desc *d, int i) {
   return t[i];
 }
 
-tp_status tp_ref_problem_create(tp_ref_problem *p, const tp_ref_problem_spec *s, uint64_t seed,
-                                char *err, size_t errlen) {
-  memset(p, 0, sizeof *p);
+tp_status tp_ref_problem_describe(const tp_ref_problem_spec *s, tp_gemm_desc *d, char *err,
+                                  size_t errlen) {
   if (s->m < 1 || s->n < 1 || s->k < 1 || s->pad < 0) {
     snprintf(err, errlen, "sizes must be >= 1 and pad >= 0");
     return TP_ERR_INVALID_ARGUMENT;
   }
-  tp_gemm_desc *d = &p->desc;
   tp_gemm_desc_init(d, s->m, s->n, s->k);
   d->alpha = s->alpha;
   d->beta = s->beta;
@@ -66,10 +64,24 @@ tp_status tp_ref_problem_create(tp_ref_problem *p, const tp_ref_problem_spec *s,
     d->c = padded(s->c, s->m, s->n, s->c_pad ? s->c_pad : s->pad + 1);
   if (!make_scales(d, s, err, errlen))
     return TP_ERR_INVALID_ARGUMENT;
+  if (s->c_is_d)
+    d->c = d->d;
+  return TP_OK;
+}
+
+tp_status tp_ref_problem_create(tp_ref_problem *p, const tp_ref_problem_spec *s, uint64_t seed,
+                                char *err, size_t errlen) {
+  memset(p, 0, sizeof *p);
+  tp_gemm_desc *d = &p->desc;
+  tp_status st = tp_ref_problem_describe(s, d, err, errlen);
+  if (st != TP_OK) {
+    memset(p, 0, sizeof *p);
+    return st;
+  }
   for (int i = 0; i < TP_REF_TENSORS; i++) {
     tp_tensor *t = tensor_of(d, i);
-    if (t->dtype == TP_DTYPE_NONE)
-      continue;
+    if (t->dtype == TP_DTYPE_NONE || (i == TP_REF_C && s->c_is_d))
+      continue; /* absent, or C living in D's buffer (pointed at below) */
     p->bytes[i] = tp_tensor_span_bytes(t);
     p->buffer[i] = p->bytes[i] > 0 ? malloc((size_t)p->bytes[i]) : NULL;
     if (p->buffer[i] == NULL) {

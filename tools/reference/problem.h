@@ -39,6 +39,13 @@ typedef struct tp_ref_problem {
   int64_t bytes[TP_REF_TENSORS];
 } tp_ref_problem;
 
+/* The problem's descriptor alone: shapes, strides, dtypes, alpha, beta and
+ * the payload's scale tensors, every data pointer NULL (enough to plan, or
+ * to link without a GPU). Fails like tp_ref_problem_create, without
+ * allocating. */
+tp_status tp_ref_problem_describe(const tp_ref_problem_spec *spec, tp_gemm_desc *desc, char *err,
+                                  size_t errlen);
+
 /* Builds the problem with inputs drawn from seed. Fails with
  * TP_ERR_INVALID_ARGUMENT (unknown payload, bad sizes) or
  * TP_ERR_OUT_OF_MEMORY, reason in err; *p is then empty. */

@@ -1,0 +1,219 @@
+/* tools/cmd_link.c: `tilepipe link`: the fused kernel of a payload x
+ * epilogue pair, linked without a GPU, its ptxas report checked.
+ *
+ * This is what CI runs on a machine with the CUDA toolkit and no GPU: the
+ * core does everything a CUDA plan does up to loading the kernel
+ * (core/link_check.h), for the figures of an H100 (the one place they live
+ * is that header). The problem is a representative one: the payload's
+ * default dtypes (or --dtype) at -m/-n/-k (default 4096 each), rows padded
+ * to 16 bytes. Which extra operands it carries depends on the epilogue,
+ * which the tool cannot know, so it offers, in order, the problem with C
+ * (beta = 1) and a bias, with the bias only, with C only, and with neither,
+ * and links the first one the pair's plan slots accept: the richest kernel
+ * the epilogue makes (residual links with its source ring, store without).
+ *
+ * --all does every pair of usable, enabled plugins that both carry device
+ * code (the others are listed as skipped). Exit status: 0 when every link
+ * passed, 1 when one failed (the link, its log check, or a pair that takes
+ * none of the problems), 3 for an error (the registry; a named plugin that
+ * is unknown, unusable, disabled or without device code), 77 when tilepipe
+ * was built without the CUDA toolkit. */
+#include <stdio.h>
+#include <string.h>
+
+#include "config.h"
+#include "core/link_check.h"
+#include "tilepipe/tilepipe.h"
+#include "tools/align_rows.h"
+#include "tools/cli.h"
+#include "tools/commands.h"
+#include "tools/dtype_args.h"
+#include "tools/reference/problem.h"
+#include "tools/registry_view.h"
+
+typedef struct link_args {
+  const char *registry, *payload, *epilogue, *dtype, *bias_dtype;
+  int64_t m, n, k;
+  int all;
+} link_args;
+
+/* The problem variants offered to a pair, richest first. */
+static const struct {
+  int c, bias;
+} variants[] = {{1, 1}, {0, 1}, {1, 0}, {0, 0}};
+#define NUM_VARIANTS (int)(sizeof variants / sizeof variants[0])
+
+/* Variant v of the representative problem for payload into *desc. */
+static int describe(const link_args *a, const char *payload, int v, tp_gemm_desc *desc) {
+  tp_operand_dtypes dt;
+  const char *no_flags[4] = {NULL, NULL, NULL, NULL};
+  /* "" as the epilogue: no default C, since the variants decide C. */
+  int rc = tp_dtype_args("link", payload, "", a->dtype, no_flags, &dt);
+  if (rc != TP_EXIT_OK) return rc;
+  const int c = variants[v].c;
+  tp_ref_problem_spec spec = {.payload = payload, .a = dt.a, .b = dt.b, .d = dt.d,
+                              .c = c ? (dt.c != TP_DTYPE_NONE ? dt.c : dt.d) : TP_DTYPE_NONE,
+                              .sf_layout = TP_LAYOUT_SF_128X4, .m = a->m, .n = a->n, .k = a->k,
+                              .alpha = 1.0f, .beta = c ? 1.0f : 0.0f};
+  /* The reference knows the scales of the shipped payloads; any other
+   * payload gets a problem without scale tensors. */
+  if (strcmp(payload, "blockwise_fp8") != 0 && strcmp(payload, "block_scaled") != 0)
+    spec.payload = "standard";
+  char err[256];
+  if (tp_ref_problem_describe(&spec, desc, err, sizeof err) != TP_OK)
+    return tp_cli_fail("link", TP_EXIT_USAGE, "%s", err);
+  tp_tool_align_desc(desc);
+  if (variants[v].bias) {
+    desc->bias = tp_tensor_vector(tp_dtype_from_name(a->bias_dtype), a->n, NULL);
+  }
+  return TP_EXIT_OK;
+}
+
+/* A plugin named on the command line: known, of its kind, usable, enabled,
+ * with device code. Else prints why and returns TP_EXIT_ERROR. */
+static int check_named(tp_registry *reg, const char *name, tp_plugin_kind kind) {
+  tp_plugin_info info;
+  if (tp_registry_find(reg, name, &info) != TP_OK)
+    return tp_cli_fail("link", TP_EXIT_ERROR, "%s", tp_error_message());
+  if (info.kind != kind)
+    return tp_cli_fail("link", TP_EXIT_ERROR, "'%s' is a%s %s plugin; --%s needs a%s %s", name,
+                       info.kind == TP_PLUGIN_EPILOGUE ? "n" : "", tp_plugin_kind_name(info.kind),
+                       tp_plugin_kind_name(kind), kind == TP_PLUGIN_EPILOGUE ? "n" : "",
+                       tp_plugin_kind_name(kind));
+  if (info.status != TP_OK)
+    return tp_cli_fail("link", TP_EXIT_ERROR, "'%s' is unusable: %s", name, info.error);
+  if (!info.enabled) return tp_cli_fail("link", TP_EXIT_ERROR, "'%s' is disabled", name);
+  if (!info.has_device_code)
+    return tp_cli_fail("link", TP_EXIT_ERROR, "'%s' carries no device code: nothing to link",
+                       name);
+  return TP_EXIT_OK;
+}
+
+/* Links one pair of usable plugins with device code and prints its line;
+ * returns the exit status. */
+static int link_pair(const link_args *a, tp_registry *reg, const char *payload,
+                     const char *epilogue) {
+  tp_link_check_result res;
+  tp_status st = TP_ERR_INVALID_ARGUMENT;
+  char refusal[1024] = "";
+  int v = 0;
+  for (; v < NUM_VARIANTS; v++) {
+    tp_gemm_desc desc;
+    int rc = describe(a, payload, v, &desc);
+    if (rc != TP_EXIT_OK) return rc;
+    st = tp_link_check(reg, payload, epilogue, &desc, NULL, &res);
+    if (st == TP_OK || res.planned) break;
+    snprintf(refusal, sizeof refusal, "%s", tp_error_message());
+  }
+  printf("%s x %s: ", payload, epilogue);
+  if (st == TP_OK) {
+    const tp_link_stats *s = &res.stats;
+    printf("PASS  kernel %s, %d registers, %d bytes stack, spills %d bytes stored / %d loaded "
+           "(C %s, bias %s)\n",
+           res.launch.kernel, s->registers, s->stack_bytes, s->spill_store_bytes,
+           s->spill_load_bytes, variants[v].c ? "yes" : "no", variants[v].bias ? "yes" : "no");
+    return TP_EXIT_OK;
+  }
+  if (res.planned)
+    printf("FAIL  %s\n", tp_error_message());
+  else
+    printf("FAIL  the pair takes none of the representative problems; the last refusal: %s\n",
+           refusal);
+  return TP_EXIT_FAIL;
+}
+
+/* Every usable, enabled plugin of `kind` with device code; the others are
+ * named as skipped. */
+static size_t linkable(tp_registry *reg, tp_plugin_kind kind, const char **names, size_t max) {
+  size_t n = 0;
+  for (size_t i = 0; i < tp_registry_count(reg); i++) {
+    tp_plugin_info info;
+    if (tp_registry_get(reg, i, &info) != TP_OK || info.kind != kind) continue;
+    if (info.status != TP_OK || !info.enabled)
+      printf("skip %s: %s\n", info.name, tp_view_state(&info));
+    else if (!info.has_device_code)
+      printf("skip %s: no device code\n", info.name);
+    else if (n < max)
+      names[n++] = info.name;
+  }
+  return n;
+}
+
+static int link_all(const link_args *a, tp_registry *reg) {
+  enum { MAX_PLUGINS = 64 };
+  const char *payloads[MAX_PLUGINS], *epilogues[MAX_PLUGINS];
+  const size_t np = linkable(reg, TP_PLUGIN_PAYLOAD, payloads, MAX_PLUGINS);
+  const size_t ne = linkable(reg, TP_PLUGIN_EPILOGUE, epilogues, MAX_PLUGINS);
+  if (np == 0 || ne == 0)
+    return tp_cli_fail("link", TP_EXIT_FAIL, "no payload x epilogue pair carries device code");
+  int rc = TP_EXIT_OK, passed = 0;
+  for (size_t p = 0; p < np; p++)
+    for (size_t e = 0; e < ne; e++) {
+      const int one = link_pair(a, reg, payloads[p], epilogues[e]);
+      passed += one == TP_EXIT_OK;
+      if (one != TP_EXIT_OK) rc = TP_EXIT_FAIL;
+    }
+  printf("%d of %zu pairs passed\n", passed, np * ne);
+  return rc;
+}
+
+static const char *summary =
+    "Links the fused GPU kernel of a payload x epilogue pair without a GPU (nvJitLink,\n"
+    "as a CUDA plan does, for the figures of an H100) and checks the ptxas report: no\n"
+    "setmaxnreg ignored, no serialized wgmma, no spill. Prints the kernel, its\n"
+    "registers, stack and spills, and PASS or FAIL. The problem is the payload's default\n"
+    "dtypes (or --dtype) at M x N x K, with C (beta = 1) and a bias if the epilogue takes\n"
+    "them: the first of C+bias, bias, C, neither that the pair accepts. --all links every\n"
+    "pair of enabled plugins that carry device code. Set TILEPIPE_CACHE_DIR=off to link\n"
+    "afresh instead of reading the on-disk kernel cache.";
+
+int tp_cmd_link(int argc, char **argv) {
+  link_args a = {.bias_dtype = "f32", .m = 4096, .n = 4096, .k = 4096};
+  const int64_t big = (int64_t)1 << 31;
+  const tp_cli_option options[] = {
+      {"payload", TP_CLI_STRING, &a.payload, "P", "payload plugin", 0, 0},
+      {"epilogue", TP_CLI_STRING, &a.epilogue, "E", "epilogue plugin", 0, 0},
+      {"all", TP_CLI_FLAG, &a.all, NULL, "every payload x epilogue pair with device code", 0, 0},
+      {"m", TP_CLI_INT, &a.m, "M", "rows of A and D (default 4096)", 1, big},
+      {"n", TP_CLI_INT, &a.n, "N", "rows of B, columns of D (default 4096)", 1, big},
+      {"k", TP_CLI_INT, &a.k, "K", "the reduction length (default 4096)", 1, big},
+      {"dtype", TP_CLI_STRING, &a.dtype, "SPEC",
+       "a=DT,b=DT,c=DT,d=DT, or DT for A and B (as for run)", 0, 0},
+      {"bias-dtype", TP_CLI_STRING, &a.bias_dtype, "DT", "dtype of the bias (default f32)", 0,
+       0},
+      {"registry", TP_CLI_STRING, &a.registry, "PATH", "the registry INI", 0, 0},
+  };
+  const tp_cli_command cmd = {"link", "link (--payload P --epilogue E | --all) [options]", summary,
+                              options, (int)(sizeof options / sizeof options[0]), 0};
+  const char *positional[1];
+  int npos;
+  int rc = tp_cli_parse(&cmd, argc, argv, positional, &npos);
+  if (rc != TP_EXIT_OK) return rc < 0 ? TP_EXIT_OK : rc;
+  if (a.all == (a.payload != NULL || a.epilogue != NULL) ||
+      (!a.all && (a.payload == NULL || a.epilogue == NULL)))
+    return tp_cli_fail("link", TP_EXIT_USAGE,
+                       "give --payload and --epilogue, or --all (see 'tilepipe link --help')");
+  const tp_dtype bias = tp_dtype_from_name(a.bias_dtype);
+  if (bias == TP_DTYPE_NONE)
+    return tp_cli_fail("link", TP_EXIT_USAGE, "--bias-dtype: '%s' is not a dtype", a.bias_dtype);
+#if !TP_HAVE_CUDA
+  return tp_cli_fail("link", TP_EXIT_NO_GPU,
+                     "tilepipe was built without the CUDA toolkit: no plugin carries device code "
+                     "and nothing can be linked");
+#endif
+  tp_registry *reg;
+  if ((rc = tp_view_open_registry("link", a.registry, &reg)) != TP_EXIT_OK) return rc;
+  tp_gpu_info gpu;
+  tp_link_check_gpu(&gpu);
+  printf("registry: %s\ntarget:   %s: %d SMs, cc %d.%d, %u bytes of shared memory per block\n",
+         tp_registry_path(reg), gpu.name, gpu.sm_count, gpu.cc_major, gpu.cc_minor,
+         gpu.smem_per_block);
+  fflush(stdout);
+  if (a.all)
+    rc = link_all(&a, reg);
+  else if ((rc = check_named(reg, a.payload, TP_PLUGIN_PAYLOAD)) == TP_EXIT_OK &&
+           (rc = check_named(reg, a.epilogue, TP_PLUGIN_EPILOGUE)) == TP_EXIT_OK)
+    rc = link_pair(&a, reg, a.payload, a.epilogue);
+  tp_registry_close(reg);
+  return rc;
+}
