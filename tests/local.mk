@@ -214,4 +214,8 @@ tests_plugins_fixture_test_hook_la_SOURCES = tests/plugins/fixture_test_hook.c
 nodist_tests_plugins_fixture_test_hook_la_SOURCES = tests/device/link_hook.ltoir.h
 tests_plugins_fixture_test_hook_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
 tests_plugins_fixture_test_hook_la_LDFLAGS = $(TP_FIXTURE_LDFLAGS)
+# The generated blob headers exist only after nvcc ran: a parallel first
+# build must not compile the fixtures before them.
+tests/plugins/fixture_bad_link_la-fixture_bad_link.lo: tests/device/link_ws_unbounded.ltoir.h
+tests/plugins/fixture_test_hook_la-fixture_test_hook.lo: tests/device/link_hook.ltoir.h
 endif

@@ -358,6 +358,9 @@ static int write_registry(const char *plugin, char *dir, size_t dir_size, char *
 }
 
 int main(int argc, char **argv) {
+  /* Line-buffered even into a log file: a slow or stuck GPU run still shows
+   * how far it got. */
+  setvbuf(stdout, NULL, _IOLBF, 0);
   if (argc != 2 || argv[1][0] != '/') {
     fprintf(stderr, "usage: %s /absolute/path/to/tp_bias_silu.so\n", argv[0]);
     return 2;
