@@ -90,6 +90,9 @@ if TP_HAVE_CUDA
 TP_TEST_CUDA_BLOBS = tests/device/link_kernel.ltoir.h tests/device/link_hook.ltoir.h \
 	tests/device/link_ws_unbounded.ltoir.h
 CLEANFILES += $(TP_TEST_CUDA_BLOBS) $(TP_TEST_CUDA_BLOBS:.ltoir.h=.ltoir.fatbin)
+# Built first (BUILT_SOURCES): the fixtures of test_tool_link.sh include
+# them, and a parallel first build must not compile those before nvcc ran.
+BUILT_SOURCES += $(TP_TEST_CUDA_BLOBS)
 tests/device/link_kernel.ltoir.fatbin tests/device/link_ws_unbounded.ltoir.fatbin: \
 	$(srcdir)/tests/device/warp_specialized.cuh
 noinst_HEADERS += tests/cuda_blobs.h
@@ -161,8 +164,9 @@ endif
 # The standard payload's fused GPU kernels (with store and residual) against
 # the naive reference; skips (77) without a GPU.
 check_PROGRAMS += tests/test_gpu_gemm
-tests_test_gpu_gemm_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS) $(CUDA_CPPFLAGS)
-tests_test_gpu_gemm_LDADD = tools/reference/libtp_reference.la $(TP_TEST_INTERNAL_LIBS)
+tests_test_gpu_gemm_SOURCES = tests/test_gpu_gemm.c tools/gpu_problem.c
+tests_test_gpu_gemm_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
+tests_test_gpu_gemm_LDADD = $(TP_PLUGIN_TEST_LIBS)
 EXTRA_tests_test_gpu_gemm_DEPENDENCIES = tilepipe.ini
 
 # The tilepipe tool (tools/): its problems with 16-byte rows against the
@@ -214,8 +218,4 @@ tests_plugins_fixture_test_hook_la_SOURCES = tests/plugins/fixture_test_hook.c
 nodist_tests_plugins_fixture_test_hook_la_SOURCES = tests/device/link_hook.ltoir.h
 tests_plugins_fixture_test_hook_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
 tests_plugins_fixture_test_hook_la_LDFLAGS = $(TP_FIXTURE_LDFLAGS)
-# The generated blob headers exist only after nvcc ran: a parallel first
-# build must not compile the fixtures before them.
-tests/plugins/fixture_bad_link_la-fixture_bad_link.lo: tests/device/link_ws_unbounded.ltoir.h
-tests/plugins/fixture_test_hook_la-fixture_test_hook.lo: tests/device/link_hook.ltoir.h
 endif

@@ -5,7 +5,7 @@
  *
  * The values, the 0xFF padding (NaN in every dtype) and the tiled scale
  * tensors stay as tp_ref_problem_create made them; only row strides grow,
- * so tp_ref_problem_poison_d, _padding_intact and _destroy still apply. */
+ * so tp_ref_problem_poison_d, _padding_written and _destroy still apply. */
 #ifndef TP_TOOLS_ALIGN_ROWS_H
 #define TP_TOOLS_ALIGN_ROWS_H
 

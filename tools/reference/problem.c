@@ -117,16 +117,16 @@ void tp_ref_problem_poison_d(tp_ref_problem *p) {
     memset(p->buffer[TP_REF_D], 0xFF, (size_t)p->bytes[TP_REF_D]);
 }
 
-int tp_ref_problem_padding_intact(const tp_ref_problem *p) {
+int64_t tp_ref_problem_padding_written(const tp_ref_problem *p) {
   const tp_tensor *d = &p->desc.d;
   const unsigned char *bytes = p->buffer[TP_REF_D];
   const int64_t esize = tp_dtype_bits(d->dtype) / 8, row_bytes = d->stride[0] * esize;
   for (int64_t off = 0; off < p->bytes[TP_REF_D]; off++) {
     int in_element = off / row_bytes < d->shape[0] && off % row_bytes < d->shape[1] * esize;
     if (!in_element && bytes[off] != 0xFF)
-      return 0;
+      return off;
   }
-  return 1;
+  return -1;
 }
 
 void tp_ref_problem_destroy(tp_ref_problem *p) {

@@ -7,7 +7,7 @@
  * dtype; then only the tensor's elements get values. Row padding (`pad`
  * extra elements per row), the padding of tiled scale atoms, and all of D
  * stay 0xFF: a plugin that reads padding picks up NaN, one that writes
- * outside D's elements leaves a mark tp_ref_problem_padding_intact finds. */
+ * outside D's elements leaves a mark tp_ref_problem_padding_written finds. */
 #ifndef TP_TOOLS_REFERENCE_PROBLEM_H
 #define TP_TOOLS_REFERENCE_PROBLEM_H
 
@@ -56,8 +56,9 @@ tp_status tp_ref_problem_create(tp_ref_problem *p, const tp_ref_problem_spec *sp
  * element. A no-op when C is D (D holds the source then). */
 void tp_ref_problem_poison_d(tp_ref_problem *p);
 
-/* 1 when every byte of D's buffer outside D's elements is still 0xFF. */
-int tp_ref_problem_padding_intact(const tp_ref_problem *p);
+/* The offset in D's buffer of the first byte outside D's elements that is
+ * no longer 0xFF (a run wrote D's row padding); -1 when all are intact. */
+int64_t tp_ref_problem_padding_written(const tp_ref_problem *p);
 
 void tp_ref_problem_destroy(tp_ref_problem *p);
 
