@@ -65,6 +65,10 @@ static const char *d_name(tp_dtype d) {
 
 static int32_t ceil_div(int64_t a, int64_t b) { return (int32_t)((a + b - 1) / b); }
 
+/* Elements of `dtype` in one 128-byte row of a swizzled tile: a k-block of
+ * the operands, a chunk row of D or C. */
+static uint32_t row_elems(tp_dtype dtype) { return TP_STANDARD_K_BYTES * 8 / tp_codec_bits(dtype); }
+
 /* Tile widths with a kernel, and the speed of one full tile of each relative
  * to the widest (H100, bf16 8192^3: 128 wide ran at 733 TFLOP/s, 256 wide at
  * 789; 192 is interpolated). */
@@ -92,7 +96,7 @@ static int32_t best_width(int32_t tiles_m, int64_t n, int32_t sm_count) {
 static tp_status choose_shape(const tpc_tuning *tu, const tp_gemm_desc *desc,
                               const tp_gpu_info *gpu, standard_gpu_plan *g, char *err,
                               size_t errlen) {
-  const int32_t k_elems = (int32_t)(TP_STANDARD_K_BYTES * 8 / tp_codec_bits(desc->a.dtype));
+  const int32_t k_elems = (int32_t)row_elems(desc->a.dtype);
   if ((tu->tile_m && tu->tile_m != TP_STANDARD_TILE_M) ||
       (tu->tile_n && tu->tile_n != 128 && tu->tile_n != 192 && tu->tile_n != 256) || (tu->tile_k && tu->tile_k != k_elems)) {
     return tpc_fail(err, errlen, TP_ERR_UNSUPPORTED,
@@ -118,16 +122,20 @@ static tp_status choose_shape(const tpc_tuning *tu, const tp_gemm_desc *desc,
   return TP_OK;
 }
 
-static tp_status lay_out(const tpc_tuning *tu, const tp_payload_plan *plan,
+/* The stage contents (A and B k-block tiles, recorded in the payload plan
+ * so that it describes what the kernel stages), then the whole layout. */
+static tp_status lay_out(const tpc_tuning *tu, tp_payload_plan *plan,
                          const tp_epilogue_plan *epi, const tp_gemm_desc *desc,
                          const tp_gpu_info *gpu, standard_gpu_plan *g, char *err, size_t errlen) {
+  const tp_stage_tensor a = {TP_STANDARD_TILE_M * TP_STANDARD_K_BYTES, TP_SWIZZLE_128B_ALIGN};
+  const tp_stage_tensor b = {(uint32_t)g->tile_n * TP_STANDARD_K_BYTES, TP_SWIZZLE_128B_ALIGN};
+  plan->num_tensors = 2;
+  plan->tensors[0] = a;
+  plan->tensors[1] = b;
   tp_storage_request r = tp_storage_request_make(gpu->smem_per_block);
-  tp_stage_tensor a = {TP_STANDARD_TILE_M * TP_STANDARD_K_BYTES, TP_SWIZZLE_128B_ALIGN};
-  tp_stage_tensor b = {(uint32_t)g->tile_n * TP_STANDARD_K_BYTES, TP_SWIZZLE_128B_ALIGN};
-  (void)plan;
-  r.num_tensors = 2;
-  r.tensors[0] = a;
-  r.tensors[1] = b;
+  r.num_tensors = plan->num_tensors;
+  r.tensors[0] = plan->tensors[0];
+  r.tensors[1] = plan->tensors[1];
   r.stages = (uint32_t)tu->stages;
   r.output_chunk.bytes = TP_STANDARD_TILE_M * TP_STANDARD_K_BYTES;
   r.output_chunk.align = TP_SWIZZLE_128B_ALIGN;
@@ -171,7 +179,7 @@ tp_status standard_gpu_plan_slot(void *state, const tp_gemm_desc *desc, const tp
 
   plan->tile.tile_m = TP_STANDARD_TILE_M;
   plan->tile.tile_n = g.tile_n;
-  plan->tile.tile_k = (int32_t)(TP_STANDARD_K_BYTES * 8 / tp_codec_bits(desc->a.dtype));
+  plan->tile.tile_k = (int32_t)row_elems(desc->a.dtype);
   plan->tile.stages = (int32_t)g.smem.stages;
   plan->tile.cluster_m = g.cluster_m;
   plan->tile.cluster_n = 1;
@@ -206,7 +214,7 @@ static tp_status encode(const tp_host_api *host, tp_tma_desc *out, tp_dtype dtyp
   r.cols = cols;
   r.row_stride = ld;
   r.box_rows = box_rows;
-  r.box_cols = TP_STANDARD_K_BYTES * 8 / tp_codec_bits(dtype);
+  r.box_cols = row_elems(dtype);
   r.swizzle = 128;
   return host->tma_encode_2d(out, &r, err, errlen);
 }
