@@ -20,8 +20,9 @@
 #             bf16 residual (beta = 1): CSV and JSON into $OUT
 #   host      plan time (cold link, then disk cache in a second process) and
 #             host time per run call
-# Logs and results go to $OUT (default /tmp/tp-out); a short summary is
-# printed last. Each step has a time limit so the whole stays inside one
+# Bench CSV/JSON go to $OUT (default /tmp/tp-out), every log into
+# $OUT/logs.tgz (the device tool returns at most 8 files); a short summary
+# is printed last. Each step has a time limit so the whole stays inside one
 # 10-minute device call.
 set -u
 repo=$(pwd)
@@ -30,68 +31,73 @@ build=/tmp/tp-build
 prefix=/tmp/tp-prefix
 commit=${TILEPIPE_COMMIT:-unknown}
 export TILEPIPE_COMMIT=$commit TILEPIPE_CACHE_DIR=${TILEPIPE_CACHE_DIR:-/tmp/tp-cache}
-mkdir -p "$out"
+logs=/tmp/tp-logs
+rm -rf "$logs" && mkdir -p "$out" "$logs"
 steps=${*:-check sanitize example bench host}
 summary=""
 say() { summary="$summary$1"$'\n'; echo "$1"; }
 
 [ -f .gpu-deps/env.sh ] && . .gpu-deps/env.sh
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$out/gpu.txt" 2>&1
-say "gpu: $(cat "$out/gpu.txt"), commit $commit"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$logs/gpu.txt" 2>&1
+say "gpu: $(cat "$logs/gpu.txt"), commit $commit"
 
-autoreconf -fi > "$out/autoreconf.log" 2>&1 || { tail "$out/autoreconf.log"; exit 1; }
+autoreconf -fi > "$logs/autoreconf.log" 2>&1 || { tail "$logs/autoreconf.log"; exit 1; }
 mkdir -p "$build" && cd "$build" || exit 1
 if [ ! -f Makefile ]; then
-  "$repo/configure" --enable-werror --prefix="$prefix" > "$out/configure.log" 2>&1 ||
-    { tail -30 "$out/configure.log"; exit 1; }
+  "$repo/configure" --enable-werror --prefix="$prefix" > "$logs/configure.log" 2>&1 ||
+    { tail -30 "$logs/configure.log"; exit 1; }
 fi
-make -j16 > "$out/build.log" 2>&1 || { grep -E "error" "$out/build.log" | head -30; exit 1; }
+make -j16 > "$logs/build.log" 2>&1 || { grep -E "error" "$logs/build.log" | head -30; exit 1; }
 cs=/usr/local/cuda/bin/compute-sanitizer
 
 for step in $steps; do
   case $step in
   check)
-    timeout 300 make -j16 check > "$out/check.log" 2>&1
-    say "check: rc=$? $(grep -E '^# (PASS|SKIP|FAIL|ERROR)' "$out/check.log" | tr '\n' ' ')"
-    grep -E "^(FAIL|ERROR)" "$out/check.log"
+    timeout 300 make -j16 check > "$logs/check.log" 2>&1
+    say "check: rc=$? $(grep -E '^# (PASS|SKIP|FAIL|ERROR)' "$logs/check.log" | tr '\n' ' ')"
+    grep -E "^(FAIL|ERROR)" "$logs/check.log"
     ;;
   sanitize)
-    timeout 120 make check-pipeline-sanitize > "$out/sanitize-pipeline.log" 2>&1
-    say "sanitize pipeline: rc=$? $(grep -cE 'ERROR SUMMARY: 0 errors|0 hazards' "$out/sanitize-pipeline.log") clean reports"
+    timeout 120 make check-pipeline-sanitize > "$logs/sanitize-pipeline.log" 2>&1
+    say "sanitize pipeline: rc=$? $(grep -cE 'ERROR SUMMARY: 0 errors|0 hazards' "$logs/sanitize-pipeline.log") clean reports"
     for tool in memcheck racecheck synccheck; do
       timeout 90 "$cs" --tool $tool --error-exitcode 9 ./tools/tilepipe run --backend cuda --verify \
-        -m 200 -n 136 -k 300 > "$out/sanitize-$tool.log" 2>&1
+        -m 200 -n 136 -k 300 > "$logs/sanitize-$tool.log" 2>&1
       say "sanitize gemm store $tool: rc=$?"
     done
     timeout 90 "$cs" --tool memcheck --error-exitcode 9 ./tools/tilepipe run --backend cuda --verify \
       --epilogue residual --dtype a=e4m3,b=e4m3,d=bf16,c=f32 -m 129 -n 264 -k 300 \
-      > "$out/sanitize-residual.log" 2>&1
+      > "$logs/sanitize-residual.log" 2>&1
     say "sanitize gemm residual memcheck: rc=$?"
     ;;
   example)
-    make install > "$out/install.log" 2>&1 || { say "example: install failed"; continue; }
-    (cd "$repo/examples/bias_silu" && make clean >/dev/null 2>&1 &&
-      PKG_CONFIG_PATH="$prefix/lib/pkgconfig" timeout 240 make check) > "$out/example.log" 2>&1
-    say "example: rc=$? $(tail -n 2 "$out/example.log" | tr '\n' ' ')"
+    make install > "$logs/install.log" 2>&1 || { say "example: install failed"; continue; }
+    # A copy, built out of tree (the checkout may hold a build from here).
+    rm -rf /tmp/tp-example && cp -R "$repo/examples/bias_silu" /tmp/tp-example
+    PKG_CONFIG_PATH="$prefix/lib/pkgconfig" timeout 240 make -C /tmp/tp-example check \
+      > "$logs/example.log" 2>&1
+    say "example: rc=$? $(tail -n 2 "$logs/example.log" | tr '\n' ' ')"
     ;;
   bench)
     for spec in "bf16 store" "e4m3 store" "bf16 residual"; do
       set -- $spec
       timeout 150 ./tools/tilepipe bench --shapes "$repo/bench/shapes.txt" --dtype "$1" \
         --out-dtype bf16 --epilogue "$2" --csv "$out/bench-$1-$2.csv" --json "$out/bench-$1-$2.json" \
-        > "$out/bench-$1-$2.txt" 2>&1
-      say "bench $1 $2: rc=$? $(grep 'geometric mean' "$out/bench-$1-$2.txt")"
+        > "$logs/bench-$1-$2.txt" 2>&1
+      say "bench $1 $2: rc=$? $(grep 'geometric mean' "$logs/bench-$1-$2.txt")"
     done
     ;;
   host)
     rm -rf "$TILEPIPE_CACHE_DIR.host"
     for pass in cold disk; do
       TILEPIPE_CACHE_DIR="$TILEPIPE_CACHE_DIR.host" timeout 60 ./tools/tilepipe bench \
-        -m 4096 -n 4096 -k 4096 --iters 20 > "$out/host-$pass.txt" 2>&1
-      say "host $pass: $(grep -E '^ +4096' "$out/host-$pass.txt" | awk '{print "plan_ms", $10, "host_us", $11}')"
+        -m 4096 -n 4096 -k 4096 --iters 20 > "$logs/host-$pass.txt" 2>&1
+      say "host $pass: $(grep -E '^ +4096' "$logs/host-$pass.txt" | awk '{print "plan_ms", $10, "host_us", $11}')"
     done
     ;;
   *) say "unknown step $step" ;;
   esac
 done
+printf '%s' "$summary" > "$logs/summary.txt"
+tar czf "$out/logs.tgz" -C "$logs" .
 printf '\n=== summary\n%s' "$summary"
