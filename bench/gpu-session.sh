@@ -1,8 +1,8 @@
 #!/bin/bash
 # bench/gpu-session.sh: everything a GPU session checks, in one call.
 #
-#   bench/gpu-session.sh [STEP...]      steps: check sanitize example bench host
-#                                       (default: all, in that order)
+#   bench/gpu-session.sh [STEP...]      steps: check sanitize example bench host tune
+#                                       (default: all but tune, in that order)
 #
 # Run from the repository root on the GPU machine (the device tool), with
 # the Debian packages of ../shared/gpu/README.md carried in .gpu-deps:
@@ -20,6 +20,7 @@
 #             bf16 residual (beta = 1): CSV and JSON into $OUT
 #   host      plan time (cold link, then disk cache in a second process) and
 #             host time per run call
+#   tune      bench/tune.sh over the M <= 128 shapes: tile widths x splits
 # Bench CSV/JSON go to $OUT (default /tmp/tp-out), every log into
 # $OUT/logs.tgz (the device tool returns at most 8 files); a short summary
 # is printed last. Each step has a time limit so the whole stays inside one
@@ -56,6 +57,7 @@ for step in $steps; do
     timeout 300 make -j16 check > "$logs/check.log" 2>&1
     say "check: rc=$? $(grep -E '^# (PASS|SKIP|FAIL|ERROR)' "$logs/check.log" | tr '\n' ' ')"
     grep -E "^(FAIL|ERROR)" "$logs/check.log"
+    cp test-suite.log "$logs/" 2>/dev/null
     ;;
   sanitize)
     timeout 120 make check-pipeline-sanitize > "$logs/sanitize-pipeline.log" 2>&1
@@ -69,6 +71,11 @@ for step in $steps; do
       --epilogue residual --dtype a=e4m3,b=e4m3,d=bf16,c=f32 -m 129 -n 264 -k 300 \
       > "$logs/sanitize-residual.log" 2>&1
     say "sanitize gemm residual memcheck: rc=$?"
+    for tool in memcheck racecheck synccheck; do
+      timeout 90 "$cs" --tool $tool --error-exitcode 9 ./tools/tilepipe run --backend cuda --verify \
+        --epilogue residual -m 128 -n 264 -k 2048 > "$logs/sanitize-split-$tool.log" 2>&1
+      say "sanitize gemm split-K residual $tool: rc=$? $(grep -o 'grid [0-9]*.*workspace' "$logs/sanitize-split-$tool.log" | head -n 1)"
+    done
     ;;
   example)
     make install > "$logs/install.log" 2>&1 || { say "example: install failed"; continue; }
@@ -94,6 +101,24 @@ for step in $steps; do
         -m 4096 -n 4096 -k 4096 --iters 20 > "$logs/host-$pass.txt" 2>&1
       say "host $pass: $(grep -E '^ +4096' "$logs/host-$pass.txt" | awk '{print "plan_ms", $10, "host_us", $11}')"
     done
+    ;;
+  tune)
+    timeout 200 "$repo/bench/tune.sh" . bf16 "128 4096 7168" "64 4096 7168" "128 7168 16384" \
+      "64 7168 16384" -- "" "tile = 128x128x64; splits = 1" "tile = 128x128x64; splits = 2" \
+      "tile = 128x128x64; splits = 4" "tile = 128x192x64; splits = 2" \
+      "tile = 128x192x64; splits = 3" "tile = 128x192x64; splits = 6" \
+      "tile = 128x256x64; splits = 4" "tile = 128x256x64; splits = 8" > "$logs/tune.txt" 2>&1
+    say "tune: rc=$?"
+    summary="$summary$(cat "$logs/tune.txt")"$'\n'
+    ;;
+  tune-epilogue)
+    # What the residual's smaller stage count costs, and short K's tiles.
+    timeout 100 "$repo/bench/tune.sh" . bf16 "8192 8192 8192" "4096 18432 7168" "4096 32768 512" \
+      -- "" "stages = 3" "tile = 128x192x64" "tile = 128x128x64" > "$logs/tune-store.txt" 2>&1
+    TUNE_EPILOGUE=residual timeout 100 "$repo/bench/tune.sh" . bf16 "8192 8192 8192" \
+      "4096 18432 7168" "4096 32768 512" -- "" "tile = 128x192x64" "tile = 128x128x64" \
+      > "$logs/tune-residual.txt" 2>&1
+    summary="$summary$(cat "$logs/tune-store.txt" "$logs/tune-residual.txt")"$'\n'
     ;;
   *) say "unknown step $step" ;;
   esac

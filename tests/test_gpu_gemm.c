@@ -6,11 +6,17 @@
  * in C), over ragged and large shapes; fresh random inputs per case, D
  * poisoned with NaN (0xFF bytes) on the device before every run, every
  * element checked against a bound derived from the dtypes' roundoff
- * (tools/reference/compare.h). Exits 77 when there is no usable GPU.
+ * (tools/reference/compare.h). Split-K runs where the heuristic picks it
+ * (few tiles, long K: 129x257x1009, 1000^3) and, forced through registry
+ * sections of the standard library with `splits = 3` (uneven k-blocks per
+ * split) and `splits = 16` (one k-block each), with both epilogues and C
+ * aliasing D; asking for more splits than k-blocks is refused at plan time.
+ * Exits 77 when there is no usable GPU.
  *
  * Runs without fork (CUDA cannot be used in a child forked after cuInit). */
 #include <check.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,11 +30,13 @@
 static tp_registry *reg;
 
 typedef struct gpu_case {
+  const char *payload; /* registry section: "standard" or a split-K tuning of it */
   tp_dtype a, b, d, c;
   const char *epilogue;
   int c_is_d, c_nan;
   float alpha, beta;
   int64_t m, n, k, pad;
+  int runs; /* runs of one plan, each on a freshly poisoned D; C must not alias D for 2+ */
 } gpu_case;
 
 /* Shapes with one row padding that keeps every row 16-byte aligned (TMA's
@@ -65,38 +73,42 @@ static void run_case(const gpu_case *gc, uint64_t seed) {
   const tp_ref_epilogue epi = strcmp(gc->epilogue, "residual") == 0 ? TP_REF_RESIDUAL : TP_REF_STORE;
   ck_assert_msg(tp_ref_gemm(&prob.desc, epi, ref, mag, err, sizeof err) == TP_OK, "%s", err);
 
-  /* The same problem on the device, D poisoned: every element must be
-   * written by the run. */
   tp_gpu_problem dev;
   ck_assert_msg(tp_gpu_problem_create(&dev, &prob) == TP_OK, "%s", tp_error_message());
-  ck_assert_msg(tp_gpu_problem_poison_d(&dev) == TP_OK, "%s", tp_error_message());
-
   tp_plan *plan = NULL;
-  tp_status st = tp_plan_create(&plan, reg, "standard", gc->epilogue, &dev.desc, TP_BACKEND_CUDA);
-  ck_assert_msg(st == TP_OK, "plan %s x %s -> %s (%s) %lldx%lldx%lld: %s", tp_dtype_name(gc->a),
-                tp_dtype_name(gc->b), tp_dtype_name(gc->d), gc->epilogue, (long long)gc->m,
+  tp_status st = tp_plan_create(&plan, reg, gc->payload, gc->epilogue, &dev.desc, TP_BACKEND_CUDA);
+  ck_assert_msg(st == TP_OK, "plan %s: %s x %s -> %s (%s) %lldx%lldx%lld: %s", gc->payload,
+                tp_dtype_name(gc->a), tp_dtype_name(gc->b), tp_dtype_name(gc->d), gc->epilogue,
+                (long long)gc->m,
                 (long long)gc->n, (long long)gc->k, tp_error_message());
-  ck_assert_int_eq(tp_plan_run(plan, &dev.desc, NULL), TP_OK);
-  ck_assert_msg(tp_device_synchronize(NULL) == TP_OK, "%s", tp_error_message());
-  ck_assert_msg(tp_gpu_problem_fetch_d(&dev, &prob) == TP_OK, "%s", tp_error_message());
-
   char describe[256];
   tp_plan_describe(plan, describe, sizeof describe);
   const tp_ref_tolerance tol =
       tp_ref_tolerance_for(gc->d, gc->k, tp_ref_acc_bits(gc->a, TP_BACKEND_CUDA));
-  tp_ref_report rep;
-  tp_ref_compare(&prob.desc.d, gc->m, gc->n, ref, mag, &tol, &rep);
-  ck_assert_msg(rep.pass,
-                "%s: %lld bad elements, first (%lld, %lld) = %g vs %g; rel %.3g (bound %.3g)",
-                describe, (long long)rep.bad, (long long)rep.bad_row, (long long)rep.bad_col,
-                rep.bad_value, rep.bad_ref, rep.rel, tol.rel);
-  if (!gc->c_is_d) {
-    const int64_t off = tp_ref_problem_padding_written(&prob);
-    const int64_t row_bytes = prob.desc.d.stride[0] * (int64_t)(tp_dtype_bits(gc->d) / 8);
-    ck_assert_msg(off < 0,
-                  "%s: the run wrote D's row padding: byte %lld (row %lld, byte %lld of the row)",
-                  describe, (long long)off, (long long)(off / row_bytes),
-                  (long long)(off % row_bytes));
+
+  /* D poisoned before each run: every element must be written by it. A
+   * second run of the plan finds what the first left in its workspace
+   * (split-K counters). */
+  for (int run = 0; run < gc->runs; ++run) {
+    ck_assert_msg(tp_gpu_problem_poison_d(&dev) == TP_OK, "%s", tp_error_message());
+    ck_assert_int_eq(tp_plan_run(plan, &dev.desc, NULL), TP_OK);
+    ck_assert_msg(tp_device_synchronize(NULL) == TP_OK, "%s", tp_error_message());
+    ck_assert_msg(tp_gpu_problem_fetch_d(&dev, &prob) == TP_OK, "%s", tp_error_message());
+    tp_ref_report rep;
+    tp_ref_compare(&prob.desc.d, gc->m, gc->n, ref, mag, &tol, &rep);
+    ck_assert_msg(rep.pass,
+                  "%s (run %d): %lld bad elements, first (%lld, %lld) = %g vs %g; rel %.3g "
+                  "(bound %.3g)",
+                  describe, run + 1, (long long)rep.bad, (long long)rep.bad_row,
+                  (long long)rep.bad_col, rep.bad_value, rep.bad_ref, rep.rel, tol.rel);
+    if (!gc->c_is_d) {
+      const int64_t off = tp_ref_problem_padding_written(&prob);
+      const int64_t row_bytes = prob.desc.d.stride[0] * (int64_t)(tp_dtype_bits(gc->d) / 8);
+      ck_assert_msg(off < 0,
+                    "%s: the run wrote D's row padding: byte %lld (row %lld, byte %lld of the row)",
+                    describe, (long long)off, (long long)(off / row_bytes),
+                    (long long)(off % row_bytes));
+    }
   }
 
   tp_plan_destroy(plan);
@@ -121,9 +133,9 @@ START_TEST(store_every_dtype) {
       for (size_t s = 0; s < nshapes; ++s) {
         /* Every combination on the small shapes; each large shape once per pair. */
         if (s >= 4 && o != (p + s) % 3) continue;
-        gpu_case gc = {operand_pairs[p][0], operand_pairs[p][1], outputs[o], TP_DTYPE_NONE,
-                       "store", 0, 0, 1.5f, 0.0f, shapes[s][0], shapes[s][1], shapes[s][2],
-                       shapes[s][3]};
+        gpu_case gc = {"standard", operand_pairs[p][0], operand_pairs[p][1], outputs[o],
+                       TP_DTYPE_NONE, "store", 0, 0, 1.5f, 0.0f, shapes[s][0], shapes[s][1],
+                       shapes[s][2], shapes[s][3], 1};
         run_case(&gc, 1000u * p + 100u * o + s);
       }
     }
@@ -136,8 +148,8 @@ START_TEST(residual_sources) {
   for (size_t s = 0; s < nshapes; ++s) {
     const tp_dtype d = outputs[s % 3];
     /* C in D's dtype, C in f32, C aliasing D (in-place accumulate). */
-    gpu_case same = {TP_DTYPE_BF16, TP_DTYPE_BF16, d, d, "residual", 0, 0, 0.75f, -1.25f,
-                     shapes[s][0], shapes[s][1], shapes[s][2], shapes[s][3]};
+    gpu_case same = {"standard", TP_DTYPE_BF16, TP_DTYPE_BF16, d, d, "residual", 0, 0, 0.75f,
+                     -1.25f, shapes[s][0], shapes[s][1], shapes[s][2], shapes[s][3], 1};
     run_case(&same, 7000u + s);
     gpu_case f32c = same;
     f32c.c = TP_DTYPE_F32;
@@ -152,11 +164,79 @@ START_TEST(residual_sources) {
 END_TEST
 
 START_TEST(residual_beta_zero_ignores_nan_c) {
-  gpu_case gc = {TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16, "residual", 0, 1,
-                 2.0f, 0.0f, 129, 257, 1009, 15};
+  gpu_case gc = {"standard", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16,
+                 "residual", 0, 1, 2.0f, 0.0f, 129, 257, 1009, 15, 1};
   run_case(&gc, 42);
 }
 END_TEST
+
+/* Forced split-K: 16 bf16 k-blocks split 5/5/6 and 1 x 16, several tiles
+ * (each with its own counters and slots), both epilogues, C aliasing D;
+ * three runs of one plan, so the counters must have returned to 0. */
+START_TEST(split_k_forced) {
+  static const char *sections[] = {"standard_split3", "standard_split16"};
+  for (size_t i = 0; i < 2; ++i) {
+    gpu_case store = {sections[i], TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_F32, TP_DTYPE_NONE,
+                      "store", 0, 0, 1.5f, 0.0f, 300, 520, 1009, 15, 3};
+    run_case(&store, 11000u + i);
+    gpu_case alias = {sections[i], TP_DTYPE_F16, TP_DTYPE_F16, TP_DTYPE_BF16, TP_DTYPE_BF16,
+                      "residual", 1, 0, 0.75f, -1.25f, 129, 257, 1009, 15, 1};
+    run_case(&alias, 12000u + i);
+  }
+  gpu_case fp8 = {"standard_split3", TP_DTYPE_E4M3, TP_DTYPE_E5M2, TP_DTYPE_BF16, TP_DTYPE_F32,
+                  "residual", 0, 0, 0.5f, 2.0f, 64, 4096, 2048, 0, 2};
+  run_case(&fp8, 13000u);
+}
+END_TEST
+
+/* More splits than k-blocks: refused at plan time, saying so. */
+START_TEST(split_k_refused) {
+  char err[256] = "";
+  tp_ref_problem_spec spec;
+  memset(&spec, 0, sizeof spec);
+  spec.payload = "standard";
+  spec.a = spec.b = TP_DTYPE_E4M3;
+  spec.d = TP_DTYPE_BF16;
+  spec.m = 64;
+  spec.n = 64;
+  spec.k = 1008; /* 8 k-blocks of 128 e4m3 elements; rows of 1008 bytes (TMA's 16) */
+  spec.alpha = 1.0f;
+  tp_ref_problem prob;
+  ck_assert_msg(tp_ref_problem_create(&prob, &spec, 5, err, sizeof err) == TP_OK, "%s", err);
+  tp_plan *plan = NULL;
+  ck_assert_int_eq(tp_plan_create(&plan, reg, "standard_split16", "store", &prob.desc,
+                                  TP_BACKEND_CUDA),
+                   TP_ERR_UNSUPPORTED);
+  ck_assert_msg(strstr(tp_error_message(), "splits 16: K = 1008 has only 8 k-blocks") != NULL,
+                "%s", tp_error_message());
+  ck_assert_ptr_null(plan);
+  tp_ref_problem_destroy(&prob);
+}
+END_TEST
+
+/* The build tree's registry plus two split-K tunings of its standard
+ * library, written to a temporary file (path into `path`). */
+static int write_split_registry(char *path, size_t size) {
+  tp_registry *base = NULL;
+  tp_plugin_info info;
+  if (tp_registry_open(&base, TP_TEST_REGISTRY) != TP_OK ||
+      tp_registry_find(base, "standard", &info) != TP_OK) {
+    tp_registry_close(base);
+    return 0;
+  }
+  snprintf(path, size, "%s/test_gpu_gemm-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+  const int fd = mkstemp(path);
+  FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL, *in = fopen(TP_TEST_REGISTRY, "r");
+  int ok = out != NULL && in != NULL;
+  for (int c; ok && (c = fgetc(in)) != EOF;) fputc(c, out);
+  for (int splits = 3; ok && splits <= 16; splits += 13)
+    fprintf(out, "\n[standard_split%d]\nkind = payload\nlibrary = %s\nsplits = %d\n", splits,
+            info.library, splits);
+  if (in) fclose(in);
+  if (out && fclose(out) != 0) ok = 0;
+  tp_registry_close(base);
+  return ok;
+}
 
 int main(void) {
   tp_device_props dev;
@@ -164,7 +244,14 @@ int main(void) {
     printf("SKIP: no usable GPU: %s\n", tp_error_message());
     return 77;
   }
-  if (tp_registry_open(&reg, TP_TEST_REGISTRY) != TP_OK) {
+  char path[512];
+  if (!write_split_registry(path, sizeof path)) {
+    printf("setup failed: cannot write the split-K registry: %s\n", tp_error_message());
+    return 99;
+  }
+  const tp_status opened = tp_registry_open(&reg, path);
+  remove(path);
+  if (opened != TP_OK) {
     printf("setup failed: %s\n", tp_error_message());
     return 99;
   }
@@ -175,6 +262,8 @@ int main(void) {
   tcase_add_test(tc, store_every_dtype);
   tcase_add_test(tc, residual_sources);
   tcase_add_test(tc, residual_beta_zero_ignores_nan_c);
+  tcase_add_test(tc, split_k_forced);
+  tcase_add_test(tc, split_k_refused);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_set_fork_status(sr, CK_NOFORK);

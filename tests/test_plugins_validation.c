@@ -423,6 +423,11 @@ START_TEST(test_tuning_keys) {
       {"consumers", "1", TP_OK, TP_OK, ""},
       {"consumers", "2", TP_OK, TP_OK, ""}, /* the last tile set has M = 128 or 256 */
       {"consumers", "3", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "1 or 2"},
+      {"splits", "1", TP_OK, TP_OK, ""},
+      {"splits", "16", TP_OK, TP_OK, ""},
+      {"splits", "0", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "1..16"},
+      {"splits", "17", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "1..16"},
+      {"splits", "2x1", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "1..16"},
       {"tiles", "128x128x128", TP_ERR_NOT_FOUND, TP_ERR_NOT_FOUND, "unknown key 'tiles'"},
   };
   const char *payloads[3] = {"standard", "blockwise_fp8", "block_scaled"};
@@ -558,6 +563,87 @@ START_TEST(test_cuda_plans) {
 }
 END_TEST
 
+/* The standard payload's gpu_plan for an H100's figures (no GPU needed):
+ * plan, then gpu_plan, as the core calls them. */
+static tp_status gpu_plan_slot(loaded *l, const tp_gemm_desc *desc, tp_gpu_launch *launch,
+                               char *err, size_t errlen) {
+  tp_gpu_info h100 = {.sm_count = 132, .cc_major = 9, .smem_per_block = 232448,
+                      .l2_bytes = 50u << 20, .name = "H100 (figures)"};
+  tp_epilogue_plan epi;
+  tp_payload_plan plan;
+  memset(&epi, 0, sizeof epi);
+  memset(&plan, 0, sizeof plan);
+  memset(launch, 0, sizeof *launch);
+  tp_status st = plan_slot(l, desc, TP_BACKEND_CUDA, &plan, err, errlen);
+  if (st != TP_OK) return st;
+  return l->desc->payload->gpu_plan(l->state, desc, &h100, &epi, &plan, launch, err, errlen);
+}
+
+/* bf16 M x N x K with every pointer NULL: enough to plan. */
+static tp_gemm_desc sized(int64_t m, int64_t n, int64_t k) {
+  tp_ref_problem_spec spec = {.payload = "standard", .a = TP_DTYPE_BF16, .b = TP_DTYPE_BF16,
+                              .d = TP_DTYPE_BF16, .m = m, .n = n, .k = k, .alpha = 1.0f};
+  tp_gemm_desc d;
+  char err[256];
+  ck_assert_msg(tp_ref_problem_describe(&spec, &d, err, sizeof err) == TP_OK, "%s", err);
+  return d;
+}
+
+/* Split-K's workspace for `tiles` tiles of 128 x tile_n in `splits`: the
+ * counters (2 per tile, rounded to 256 bytes), then the partial sums. */
+static uint64_t split_workspace(uint64_t tiles, uint64_t tile_n, uint64_t splits) {
+  return (tiles * 8 + 255) / 256 * 256 + tiles * (splits - 1) * 128 * tile_n * 4;
+}
+
+START_TEST(test_gpu_plan_split_k) {
+  char err[256];
+  tp_gpu_launch launch;
+  loaded l = load("standard");
+  /* Enough tiles for the SMs: no split, no workspace, one CTA per SM. */
+  tp_gemm_desc p = sized(4096, 4096, 4096);
+  ck_assert_int_eq(gpu_plan_slot(&l, &p, &launch, err, sizeof err), TP_OK);
+  ck_assert_str_eq(launch.kernel, "tp_standard_bf16_bf16_128x256_c1");
+  ck_assert_uint_eq(launch.grid[0], 132);
+  ck_assert_uint_eq(launch.workspace_bytes, 0);
+  /* 128 x 4096 x 7168: 32 tiles of 128 x 128, K (112 k-blocks) split in 2,
+   * which brings the CTAs to 64, near half the SMs (SPLIT_SATURATION). */
+  p = sized(128, 4096, 7168);
+  ck_assert_int_eq(gpu_plan_slot(&l, &p, &launch, err, sizeof err), TP_OK);
+  ck_assert_str_eq(launch.kernel, "tp_standard_bf16_bf16_128x128_c1");
+  ck_assert_uint_eq(launch.grid[0], 64);
+  ck_assert_uint_eq(launch.workspace_bytes, split_workspace(32, 128, 2));
+  /* 128 x 128 x 8192: one tile, 128 k-blocks: 16 splits (the most); the
+   * 128-wide tile, since a 256-wide one would be half outside N. */
+  p = sized(128, 128, 8192);
+  ck_assert_int_eq(gpu_plan_slot(&l, &p, &launch, err, sizeof err), TP_OK);
+  ck_assert_str_eq(launch.kernel, "tp_standard_bf16_bf16_128x128_c1");
+  ck_assert_uint_eq(launch.grid[0], 16);
+  ck_assert_uint_eq(launch.workspace_bytes, split_workspace(1, 128, 16));
+  /* Short K: a split takes at least 4 k-blocks; 7 k-blocks stay whole. */
+  p = sized(128, 128, 448);
+  ck_assert_int_eq(gpu_plan_slot(&l, &p, &launch, err, sizeof err), TP_OK);
+  ck_assert_uint_eq(launch.grid[0], 1);
+  ck_assert_uint_eq(launch.workspace_bytes, 0);
+  /* Forced: 3 splits of 4096 x 4096 x 4096 (many waves): a whole number of
+   * tiles' splits per wave (132 SMs: 44 tiles x 3); the narrow tile, whose
+   * partial sums cost half as much to add up. */
+  ck_assert_int_eq(set(&l, "splits", "3", err, sizeof err), TP_OK);
+  p = sized(4096, 4096, 4096);
+  ck_assert_int_eq(gpu_plan_slot(&l, &p, &launch, err, sizeof err), TP_OK);
+  ck_assert_uint_eq(launch.grid[0], 132);
+  ck_assert_uint_eq(launch.workspace_bytes, split_workspace(1024, 128, 3));
+  /* More splits than k-blocks, and splits with clusters, are refused. */
+  p = sized(128, 128, 128);
+  ck_assert_int_eq(gpu_plan_slot(&l, &p, &launch, err, sizeof err), TP_ERR_UNSUPPORTED);
+  ASSERT_HAS(err, "splits 3: K = 128 has only 2 k-blocks of 64 to split");
+  ck_assert_int_eq(set(&l, "cluster", "2x1", err, sizeof err), TP_OK);
+  p = sized(4096, 4096, 4096);
+  ck_assert_int_eq(gpu_plan_slot(&l, &p, &launch, err, sizeof err), TP_ERR_UNSUPPORTED);
+  ASSERT_HAS(err, "splits 3 with cluster 2x1");
+  unload(&l);
+}
+END_TEST
+
 /* ------------------------------------------------------------ registries */
 
 static void assert_lists_the_plugins(tp_registry *r, const char *libdir_prefix) {
@@ -637,6 +723,7 @@ static Suite *suite(void) {
   TCase *tc = tcase_create("plan errors");
   tcase_add_unchecked_fixture(tc, open_registry, close_registry);
   tcase_add_test(tc, test_valid_problems_plan);
+  tcase_add_test(tc, test_gpu_plan_split_k);
   tcase_add_test(tc, test_standard_refuses_dtypes);
   tcase_add_test(tc, test_standard_refuses_scales);
   tcase_add_test(tc, test_blockwise_refuses_dtypes);

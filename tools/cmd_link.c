@@ -109,9 +109,10 @@ static int link_pair(const link_args *a, tp_registry *reg, const char *payload,
   if (st == TP_OK) {
     const tp_link_stats *s = &res.stats;
     printf("PASS  kernel %s, %d registers, %d bytes stack, spills %d bytes stored / %d loaded "
-           "(C %s, bias %s)\n",
+           "(C %s, bias %s; grid %u, %llu bytes workspace)\n",
            res.launch.kernel, s->registers, s->stack_bytes, s->spill_store_bytes,
-           s->spill_load_bytes, variants[v].c ? "yes" : "no", variants[v].bias ? "yes" : "no");
+           s->spill_load_bytes, variants[v].c ? "yes" : "no", variants[v].bias ? "yes" : "no",
+           res.launch.grid[0], (unsigned long long)res.launch.workspace_bytes);
     return TP_EXIT_OK;
   }
   if (res.planned)

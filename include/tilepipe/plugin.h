@@ -32,8 +32,9 @@ extern "C" {
 #endif
 
 #define TP_PLUGIN_ABI_MAJOR 1
-/* 1.1: tp_gemm_desc.bias. */
-#define TP_PLUGIN_ABI_MINOR 1
+/* 1.1: tp_gemm_desc.bias. 1.2: plan-owned device workspace
+ * (tp_gpu_launch.workspace_bytes, tp_payload_plan.workspace). */
+#define TP_PLUGIN_ABI_MINOR 2
 #define TP_PLUGIN_ENTRY_NAME "tp_plugin_entry"
 
 #if defined(__GNUC__)
@@ -92,6 +93,13 @@ typedef struct tp_gpu_launch {
   uint32_t smem_bytes;         /* dynamic shared memory */
   uint32_t params_size;        /* bytes of the kernel's one parameter struct */
   uint32_t epilogue_args_offset; /* where tp_epilogue_args sits inside it */
+  /* Device memory the kernel needs beyond its operands (split-K partial
+   * sums, tile counters); 0 for none. The core allocates it once, when the
+   * plan is created, zeroes it, and hands it to gpu_args through
+   * tp_payload_plan.workspace. It belongs to the plan, not to one run: a
+   * kernel that keeps counters there must leave them as it found them, and
+   * runs of one plan must not overlap (one stream, or one plan per stream). */
+  uint64_t workspace_bytes;
 } tp_gpu_launch;
 
 /* What an epilogue decided for one GEMM. */
@@ -111,6 +119,9 @@ typedef struct tp_payload_plan {
   tp_stage_tensor tensors[TP_MAX_STAGE_TENSORS]; /* in stage order */
   int64_t k_blocks;                              /* k-blocks per output tile */
   TP_ALIGNAS(16) unsigned char priv[TP_PLAN_PRIVATE_BYTES];
+  /* Set by the core before gpu_args: the plan's workspace_bytes of device
+   * memory (see tp_gpu_launch), 256-byte aligned; NULL when none. */
+  void *workspace;
 } tp_payload_plan;
 
 typedef struct tp_payload_ops {

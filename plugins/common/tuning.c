@@ -8,6 +8,7 @@
 
 #define TPC_MAX_STAGES 16
 #define TPC_MAX_CLUSTER 8
+#define TPC_MAX_SPLITS 16
 #define TPC_WGMMA_M 64
 
 tp_status tpc_tuning_create(void **state, int32_t only_tile_k, char *err, size_t errlen) {
@@ -119,6 +120,15 @@ static tp_status set_consumers(tpc_tuning *t, const char *v, char *err, size_t e
   return st;
 }
 
+static tp_status set_splits(tpc_tuning *t, const char *v, char *err, size_t errlen) {
+  int32_t s;
+  if (!parse_dims(v, &s, 1) || s > TPC_MAX_SPLITS)
+    return tpc_fail(err, errlen, TP_ERR_INVALID_ARGUMENT, "splits '%s' must be 1..%d", v,
+                    TPC_MAX_SPLITS);
+  t->splits = s;
+  return TP_OK;
+}
+
 tp_status tpc_tuning_set_option(void *state, const char *key, const char *value, char *err,
                                 size_t errlen) {
   static const struct {
@@ -127,14 +137,15 @@ tp_status tpc_tuning_set_option(void *state, const char *key, const char *value,
   } keys[] = {{"tile", set_tile},
               {"stages", set_stages},
               {"cluster", set_cluster},
-              {"consumers", set_consumers}};
+              {"consumers", set_consumers},
+              {"splits", set_splits}};
   if (state == NULL || key == NULL || value == NULL)
     return tpc_fail(err, errlen, TP_ERR_INVALID_ARGUMENT, "set_option: NULL argument");
   for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
     if (strcmp(key, keys[i].key) == 0)
       return keys[i].set(state, value, err, errlen);
   return tpc_fail(err, errlen, TP_ERR_NOT_FOUND,
-                  "unknown key '%s' (payloads take tile, stages, cluster, consumers)", key);
+                  "unknown key '%s' (payloads take tile, stages, cluster, consumers, splits)", key);
 }
 
 int32_t tpc_tuning_consumers(const tpc_tuning *t, int32_t tile_m) {

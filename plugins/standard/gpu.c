@@ -9,10 +9,19 @@
  *
  * The heuristic, in order (each choice can be forced by the INI's tuning
  * keys, within what the kernels support):
- *   - BN: the width whose tiles fill the SMs' waves best, weighted by how
- *     fast a full tile of that width runs (wider reuses more of each load):
- *     4096 x 2112 takes 192 (352 tiles, 2.7 waves of 132) over 256 (288
- *     tiles, the third wave 18% full);
+ *   - BN and the K split together: the pair whose work units (tiles x
+ *     splits) fill the SMs' waves best, weighted by how fast a full tile of
+ *     that width runs (wider reuses more of each load), by the share of its
+ *     columns inside N and by what the split costs. 4096 x 2112 takes 192
+ *     (352 tiles, 2.7 waves of 132) over 256 (288 tiles, the third wave 18%
+ *     full). K is split only when the tiles alone occupy fewer than
+ *     SPLIT_SATURATION of the SMs, into the fewest splits that reach it
+ *     (each at least MIN_SPLIT_K_BLOCKS k-blocks, all in one wave): such
+ *     shapes (M <= 128) are bound by memory, and on the H100 more CTAs than
+ *     that did not run faster, while each split adds (splits - 1) partial
+ *     tiles that the last CTA of a tile reads back alone. 128 x 4096 x 7168
+ *     takes 32 tiles of 128 x 128 in 2 splits (34.7 us) over 4 (35.7 us),
+ *     192 x 3 (37.8 us) or 256 x 4 (41.1 us); unsplit it took 41.6 us;
  *   - single CTAs: 2-CTA clusters (B multicast) exist but measured slower;
  *   - stages: as many as the budget holds (the planner's answer);
  *   - tiles walked in groups of 8 tile rows, for L2 reuse of A and B. */
@@ -33,12 +42,24 @@
 #define STANDARD_SOURCE_STAGES 2
 /* Tile rows walked together (raster group), in tiles. */
 #define STANDARD_RASTER_TILES 8
+/* Split-K: the most splits; the fewest k-blocks each takes; the share of
+ * the SMs beyond which more CTAs did not help small-M shapes; the cost of
+ * each split beyond the first per 128 columns of tile, relative to an
+ * unsplit tile (bench/tune.sh measured these on the H100). */
+#define STANDARD_MAX_SPLITS 16
+#define MIN_SPLIT_K_BLOCKS 4
+#define SPLIT_SATURATION 0.45
+#define SPLIT_COST 0.1
+/* Partial sums are laid out per tile, split and consumer warpgroup. */
+#define STANDARD_COUNTER_ALIGN 256
 
 /* What gpu_plan decided, kept in the payload plan's private bytes. */
 typedef struct standard_gpu_plan {
   tp_storage_layout smem;
   int32_t tile_n, cluster_m, raster_m;
   int32_t tiles_m, tiles_n;
+  int32_t splits;          /* K split over this many CTAs per tile */
+  uint64_t counter_bytes;  /* workspace: tile counters, then partial sums */
 } standard_gpu_plan;
 
 _Static_assert(sizeof(standard_gpu_plan) <= TP_PLAN_PRIVATE_BYTES,
@@ -75,20 +96,52 @@ static uint32_t row_elems(tp_dtype dtype) { return TP_STANDARD_K_BYTES * 8 / tp_
 static const int32_t widths[] = {256, 192, 128};
 static const double width_speed[] = {1.0, 0.96, 0.93};
 
-/* The width whose tiles fill whole waves of SMs best, weighted by speed. */
-static int32_t best_width(int32_t tiles_m, int64_t n, int32_t sm_count) {
-  int32_t best = widths[0];
-  double best_score = 0.0;
+/* How well `units` work units of width `width` keep the SMs busy: whole
+ * waves count by how full they are, a single partial wave as full once it
+ * reaches SPLIT_SATURATION of the SMs; times the width's speed, the share of
+ * its columns inside N (`used`) and the cost of `splits`. */
+static double shape_score(int64_t units, int32_t splits, int32_t width, double speed,
+                          double used, int32_t sm_count) {
+  const int64_t waves = (units + sm_count - 1) / sm_count;
+  double fill = (double)units / (double)(waves * sm_count);
+  if (waves == 1) {
+    fill = (double)units / (SPLIT_SATURATION * sm_count);
+    if (fill > 1.0) fill = 1.0;
+  }
+  return fill * speed * used / (1.0 + SPLIT_COST * (splits - 1) * width / 128.0);
+}
+
+/* The fewest splits that bring `tiles` to SPLIT_SATURATION of the SMs
+ * within one wave, each split taking at least MIN_SPLIT_K_BLOCKS k-blocks;
+ * 1 when the tiles alone get there. */
+static int32_t best_splits(int64_t tiles, int64_t k_blocks, int32_t sm_count) {
+  int32_t s = 1;
+  while (s < STANDARD_MAX_SPLITS && (double)(tiles * s) < SPLIT_SATURATION * sm_count &&
+         tiles * (s + 1) <= sm_count && k_blocks / (s + 1) >= MIN_SPLIT_K_BLOCKS)
+    ++s;
+  return s;
+}
+
+/* The width (and its splits, unless `forced_splits`) that fill whole waves
+ * of SMs best, weighted by speed and split cost; forced_width, when not 0,
+ * is the only width tried. */
+static void best_shape(int32_t tiles_m, int64_t n, int64_t k_blocks, int32_t sm_count,
+                       int32_t forced_width, int32_t forced_splits, standard_gpu_plan *g) {
+  double best_score = -1.0;
   for (size_t i = 0; i < sizeof widths / sizeof widths[0]; ++i) {
-    const int64_t tiles = (int64_t)tiles_m * ceil_div(n, widths[i]);
-    const int64_t waves = (tiles + sm_count - 1) / sm_count;
-    const double score = (double)tiles / (double)(waves * sm_count) * width_speed[i];
+    if (forced_width && widths[i] != forced_width) continue;
+    const int32_t tiles_n = ceil_div(n, widths[i]);
+    const int64_t tiles = (int64_t)tiles_m * tiles_n;
+    const int32_t splits = forced_splits ? forced_splits : best_splits(tiles, k_blocks, sm_count);
+    const double used = (double)n / ((double)tiles_n * widths[i]);
+    const double score =
+        shape_score(tiles * splits, splits, widths[i], width_speed[i], used, sm_count);
     if (score > best_score + 1e-9) {
       best_score = score;
-      best = widths[i];
+      g->tile_n = widths[i];
+      g->splits = splits;
     }
   }
-  return best;
 }
 
 /* The tile shape and cluster: the INI's where it set them (checked against
@@ -112,14 +165,37 @@ static tp_status choose_shape(const tpc_tuning *tu, const tp_gemm_desc *desc,
                     "for cluster %dx%d, %d consumers)",
                     tu->cluster_m, tu->cluster_n, tu->consumers);
   }
-  g->tiles_m = ceil_div(desc->m, TP_STANDARD_TILE_M);
-  g->tile_n = tu->tile_n ? tu->tile_n : best_width(g->tiles_m, desc->n, gpu->sm_count);
-  g->tiles_n = ceil_div(desc->n, g->tile_n);
+  const int64_t k_blocks = ceil_div(desc->k, k_elems);
+  if (tu->splits > k_blocks) {
+    return tpc_fail(err, errlen, TP_ERR_UNSUPPORTED,
+                    "splits %d: K = %lld has only %lld k-blocks of %d to split", tu->splits,
+                    (long long)desc->k, (long long)k_blocks, k_elems);
+  }
+  if (tu->splits > 1 && tu->cluster_m > 1) {
+    return tpc_fail(err, errlen, TP_ERR_UNSUPPORTED,
+                    "splits %d with cluster %dx1: the GPU kernels split K only over single CTAs",
+                    tu->splits, tu->cluster_m);
+  }
   /* 2-CTA clusters (B multicast) stay opt-in: on the H100 they measured
    * 2-4x slower than single CTAs (bench/results/), a defect still open. */
   g->cluster_m = tu->cluster_m ? tu->cluster_m : 1;
+  g->tiles_m = ceil_div(desc->m, TP_STANDARD_TILE_M);
+  best_shape(g->tiles_m, desc->n, k_blocks, gpu->sm_count, tu->tile_n,
+             g->cluster_m > 1 ? 1 : tu->splits, g);
+  g->tiles_n = ceil_div(desc->n, g->tile_n);
   g->raster_m = STANDARD_RASTER_TILES / g->cluster_m;
   return TP_OK;
+}
+
+/* Split-K's workspace: one counter per tile and consumer warpgroup, then
+ * the partial sums of every split but the last (128 x BN f32 each). */
+static uint64_t workspace_bytes(standard_gpu_plan *g) {
+  if (g->splits == 1) return 0;
+  const uint64_t tiles = (uint64_t)g->tiles_m * (uint64_t)g->tiles_n;
+  g->counter_bytes = (tiles * 2u * sizeof(uint32_t) + STANDARD_COUNTER_ALIGN - 1) /
+                     STANDARD_COUNTER_ALIGN * STANDARD_COUNTER_ALIGN;
+  return g->counter_bytes +
+         tiles * (uint64_t)(g->splits - 1) * TP_STANDARD_TILE_M * (uint64_t)g->tile_n * sizeof(float);
 }
 
 /* The stage contents (A and B k-block tiles, recorded in the payload plan
@@ -185,14 +261,17 @@ tp_status standard_gpu_plan_slot(void *state, const tp_gemm_desc *desc, const tp
   plan->tile.cluster_n = 1;
   plan->tile.consumers = 2;
   plan->k_blocks = ceil_div(desc->k, plan->tile.tile_k);
-  memcpy(plan->priv, &g, sizeof g);
 
   memset(launch, 0, sizeof *launch);
   snprintf(launch->kernel, sizeof launch->kernel, "tp_standard_%s_%s_128x%d_c%d", ab, d, g.tile_n,
            g.cluster_m);
-  const int64_t cluster_tiles = (int64_t)ceil_div(g.tiles_m, g.cluster_m) * g.tiles_n;
-  const int64_t clusters = gpu->sm_count / g.cluster_m;
-  launch->grid[0] = (uint32_t)((cluster_tiles < clusters ? cluster_tiles : clusters) * g.cluster_m);
+  /* One CTA per work unit up to a CTA per SM. The kernel gives the splits
+   * of a tile to consecutive CTAs of one wave, the last of them waiting for
+   * the others: the grid is a whole number of tiles' splits, so that a CTA
+   * only ever waits for CTAs of lower index (already resident). */
+  const int64_t units = (int64_t)ceil_div(g.tiles_m, g.cluster_m) * g.tiles_n * g.splits;
+  const int64_t slots = gpu->sm_count / g.cluster_m / g.splits * g.splits;
+  launch->grid[0] = (uint32_t)((units < slots ? units : slots) * g.cluster_m);
   launch->grid[1] = launch->grid[2] = 1;
   launch->block[0] = TP_STANDARD_THREADS;
   launch->block[1] = launch->block[2] = 1;
@@ -201,6 +280,8 @@ tp_status standard_gpu_plan_slot(void *state, const tp_gemm_desc *desc, const tp
   launch->smem_bytes = g.smem.total_bytes;
   launch->params_size = sizeof(tp_standard_params);
   launch->epilogue_args_offset = offsetof(tp_standard_params, epilogue);
+  launch->workspace_bytes = workspace_bytes(&g);
+  memcpy(plan->priv, &g, sizeof g);
   return TP_OK;
 }
 
@@ -256,5 +337,12 @@ tp_status standard_gpu_args_slot(const tp_payload_plan *plan, const tp_epilogue_
   p->n_tma = (int32_t)n_tma;
   p->d_data = desc->d.data;
   p->ldd = desc->d.stride[0];
+  p->splits = g.splits;
+  if (g.splits > 1) {
+    if (plan->workspace == NULL)
+      return tpc_fail(err, errlen, TP_ERR_INTERNAL, "split-K plan without its workspace");
+    p->counters = plan->workspace;
+    p->partials = (float *)((unsigned char *)plan->workspace + g.counter_bytes);
+  }
   return TP_OK;
 }

@@ -3,7 +3,8 @@
  * Plan time: the device's figures go to the payload's gpu_plan, which picks
  * a kernel (an extern "C" name in its LTO-IR) and its launch; the payload's
  * and the epilogue's LTO-IR are linked (only that kernel: -kernels-used),
- * checked and loaded through the kernel cache. Run time: the plugins write
+ * checked and loaded through the kernel cache; the workspace the payload
+ * asks for is allocated and zeroed once. Run time: the plugins write
  * the parameter block on the stack (payload: tensor maps and sizes;
  * epilogue: its user bytes), one launch. */
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include "core/backend/cuda/cuda_backend.h"
 #include "core/error.h"
 #include "core/registry/host_api.h"
+#include "tilepipe/device.h"
 #include "tilepipe/epilogue_args.h"
 
 #if TP_HAVE_CUDA
@@ -28,6 +30,7 @@ struct tp_cuda_plan {
   tp_gpu_launch launch;
   tp_cuda_kernel kernel;
   tp_cuda_dims dims;
+  void *workspace; /* launch.workspace_bytes of device memory, or NULL */
 };
 
 /* Both plugins carry what a fused kernel is made of. */
@@ -128,6 +131,23 @@ static void link_inputs_for(link_inputs *li, const tp_binding *b, const char *ke
   li->request = (tp_link_request){li->inputs, 2, TP_CUDA_LINK_ARCH, li->options, 1, 0};
 }
 
+/* The payload's workspace, zeroed (what its counters start from), and
+ * where gpu_args finds it. */
+static tp_status workspace_create(tp_cuda_plan *plan, tp_binding *b) {
+  const uint64_t bytes = plan->launch.workspace_bytes;
+  if (bytes == 0) return TP_OK;
+  tp_status st = tp_device_alloc(&plan->workspace, (size_t)bytes);
+  if (st == TP_OK) st = tp_device_memset(plan->workspace, 0, (size_t)bytes);
+  if (st != TP_OK) {
+    tp_device_free(plan->workspace);
+    plan->workspace = NULL;
+    return tp_error_wrap(st, "kernel %s: workspace of %llu bytes", plan->launch.kernel,
+                         (unsigned long long)bytes);
+  }
+  b->payload_plan.workspace = plan->workspace;
+  return TP_OK;
+}
+
 tp_status tp_cuda_plan_create(tp_cuda_plan **out, tp_binding *b, const tp_gemm_desc *desc) {
   *out = NULL;
   tp_cuda_device dev;
@@ -159,7 +179,8 @@ tp_status tp_cuda_plan_create(tp_cuda_plan **out, tp_binding *b, const tp_gemm_d
     plan->dims.cluster[i] = plan->launch.cluster[i];
   }
   plan->dims.dynamic_smem = plan->launch.smem_bytes;
-  if ((st = clamp_persistent_grid(plan)) != TP_OK) {
+  if ((st = clamp_persistent_grid(plan)) == TP_OK) st = workspace_create(plan, b);
+  if (st != TP_OK) {
     free(plan);
     return st;
   }
@@ -208,12 +229,18 @@ tp_status tp_cuda_plan_run(const tp_cuda_plan *plan, const tp_gemm_desc *desc, v
 
 int tp_cuda_plan_describe(const tp_cuda_plan *plan, char *buf, size_t size) {
   const tp_gpu_launch *l = &plan->launch;
-  return snprintf(buf, size, "kernel %s, grid %u, cluster %ux%u, %u bytes smem, %d registers",
+  return snprintf(buf, size,
+                  "kernel %s, grid %u, cluster %ux%u, %u bytes smem, %d registers, "
+                  "%llu bytes workspace",
                   l->kernel, plan->dims.grid[0], l->cluster[0], l->cluster[1], l->smem_bytes,
-                  plan->kernel.stats.registers);
+                  plan->kernel.stats.registers, (unsigned long long)l->workspace_bytes);
 }
 
-void tp_cuda_plan_destroy(tp_cuda_plan *plan) { free(plan); }
+/* cuMemFree waits for the kernels still using the workspace. */
+void tp_cuda_plan_destroy(tp_cuda_plan *plan) {
+  if (plan != NULL && plan->workspace != NULL) tp_device_free(plan->workspace);
+  free(plan);
+}
 
 #else /* !TP_HAVE_CUDA */
 

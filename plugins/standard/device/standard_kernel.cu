@@ -19,11 +19,16 @@
  *     (128 rows x 128 bytes of D): hook, convert, swizzled smem, hand the
  *     chunk to the store warp, go on with the next tile's mainloop while the
  *     store drains.
+ * Split-K (p.splits > 1, single CTAs only): a work unit is one split of a
+ * tile's k-blocks; the splits of a tile go to consecutive CTAs. All but the
+ * last write their partial sums to the workspace (tilepipe/device/split_k.h)
+ * and move on; the last adds them and alone runs the epilogue, so the store
+ * warp and the source loader only see last splits.
  *
  * Invariants:
  *   - operand tiles are K-major, 128 bytes of K per row, 128B-swizzled, each
  *     1024-byte aligned (the storage planner guarantees it);
- *   - every role walks the same tile sequence (tile_schedule below);
+ *   - every role walks the same work-unit sequence (tile_schedule below);
  *   - barrier counts: input full 1 (expect_tx), input empty = 8 consumer
  *     warps x CLUSTER_M (every consumer warp of every CTA that received our
  *     multicast half of B frees it); output full 8, empty 1; source full 1,
@@ -38,6 +43,7 @@
 
 #include "plugins/standard/device/standard_params.h"
 #include "tilepipe/device/epilogue.h"
+#include "tilepipe/device/split_k.h"
 #include "tilepipe/device/tma.h"
 #include "tilepipe/device/warpgroup.h"
 #include "tilepipe/device/wgmma.h"
@@ -46,7 +52,8 @@
 
 #define TP_DEV static __device__ __forceinline__
 
-/* Named barrier ids (0 is __syncthreads). */
+/* Named barrier ids (0 is __syncthreads): consumer warpgroup w uses
+ * BAR_CONSUMER_0 + w for its split-K handshakes. */
 enum { BAR_CONSUMER_0 = 1 };
 
 enum { PRODUCER_REGS = 40, CONSUMER_REGS = 232 };
@@ -78,20 +85,41 @@ TP_DEV void mma_k_step(float *acc, uint64_t da, uint64_t db, int accumulate) {
 
 /* Tiles are walked in clusters of CLUSTER_M tiles along M (sharing one B
  * tile), cluster tiles in groups of raster_m cluster-rows so that CTAs running
- * at the same time share A rows and B columns in L2. Every role of every CTA
- * calls this with the same iteration numbers. */
+ * at the same time share A rows and B columns in L2. A work unit is one split
+ * of a cluster tile's k-blocks (the whole of them without split-K); unit u
+ * is split u % splits of cluster tile u / splits, so that a tile's splits
+ * run on consecutive CTAs (the grid is a multiple of splits). Every role of
+ * every CTA walks the units with the same iteration numbers. */
 struct tile_schedule {
-  int32_t cluster_rows, cluster_tiles, first, stride;
+  int32_t cluster_rows, units, first, stride;
+};
+
+struct work_unit {
+  int32_t tile;               /* cluster tile */
+  int32_t kb_begin, kb_end;   /* its k-blocks */
+  int32_t split;
+  bool last;                  /* the split that adds up and runs the epilogue */
 };
 
 template <int CLUSTER_M>
 TP_DEV tile_schedule tile_schedule_make(const tp_standard_params &p) {
   tile_schedule s;
   s.cluster_rows = (p.tiles_m + CLUSTER_M - 1) / CLUSTER_M;
-  s.cluster_tiles = s.cluster_rows * p.tiles_n;
+  s.units = s.cluster_rows * p.tiles_n * p.splits;
   s.first = (int32_t)blockIdx.x / CLUSTER_M;
   s.stride = (int32_t)gridDim.x / CLUSTER_M;
   return s;
+}
+
+/* Splits get k_blocks / splits k-blocks each, give or take one. */
+TP_DEV work_unit work_unit_of(const tp_standard_params &p, int32_t u) {
+  work_unit w;
+  w.tile = u / p.splits;
+  w.split = u - w.tile * p.splits;
+  w.kb_begin = w.split * p.k_blocks / p.splits;
+  w.kb_end = (w.split + 1) * p.k_blocks / p.splits;
+  w.last = w.split == p.splits - 1;
+  return w;
 }
 
 /* Output tile origin (m0, n0) of cluster tile t for this CTA. */
@@ -143,10 +171,11 @@ TP_DEV void run_loader(const tp_standard_params &p) {
   const uint32_t rank = CLUSTER_M > 1 ? tp_cluster_ctarank() : 0;
   const int32_t b_rows = BN / CLUSTER_M; /* our slice of the shared B tile */
   const int32_t k_elems = TP_STANDARD_K_BYTES / ab_traits<AB>::elem_bytes;
-  for (int32_t t = s.first; t < s.cluster_tiles; t += s.stride) {
+  for (int32_t u = s.first; u < s.units; u += s.stride) {
+    const work_unit w = work_unit_of(p, u);
     int32_t m0, n0;
-    tile_origin<CLUSTER_M, BN>(p, s, t, &m0, &n0);
-    for (int32_t kb = 0; kb < p.k_blocks; ++kb) {
+    tile_origin<CLUSTER_M, BN>(p, s, w.tile, &m0, &n0);
+    for (int32_t kb = w.kb_begin; kb < w.kb_end; ++kb) {
       TP_INPUT_PRODUCE(&prod, st) {
         tp_mbar *full = tp_input_producer_stage_barrier(&st);
         unsigned char *b = (unsigned char *)tp_input_producer_stage_tile(&st, 1, 0);
@@ -161,7 +190,7 @@ TP_DEV void run_loader(const tp_standard_params &p) {
       }
       /* The source loader may start on this tile once its first k-block is
        * on its way: C then never delays the mainloop's first loads. */
-      if (kb == 0 && has_source) tp_load_order_signal(&order);
+      if (kb == w.kb_begin && w.last && has_source) tp_load_order_signal(&order);
     }
   }
   tp_input_producer_drain(&prod);
@@ -172,9 +201,11 @@ TP_DEV void run_storer(const tp_standard_params &p) {
   tp_output_pipeline op = tp_storage_output_pipeline(smem_base(), &p.smem);
   tp_output_store store = tp_output_pipeline_store(&op);
   const tile_schedule s = tile_schedule_make<CLUSTER_M>(p);
-  for (int32_t t = s.first; t < s.cluster_tiles; t += s.stride) {
+  for (int32_t u = s.first; u < s.units; u += s.stride) {
+    const work_unit w = work_unit_of(p, u);
+    if (!w.last) continue;
     int32_t m0, n0;
-    tile_origin<CLUSTER_M, BN>(p, s, t, &m0, &n0);
+    tile_origin<CLUSTER_M, BN>(p, s, w.tile, &m0, &n0);
     for (int32_t c = 0; c < chunk_traits<BN, DT>::count; ++c) {
       TP_OUTPUT_STORE(&store, st) {
         const int32_t col0 = n0 + c * chunk_traits<BN, DT>::cols;
@@ -202,9 +233,11 @@ TP_DEV void run_source_loader(const tp_standard_params &p) {
   const int32_t c_bytes = p.epilogue.source_dtype == TP_DTYPE_F32 ? 4 : 2;
   const int32_t box_cols = TP_STANDARD_K_BYTES / c_bytes;
   const int32_t boxes = chunk_traits<BN, DT>::cols / box_cols;
-  for (int32_t t = s.first; t < s.cluster_tiles; t += s.stride) {
+  for (int32_t u = s.first; u < s.units; u += s.stride) {
+    const work_unit w = work_unit_of(p, u);
+    if (!w.last) continue;
     int32_t m0, n0;
-    tile_origin<CLUSTER_M, BN>(p, s, t, &m0, &n0);
+    tile_origin<CLUSTER_M, BN>(p, s, w.tile, &m0, &n0);
     tp_load_order_wait(&order);
     for (int32_t c = 0; c < chunk_traits<BN, DT>::count; ++c) {
       TP_INPUT_PRODUCE(&prod, st) {
@@ -308,6 +341,29 @@ TP_DEV void consumer_epilogue(const tp_standard_params &p, const float *acc, int
   }
 }
 
+/* Split-K for consumer warpgroup wg: a split other than the last leaves its
+ * partial sums in its workspace slot and returns false; the last adds every
+ * other split's (in split order) into acc and returns true. */
+template <int BN>
+TP_DEV bool split_k_reduce(const tp_standard_params &p, float *acc, const work_unit &w,
+                           uint32_t wg) {
+  constexpr int floats = BN / 2;                         /* accumulators per thread */
+  constexpr uint32_t slot_float4s = 128u * floats / 4u;  /* a warpgroup's 64 x BN */
+  const uint32_t t = threadIdx.x % 128u;
+  uint32_t *counter = p.counters + 2 * w.tile + wg;
+  float4 *slots = (float4 *)p.partials + ((size_t)w.tile * (p.splits - 1) * 2 + wg) * slot_float4s;
+  /* Slot of split s: (tile, s, wg), the two warpgroups' slots side by side. */
+  if (!w.last) {
+    tp_split_k_store<floats>(acc, slots + (size_t)w.split * 2 * slot_float4s, t, 128u);
+    tp_split_k_arrive(counter, BAR_CONSUMER_0 + wg, 128u);
+    return false;
+  }
+  tp_split_k_wait(counter, (uint32_t)p.splits - 1u, BAR_CONSUMER_0 + wg, 128u);
+  for (int32_t s = 0; s < p.splits - 1; ++s)
+    tp_split_k_add<floats>(acc, slots + (size_t)s * 2 * slot_float4s, t, 128u);
+  return true;
+}
+
 template <int AB, int BN, int DT, int CLUSTER_M>
 TP_DEV void run_consumer(const tp_standard_params &p, uint32_t wg) {
   /* Each consumer warp frees a stage in every CTA whose multicast filled it
@@ -324,14 +380,15 @@ TP_DEV void run_consumer(const tp_standard_params &p, uint32_t wg) {
   constexpr int k_steps = TP_STANDARD_K_BYTES / k_bytes;
   float acc[BN / 2];
 
-  for (int32_t t = s.first; t < s.cluster_tiles; t += s.stride) {
+  for (int32_t u = s.first; u < s.units; u += s.stride) {
+    const work_unit w = work_unit_of(p, u);
     int32_t m0, n0;
-    tile_origin<CLUSTER_M, BN>(p, s, t, &m0, &n0);
+    tile_origin<CLUSTER_M, BN>(p, s, w.tile, &m0, &n0);
     /* One stage stays held while the next is read: it is released once the
      * wgmma group that read it has retired (wait_group<1> after the next
      * commit), so one group is always in flight behind the issue. */
     tp_input_consumer_stage held;
-    for (int32_t kb = 0; kb < p.k_blocks; ++kb) {
+    for (int32_t kb = w.kb_begin; kb < w.kb_end; ++kb) {
       tp_input_consumer_stage st = tp_input_consumer_acquire_stage(&cons);
       const uint32_t a = tp_smem_addr(tp_input_consumer_stage_tile(&st, 0, 0)) +
                          wg * 64u * TP_STANDARD_K_BYTES;
@@ -340,15 +397,16 @@ TP_DEV void run_consumer(const tp_standard_params &p, uint32_t wg) {
 #pragma unroll
       for (int k = 0; k < k_steps; ++k) {
         mma_k_step<AB, BN>(acc, tp_wgmma_desc_sw128(a + k * k_bytes),
-                           tp_wgmma_desc_sw128(b + k * k_bytes), kb > 0 || k > 0);
+                           tp_wgmma_desc_sw128(b + k * k_bytes), kb > w.kb_begin || k > 0);
       }
       tp_wgmma_commit_group();
       tp_wgmma_wait_group<1>();
-      if (kb > 0) tp_input_consumer_stage_release(&held);
+      if (kb > w.kb_begin) tp_input_consumer_stage_release(&held);
       held = st;
     }
     tp_wgmma_wait_group<0>();
     tp_input_consumer_stage_release(&held);
+    if (p.splits > 1 && !split_k_reduce<BN>(p, acc, w, wg)) continue;
     consumer_epilogue<BN, DT>(p, acc, m0, n0, wg, &out, &src);
   }
   tp_input_consumer_drain(&cons);

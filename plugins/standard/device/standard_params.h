@@ -36,6 +36,14 @@ typedef struct tp_standard_params {
   int32_t n_tma;
   void *d_data;
   int64_t ldd;
+  /* Split-K: each tile's K is split over `splits` consecutive CTAs. All but
+   * the last write their partial sums to `partials` and count themselves in
+   * the tile's `counters` (one per consumer warpgroup); the last waits for
+   * them, adds them in split order and runs the epilogue. Both live in the
+   * plan's workspace; the counters return to 0 after each tile. */
+  int32_t splits;
+  uint32_t *counters;
+  float *partials;
   tp_epilogue_args epilogue;
 } tp_standard_params;
 
