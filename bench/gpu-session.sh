@@ -21,6 +21,8 @@
 #   host      plan time (cold link, then disk cache in a second process) and
 #             host time per run call
 #   tune      bench/tune.sh over the M <= 128 shapes: tile widths x splits
+#   tune-schedule  bench/tune.sh: cooperative against ping-pong, K 512..8192
+#   sanitize-pingpong  compute-sanitizer on a fused GEMM the ping-pong kernel runs
 # Bench CSV/JSON go to $OUT (default /tmp/tp-out), every log into
 # $OUT/logs.tgz (the device tool returns at most 8 files); a short summary
 # is printed last. Each step has a time limit so the whole stays inside one
@@ -77,6 +79,13 @@ for step in $steps; do
       say "sanitize gemm split-K residual $tool: rc=$? $(grep -o 'grid [0-9]*.*workspace' "$logs/sanitize-split-$tool.log" | head -n 1)"
     done
     ;;
+  sanitize-pingpong)
+    for tool in memcheck racecheck synccheck; do
+      timeout 120 "$cs" --tool $tool --error-exitcode 9 ./tools/tilepipe run --backend cuda --verify \
+        --epilogue residual -m 1500 -n 1544 -k 264 > "$logs/sanitize-pp-$tool.log" 2>&1
+      say "sanitize gemm ping-pong residual $tool: rc=$? $(grep -o 'kernel [a-z0-9_]*' "$logs/sanitize-pp-$tool.log" | head -n 1)"
+    done
+    ;;
   example)
     make install > "$logs/install.log" 2>&1 || { say "example: install failed"; continue; }
     # A copy, built out of tree (the checkout may hold a build from here).
@@ -111,14 +120,14 @@ for step in $steps; do
     say "tune: rc=$?"
     summary="$summary$(cat "$logs/tune.txt")"$'\n'
     ;;
-  tune-epilogue)
-    # What the residual's smaller stage count costs, and short K's tiles.
-    timeout 100 "$repo/bench/tune.sh" . bf16 "8192 8192 8192" "4096 18432 7168" "4096 32768 512" \
-      -- "" "stages = 3" "tile = 128x192x64" "tile = 128x128x64" > "$logs/tune-store.txt" 2>&1
-    TUNE_EPILOGUE=residual timeout 100 "$repo/bench/tune.sh" . bf16 "8192 8192 8192" \
-      "4096 18432 7168" "4096 32768 512" -- "" "tile = 128x192x64" "tile = 128x128x64" \
-      > "$logs/tune-residual.txt" 2>&1
-    summary="$summary$(cat "$logs/tune-store.txt" "$logs/tune-residual.txt")"$'\n'
+  tune-schedule)
+    # Cooperative against ping-pong, short to long K.
+    for dt in bf16 e4m3; do
+      timeout 150 "$repo/bench/tune.sh" . $dt "4096 32768 512" "4096 24576 1536" "4096 7168 2048" \
+        "4096 4096 4096" "4096 4096 7168" "8192 8192 8192" -- "" "schedule = cooperative" \
+        "schedule = pingpong" > "$logs/tune-schedule-$dt.txt" 2>&1
+      summary="$summary$(cat "$logs/tune-schedule-$dt.txt")"$'\n'
+    done
     ;;
   *) say "unknown step $step" ;;
   esac
