@@ -21,8 +21,7 @@
 #   host      plan time (cold link, then disk cache in a second process) and
 #             host time per run call
 #   tune      bench/tune.sh over the M <= 128 shapes: tile widths x splits
-#   tune-schedule  bench/tune.sh: cooperative against ping-pong, K 512..8192
-#   sanitize-pingpong  compute-sanitizer on a fused GEMM the ping-pong kernel runs
+#   profile   ncu on the short-K shape (4096x32768x512)
 # Bench CSV/JSON go to $OUT (default /tmp/tp-out), every log into
 # $OUT/logs.tgz (the device tool returns at most 8 files); a short summary
 # is printed last. Each step has a time limit so the whole stays inside one
@@ -79,12 +78,14 @@ for step in $steps; do
       say "sanitize gemm split-K residual $tool: rc=$? $(grep -o 'grid [0-9]*.*workspace' "$logs/sanitize-split-$tool.log" | head -n 1)"
     done
     ;;
-  sanitize-pingpong)
-    for tool in memcheck racecheck synccheck; do
-      timeout 120 "$cs" --tool $tool --error-exitcode 9 ./tools/tilepipe run --backend cuda --verify \
-        --epilogue residual -m 1500 -n 1544 -k 264 > "$logs/sanitize-pp-$tool.log" 2>&1
-      say "sanitize gemm ping-pong residual $tool: rc=$? $(grep -o 'kernel [a-z0-9_]*' "$logs/sanitize-pp-$tool.log" | head -n 1)"
-    done
+  profile)
+    # Nsight Compute on one run of the short-K shape (clocks left alone, as
+    # the device tool asks). --print-details all for the stall reasons.
+    timeout 150 /usr/local/cuda/bin/ncu --clock-control none -k regex:tp_standard -c 1 \
+      --section SpeedOfLight --section WarpStateStats --section MemoryWorkloadAnalysis \
+      --section SchedulerStats --print-details all \
+      ./tools/tilepipe run --backend cuda -m 4096 -n 32768 -k 512 > "$logs/profile.txt" 2>&1
+    say "profile: rc=$?"
     ;;
   example)
     make install > "$logs/install.log" 2>&1 || { say "example: install failed"; continue; }
@@ -119,15 +120,6 @@ for step in $steps; do
       "tile = 128x256x64; splits = 4" "tile = 128x256x64; splits = 8" > "$logs/tune.txt" 2>&1
     say "tune: rc=$?"
     summary="$summary$(cat "$logs/tune.txt")"$'\n'
-    ;;
-  tune-schedule)
-    # Cooperative against ping-pong, short to long K.
-    for dt in bf16 e4m3; do
-      timeout 150 "$repo/bench/tune.sh" . $dt "4096 32768 512" "4096 24576 1536" "4096 7168 2048" \
-        "4096 4096 4096" "4096 4096 7168" "8192 8192 8192" -- "" "schedule = cooperative" \
-        "schedule = pingpong" > "$logs/tune-schedule-$dt.txt" 2>&1
-      summary="$summary$(cat "$logs/tune-schedule-$dt.txt")"$'\n'
-    done
     ;;
   *) say "unknown step $step" ;;
   esac

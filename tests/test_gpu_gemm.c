@@ -11,10 +11,6 @@
  * sections of the standard library with `splits = 3` (uneven k-blocks per
  * split) and `splits = 16` (one k-block each), with both epilogues and C
  * aliasing D; asking for more splits than k-blocks is refused at plan time.
- * The ping-pong schedule runs where the heuristic picks it (short K, many
- * tiles: 2048x4096x256, 4097x513x257) and, forced (`schedule = pingpong`),
- * with long K (each warpgroup steps over more stages than the ring holds),
- * one tile per CTA (the second warpgroup idle) and one or two per CTA.
  * Exits 77 when there is no usable GPU.
  *
  * Runs without fork (CUDA cannot be used in a child forked after cuInit). */
@@ -193,25 +189,6 @@ START_TEST(split_k_forced) {
 }
 END_TEST
 
-/* Forced ping-pong: long K (16 k-blocks, more than the stages), a CTA with
- * one tile (the second warpgroup has none) or two, both epilogues, C
- * aliasing D, fp8. */
-START_TEST(pingpong_forced) {
-  gpu_case one = {"standard_pingpong", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_F16, TP_DTYPE_NONE,
-                  "store", 0, 0, 1.5f, 0.0f, 300, 521, 1009, 15, 2};
-  run_case(&one, 14000u);
-  gpu_case two = {"standard_pingpong", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_F32,
-                  "residual", 0, 0, 0.75f, -1.25f, 1500, 1697, 1009, 15, 1};
-  run_case(&two, 14100u);
-  gpu_case alias = {"standard_pingpong", TP_DTYPE_F16, TP_DTYPE_F16, TP_DTYPE_F32, TP_DTYPE_F32,
-                    "residual", 1, 0, 0.5f, 2.0f, 1100, 1041, 297, 15, 1};
-  run_case(&alias, 14200u);
-  gpu_case fp8 = {"standard_pingpong", TP_DTYPE_E5M2, TP_DTYPE_E4M3, TP_DTYPE_BF16, TP_DTYPE_NONE,
-                  "store", 0, 0, 2.0f, 0.0f, 2000, 2112, 2048, 0, 1};
-  run_case(&fp8, 14300u);
-}
-END_TEST
-
 /* More splits than k-blocks: refused at plan time, saying so. */
 START_TEST(split_k_refused) {
   char err[256] = "";
@@ -237,8 +214,8 @@ START_TEST(split_k_refused) {
 }
 END_TEST
 
-/* The build tree's registry plus tunings of its standard library (two
- * split-K, one ping-pong), written to a temporary file (path into `path`). */
+/* The build tree's registry plus two split-K tunings of its standard
+ * library, written to a temporary file (path into `path`). */
 static int write_split_registry(char *path, size_t size) {
   tp_registry *base = NULL;
   tp_plugin_info info;
@@ -253,8 +230,7 @@ static int write_split_registry(char *path, size_t size) {
   int ok = out != NULL && in != NULL;
   for (int c; ok && (c = fgetc(in)) != EOF;) fputc(c, out);
   static const char *const tunings[][2] = {{"standard_split3", "splits = 3"},
-                                           {"standard_split16", "splits = 16"},
-                                           {"standard_pingpong", "schedule = pingpong"}};
+                                           {"standard_split16", "splits = 16"}};
   for (size_t i = 0; ok && i < sizeof tunings / sizeof tunings[0]; ++i)
     fprintf(out, "\n[%s]\nkind = payload\nlibrary = %s\n%s\n", tunings[i][0], info.library,
             tunings[i][1]);
@@ -290,7 +266,6 @@ int main(void) {
   tcase_add_test(tc, residual_beta_zero_ignores_nan_c);
   tcase_add_test(tc, split_k_forced);
   tcase_add_test(tc, split_k_refused);
-  tcase_add_test(tc, pingpong_forced);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_set_fork_status(sr, CK_NOFORK);

@@ -431,124 +431,6 @@ START_TEST(order_barrier_turns) {
 }
 END_TEST
 
-/* ------------------------------------------------------------ ping-pong */
-
-/* The standard kernel's ping-pong schedule: a loader fills the input
- * pipeline tile after tile (k_blocks stages each); two consumers take the
- * tiles in turn (consumer t % 2), each waiting for its mainloop turn and
- * stepping over the other's previous tile (tp_input_consumer_skip) before
- * it reads, then, in its epilogue turn, stepping over the other's chunks
- * (tp_output_writer_skip) and writing its tile's chunks, which a store
- * thread reads back in order. k_blocks below, at and far above the stage
- * count (a skip of many laps). */
-#define PP_TILES SCALE(20000u)
-
-typedef struct pp_run {
-  arena *ar;
-  uint32_t k_blocks, chunks;
-  uint32_t bad[3]; /* per consumer, then the store */
-} pp_run;
-
-typedef struct pp_arg {
-  pp_run *r;
-  uint32_t group;
-} pp_arg;
-
-static uint32_t pp_value(uint32_t tile, uint32_t i, uint32_t per_tile) {
-  return tile * per_tile + i + 1u;
-}
-
-static void *pp_loader(void *arg) {
-  pp_run *r = arg;
-  tp_input_pipeline ip = tp_storage_input_pipeline(r->ar->base, &r->ar->L, 1);
-  tp_input_producer prod = tp_input_pipeline_producer(&ip);
-  for (uint32_t t = 0; t < PP_TILES; ++t)
-    for (uint32_t kb = 0; kb < r->k_blocks; ++kb)
-      TP_INPUT_PRODUCE(&prod, s) {
-        const uint32_t v[4] = {pp_value(t, kb, r->k_blocks), 0, 0, 0}; /* the 16-byte tile */
-        tp_input_producer_stage_arrive_expect(&s);
-        tma_load(tp_input_producer_stage_tile(&s, 0, 0), v, sizeof v,
-                 tp_input_producer_stage_barrier(&s));
-      }
-  tp_input_producer_drain(&prod);
-  return NULL;
-}
-
-static void *pp_consumer(void *arg) {
-  pp_arg *a = arg;
-  pp_run *r = a->r;
-  tp_input_pipeline ip = tp_storage_input_pipeline(r->ar->base, &r->ar->L, 1);
-  tp_input_consumer cons = tp_input_pipeline_consumer(&ip, tp_arrival_thread());
-  tp_output_pipeline op = tp_storage_output_pipeline(r->ar->base, &r->ar->L);
-  tp_output_writer out = tp_output_pipeline_writer(&op, tp_arrival_thread());
-  tp_order_barrier turns = tp_storage_order_barrier(r->ar->base, &r->ar->L, a->group);
-  for (uint32_t t = a->group; t < PP_TILES; t += 2) {
-    tp_order_barrier_wait(&turns);
-    if (t > 0) tp_input_consumer_skip(&cons, r->k_blocks);
-    for (uint32_t kb = 0; kb < r->k_blocks; ++kb)
-      TP_INPUT_CONSUME(&cons, s) {
-        const uint32_t *w = tp_input_consumer_stage_tile(&s, 0, 0);
-        r->bad[a->group] += *w != pp_value(t, kb, r->k_blocks);
-      }
-    tp_order_barrier_arrive(&turns, tp_arrival_thread());
-    tp_order_barrier_wait(&turns);
-    if (t > 0) tp_output_writer_skip(&out, r->chunks);
-    for (uint32_t c = 0; c < r->chunks; ++c)
-      TP_OUTPUT_WRITE(&out, s) {
-        *(uint32_t *)tp_output_write_stage_tile(&s) = pp_value(t, c, r->chunks);
-      }
-    tp_order_barrier_arrive(&turns, tp_arrival_thread());
-  }
-  tp_input_consumer_drain(&cons);
-  tp_output_writer_drain(&out);
-  return NULL;
-}
-
-static void *pp_store(void *arg) {
-  pp_run *r = arg;
-  tp_output_pipeline op = tp_storage_output_pipeline(r->ar->base, &r->ar->L);
-  tp_output_store st = tp_output_pipeline_store(&op);
-  for (uint32_t t = 0; t < PP_TILES; ++t)
-    for (uint32_t c = 0; c < r->chunks; ++c)
-      TP_OUTPUT_STORE(&st, s) {
-        r->bad[2] += *(const uint32_t *)tp_output_store_stage_tile(&s) != pp_value(t, c, r->chunks);
-      }
-  tp_output_store_drain(&st);
-  return NULL;
-}
-
-START_TEST(pingpong_turns) {
-  static const uint32_t k_blocks[] = {1, 3, 4, 37};
-  for (size_t k = 0; k < sizeof k_blocks / sizeof k_blocks[0]; ++k) {
-    tp_storage_request req = tp_storage_request_make(1u << 20);
-    req.stages = 4;
-    req.num_tensors = 1;
-    req.tensors[0] = (tp_stage_tensor){16, 16};
-    req.output_chunk = (tp_stage_tensor){16, 16};
-    req.output_stages = 2;
-    req.order_depth = 2;
-    req.order_groups = 2;
-    arena ar;
-    arena_open(&ar, &req);
-    tp_storage_counts counts = {1, 1, 1, 1};
-    tp_storage_init_barriers(ar.base, &ar.L, &counts);
-    pp_run r = {&ar, k_blocks[k], 3u, {0, 0, 0}};
-    pp_arg args[2] = {{&r, 0}, {&r, 1}};
-    pthread_t threads[4];
-    spawn(&threads[0], pp_loader, &r);
-    spawn(&threads[1], pp_consumer, &args[0]);
-    spawn(&threads[2], pp_consumer, &args[1]);
-    spawn(&threads[3], pp_store, &r);
-    for (int i = 0; i < 4; ++i) join(threads[i]);
-    ck_assert_msg(r.bad[0] + r.bad[1] + r.bad[2] == 0,
-                  "%u k-blocks per tile: consumers read %u and %u wrong stages, the store %u "
-                  "wrong chunks",
-                  k_blocks[k], r.bad[0], r.bad[1], r.bad[2]);
-    arena_close(&ar);
-  }
-}
-END_TEST
-
 /* ------------------------------------------------------ load order */
 
 #define ORDER_LOAD_TILES SCALE(200000u)
@@ -949,7 +831,6 @@ static Suite *pipeline_suite(void) {
   tcase_add_loop_test(tc, epi_load_handoff, 0, NUM_STAGE_COUNTS);
   tcase_add_loop_test(tc, output_handoff, 0, NUM_STAGE_COUNTS);
   tcase_add_loop_test(tc, order_barrier_turns, 0, 2);
-  tcase_add_test(tc, pingpong_turns);
   tcase_add_loop_test(tc, load_order_pairs, 0, 2);
   tcase_add_test(tc, load_order_kernel_shape);
   suite_add_tcase(s, tc);

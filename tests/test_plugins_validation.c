@@ -428,10 +428,6 @@ START_TEST(test_tuning_keys) {
       {"splits", "0", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "1..16"},
       {"splits", "17", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "1..16"},
       {"splits", "2x1", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "1..16"},
-      {"schedule", "pingpong", TP_OK, TP_OK, ""},
-      {"schedule", "cooperative", TP_OK, TP_OK, ""},
-      {"schedule", "ping-pong", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT,
-       "cooperative or pingpong"},
       {"tiles", "128x128x128", TP_ERR_NOT_FOUND, TP_ERR_NOT_FOUND, "unknown key 'tiles'"},
   };
   const char *payloads[3] = {"standard", "blockwise_fp8", "block_scaled"};

@@ -129,17 +129,6 @@ static tp_status set_splits(tpc_tuning *t, const char *v, char *err, size_t errl
   return TP_OK;
 }
 
-static tp_status set_schedule(tpc_tuning *t, const char *v, char *err, size_t errlen) {
-  if (strcmp(v, "cooperative") == 0)
-    t->schedule = TPC_SCHEDULE_COOPERATIVE;
-  else if (strcmp(v, "pingpong") == 0)
-    t->schedule = TPC_SCHEDULE_PINGPONG;
-  else
-    return tpc_fail(err, errlen, TP_ERR_INVALID_ARGUMENT,
-                    "schedule '%s' must be cooperative or pingpong", v);
-  return TP_OK;
-}
-
 tp_status tpc_tuning_set_option(void *state, const char *key, const char *value, char *err,
                                 size_t errlen) {
   static const struct {
@@ -149,15 +138,14 @@ tp_status tpc_tuning_set_option(void *state, const char *key, const char *value,
               {"stages", set_stages},
               {"cluster", set_cluster},
               {"consumers", set_consumers},
-              {"splits", set_splits},
-              {"schedule", set_schedule}};
+              {"splits", set_splits}};
   if (state == NULL || key == NULL || value == NULL)
     return tpc_fail(err, errlen, TP_ERR_INVALID_ARGUMENT, "set_option: NULL argument");
   for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
     if (strcmp(key, keys[i].key) == 0)
       return keys[i].set(state, value, err, errlen);
   return tpc_fail(err, errlen, TP_ERR_NOT_FOUND,
-                  "unknown key '%s' (payloads take tile, stages, cluster, consumers, splits, schedule)", key);
+                  "unknown key '%s' (payloads take tile, stages, cluster, consumers, splits)", key);
 }
 
 int32_t tpc_tuning_consumers(const tpc_tuning *t, int32_t tile_m) {

@@ -12,8 +12,6 @@
  *                        (each warpgroup owns whole 64-row wgmma blocks)
  *   splits     S         1..16: K of each output tile split over S CTAs whose
  *                        partial sums meet in a workspace (split-K)
- *   schedule   NAME      cooperative (both consumer warpgroups on each tile) or
- *                        pingpong (they take turns on whole tiles)
  *
  * Only `stages` steers the CPU backend (the pipeline depth means the same
  * there); the rest shape the GPU kernel. Keys arrive one at a time in file
@@ -27,19 +25,12 @@
 #include <stdint.h>
 #include "tilepipe/plugin.h"
 
-typedef enum tpc_schedule {
-  TPC_SCHEDULE_UNSET = 0,
-  TPC_SCHEDULE_COOPERATIVE,
-  TPC_SCHEDULE_PINGPONG
-} tpc_schedule;
-
 typedef struct tpc_tuning {
   int32_t tile_m, tile_n, tile_k; /* 0: not set, the payload's default */
   int32_t stages;                 /* 0: not set */
   int32_t cluster_m, cluster_n;   /* 0: not set (1x1) */
   int32_t consumers;              /* 0: not set (2 when tile M allows, else 1) */
   int32_t splits;                 /* 0: not set (the payload's heuristic) */
-  tpc_schedule schedule;          /* TPC_SCHEDULE_UNSET: the payload's heuristic */
   int32_t only_tile_k;            /* 0, or the one tile K the payload takes */
 } tpc_tuning;
 

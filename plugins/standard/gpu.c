@@ -52,8 +52,6 @@
 #define SPLIT_COST 0.1
 /* Partial sums are laid out per tile, split and consumer warpgroup. */
 #define STANDARD_COUNTER_ALIGN 256
-/* Ping-pong for K up to this many k-blocks (bench/tune.sh, H100). */
-#define PINGPONG_MAX_K_BLOCKS 32
 
 /* What gpu_plan decided, kept in the payload plan's private bytes. */
 typedef struct standard_gpu_plan {
@@ -61,7 +59,6 @@ typedef struct standard_gpu_plan {
   int32_t tile_n, cluster_m, raster_m;
   int32_t tiles_m, tiles_n;
   int32_t splits;          /* K split over this many CTAs per tile */
-  int32_t pingpong;        /* 1: the ping-pong kernel (128 x 128), else cooperative */
   uint64_t counter_bytes;  /* workspace: tile counters, then partial sums */
 } standard_gpu_plan;
 
@@ -147,32 +144,6 @@ static void best_shape(int32_t tiles_m, int64_t n, int64_t k_blocks, int32_t sm_
   }
 }
 
-/* Ping-pong (128 x 128 tiles, unsplit, single CTAs): the INI's choice, else
- * when K is short enough that the epilogue weighs (at most
- * PINGPONG_MAX_K_BLOCKS k-blocks) and 128-wide tiles fill a wave of SMs. */
-static tp_status choose_schedule(const tpc_tuning *tu, int64_t n, int64_t k_blocks,
-                                 int32_t sm_count, standard_gpu_plan *g, char *err,
-                                 size_t errlen) {
-  const int fits = (!tu->tile_n || tu->tile_n == 128) && g->cluster_m == 1 && tu->splits <= 1;
-  if (tu->schedule == TPC_SCHEDULE_PINGPONG && !fits) {
-    return tpc_fail(err, errlen, TP_ERR_UNSUPPORTED,
-                    "schedule pingpong: the GPU kernels take it with 128x128 tiles, single CTAs "
-                    "and no split (the registry asks for tile N %d, cluster %dx1, splits %d)",
-                    tu->tile_n, g->cluster_m, tu->splits);
-  }
-  int pingpong = tu->schedule == TPC_SCHEDULE_PINGPONG;
-  if (tu->schedule == TPC_SCHEDULE_UNSET) {
-    const int64_t tiles = (int64_t)g->tiles_m * ceil_div(n, 128);
-    pingpong = fits && g->splits == 1 && k_blocks <= PINGPONG_MAX_K_BLOCKS && tiles >= sm_count;
-  }
-  if (pingpong) {
-    g->pingpong = 1;
-    g->tile_n = 128;
-    g->splits = 1;
-  }
-  return TP_OK;
-}
-
 /* The tile shape and cluster: the INI's where it set them (checked against
  * what the kernels take), the heuristic's elsewhere. */
 static tp_status choose_shape(const tpc_tuning *tu, const tp_gemm_desc *desc,
@@ -207,13 +178,10 @@ static tp_status choose_shape(const tpc_tuning *tu, const tp_gemm_desc *desc,
   }
   /* 2-CTA clusters (B multicast) stay opt-in: on the H100 they measured
    * 2-4x slower than single CTAs (bench/results/), a defect still open. */
-  tp_status st = TP_OK;
   g->cluster_m = tu->cluster_m ? tu->cluster_m : 1;
   g->tiles_m = ceil_div(desc->m, TP_STANDARD_TILE_M);
   best_shape(g->tiles_m, desc->n, k_blocks, gpu->sm_count, tu->tile_n,
              g->cluster_m > 1 ? 1 : tu->splits, g);
-  st = choose_schedule(tu, desc->n, k_blocks, gpu->sm_count, g, err, errlen);
-  if (st != TP_OK) return st;
   g->tiles_n = ceil_div(desc->n, g->tile_n);
   g->raster_m = STANDARD_RASTER_TILES / g->cluster_m;
   return TP_OK;
@@ -248,11 +216,6 @@ static tp_status lay_out(const tpc_tuning *tu, tp_payload_plan *plan,
   r.output_chunk.bytes = TP_STANDARD_TILE_M * TP_STANDARD_K_BYTES;
   r.output_chunk.align = TP_SWIZZLE_128B_ALIGN;
   r.output_stages = STANDARD_OUTPUT_STAGES;
-  if (g->pingpong) {
-    /* Two warpgroups taking turns through two sections (mainloop, epilogue). */
-    r.order_depth = 2;
-    r.order_groups = 2;
-  }
   if (epi->source_dtype != TP_DTYPE_NONE) {
     /* A C chunk spans D's chunk columns: twice the bytes for f32 C under a
      * 16-bit D. */
@@ -300,11 +263,8 @@ tp_status standard_gpu_plan_slot(void *state, const tp_gemm_desc *desc, const tp
   plan->k_blocks = ceil_div(desc->k, plan->tile.tile_k);
 
   memset(launch, 0, sizeof *launch);
-  if (g.pingpong)
-    snprintf(launch->kernel, sizeof launch->kernel, "tp_standard_%s_%s_128x128_pp", ab, d);
-  else
-    snprintf(launch->kernel, sizeof launch->kernel, "tp_standard_%s_%s_128x%d_c%d", ab, d,
-             g.tile_n, g.cluster_m);
+  snprintf(launch->kernel, sizeof launch->kernel, "tp_standard_%s_%s_128x%d_c%d", ab, d, g.tile_n,
+           g.cluster_m);
   /* One CTA per work unit up to a CTA per SM. The kernel gives the splits
    * of a tile to consecutive CTAs of one wave, the last of them waiting for
    * the others: the grid is a whole number of tiles' splits, so that a CTA

@@ -201,12 +201,6 @@ TP_PIPE_FN void tp_input_consumer_stage_release_without_signal(tp_input_consumer
   tp_consumer_stage_release_without_signal(&s->stage);
 }
 
-/* Steps over n stages that another consumer reads (ping-pong; see
- * tp_pipeline_skip for when that is safe). */
-TP_PIPE_FN void tp_input_consumer_skip(tp_input_consumer *v, uint32_t n) {
-  tp_pipeline_consumer_skip(&v->ip->pipe, n);
-}
-
 /* After the last stage: checks (debug) that none is still held. */
 TP_PIPE_FN void tp_input_consumer_drain(const tp_input_consumer *v) {
   tp_pipeline_drain_consumer(&v->ip->pipe);

@@ -134,12 +134,6 @@ TP_PIPE_FN void tp_output_write_stage_release(tp_output_write_stage *s) {
   tp_producer_stage_release_with(&s->stage, s->arrival);
 }
 
-/* Steps over n chunks that another writer fills (ping-pong; see
- * tp_pipeline_skip for when that is safe). */
-TP_PIPE_FN void tp_output_writer_skip(tp_output_writer *v, uint32_t n) {
-  tp_pipeline_producer_skip(&v->op->pipe, n);
-}
-
 /* After the last chunk: checks (debug) that none is held. It does not wait
  * for the store: the store thread waits for its own bulk stores before it
  * exits, and the CTA's shared memory lives while any of its threads runs. */

@@ -152,25 +152,6 @@ TP_PIPE_FN void tp_pipeline_consumer_step(tp_pipeline *p) {
   tp_pipeline_advance(&p->consumer_stage, &p->consumer_phase, p->stages);
 }
 
-/* Steps a side over n stages that another role handles (ping-pong: the
- * other consumer warpgroup's tile), with no wait and no signal. Safe only
- * when that role has already acquired them all, so that every barrier this
- * side waits on next is less than one lap away (tp_order_barrier orders
- * the two). */
-TP_PIPE_FN void tp_pipeline_skip(uint32_t *stage, uint32_t *phase, uint32_t stages, uint32_t n) {
-  const uint32_t to = *stage + n % (2u * stages);
-  *phase ^= (to / stages) & 1u;
-  *stage = to % stages;
-}
-
-TP_PIPE_FN void tp_pipeline_producer_skip(tp_pipeline *p, uint32_t n) {
-  tp_pipeline_skip(&p->producer_stage, &p->producer_phase, p->stages, n);
-}
-
-TP_PIPE_FN void tp_pipeline_consumer_skip(tp_pipeline *p, uint32_t n) {
-  tp_pipeline_skip(&p->consumer_stage, &p->consumer_phase, p->stages, n);
-}
-
 /* Wait for a free stage, arrive on its full barrier, step: a plain signal
  * with no data (used to throttle a scheduler that runs ahead). */
 TP_PIPE_FN void tp_pipeline_producer_signal_and_step(tp_pipeline *p) {

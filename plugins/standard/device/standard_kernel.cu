@@ -13,14 +13,8 @@
  *     warp 1  TMA stores of D chunks out of the output pipeline;
  *     warp 2  TMA loads of the epilogue's source C into the source ring,
  *             ordered after each tile's first mainloop loads.
- *   warpgroups 1, 2, consumers (232 registers), in one of two schedules:
- *     cooperative: both on each tile, warpgroup w on rows 64w..64w+63;
- *     ping-pong (PP, 128 x 128 tiles): the warpgroups take turns, each on
- *       whole tiles: one's epilogue runs under the other's mainloop.
- *       tp_order_barrier orders their mainloops and their epilogues, and
- *       each steps its pipelines over the stages and chunks of the other's
- *       tiles (tp_*_skip).
- *     Either: wgmma with one group in flight, releasing each stage when the
+ *   warpgroups 1, 2, consumers (232 registers): wgmma on rows 64w..64w+63 of
+ *     the tile with one wgmma group in flight, releasing each stage when the
  *     group that read it retires; then the epilogue, chunk by chunk
  *     (128 rows x 128 bytes of D): hook, convert, swizzled smem, hand the
  *     chunk to the store warp, go on with the next tile's mainloop while the
@@ -35,12 +29,10 @@
  *   - operand tiles are K-major, 128 bytes of K per row, 128B-swizzled, each
  *     1024-byte aligned (the storage planner guarantees it);
  *   - every role walks the same work-unit sequence (tile_schedule below);
- *   - barrier counts: input full 1 (expect_tx), input empty = the consumer
- *     warps that read a stage (8 cooperative, 4 ping-pong) x CLUSTER_M
- *     (every consumer warp of every CTA that received our multicast half of
- *     B frees it); output full and source empty: the warps that write a
- *     chunk (8 or 4); output empty 1; source full 1; load-order 1; order
- *     barriers 4 (one warpgroup's warps).
+ *   - barrier counts: input full 1 (expect_tx), input empty = 8 consumer
+ *     warps x CLUSTER_M (every consumer warp of every CTA that received our
+ *     multicast half of B frees it); output full 8, empty 1; source full 1,
+ *     empty 8; load-order 1.
  *
  * Built by build-aux/device.mk into LTO-IR (nvcc -dc -fatbin
  * -gencode arch=compute_90a,code=lto_90a) that plugins/standard/ embeds;
@@ -300,17 +292,57 @@ TP_DEV void store_pair(unsigned char *chunk, uint32_t row, uint32_t col, float v
   }
 }
 
-/* The epilogue of one tile for a consumer warpgroup that holds ROWS 64-row
- * blocks of it from block `block0` on (cooperative: 1 block, its own;
- * ping-pong: both): chunk by chunk, hook -> D dtype -> swizzled chunk ->
- * the store warp. acc holds the blocks one after the other. */
-template <int BN, int DT, int ROWS>
-TP_DEV void consumer_epilogue(const tp_standard_params &p, const float *acc, int32_t m0,
-                              int32_t n0, uint32_t block0, tp_output_writer *out,
-                              tp_input_consumer *src) {
+/* Chunk c of one tile's epilogue for consumer warpgroup `wg` (rows
+ * 64wg..+63): hook -> D dtype -> the swizzled chunk. INTERIOR: the whole
+ * tile lies inside D's rows and its TMA columns, so no element needs a
+ * bounds check or a direct store (nearly every tile of a large D; the
+ * epilogue is on the critical path when K is short). SOURCE: the hook gets
+ * C's element from the staged source chunk, else 0. */
+template <int BN, int DT, bool INTERIOR, bool SOURCE>
+TP_DEV void epilogue_chunk(const tp_standard_params &p, const float *acc, int c, int32_t m0,
+                           int32_t n0, uint32_t wg, unsigned char *chunk,
+                           const unsigned char *source) {
   typedef chunk_traits<BN, DT> chunks;
   const uint32_t t = threadIdx.x % 128u, warp = t / 32u, lane = t % 32u;
+#pragma unroll
+  for (int j = 0; j < chunks::cols / 8; ++j) {
+    const int frag = (c * chunks::cols / 8 + j) * 4;
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const uint32_t row = wg * 64u + warp * 16u + lane / 4u + 8u * (uint32_t)half;
+      const uint32_t col = (uint32_t)j * 8u + 2u * (lane % 4u);
+      const int32_t grow = m0 + (int32_t)row, gcol = n0 + c * chunks::cols + (int32_t)col;
+      const float s0 = SOURCE ? source_at(source, p.epilogue.source_dtype, row, col) : 0.0f;
+      const float s1 = SOURCE ? source_at(source, p.epilogue.source_dtype, row, col + 1u) : 0.0f;
+      float v0 = 0.0f, v1 = 0.0f;
+      if (INTERIOR) {
+        v0 = tp_epilogue_apply(&p.epilogue, acc[frag + 2 * half], s0, grow, gcol);
+        v1 = tp_epilogue_apply(&p.epilogue, acc[frag + 2 * half + 1], s1, grow, gcol + 1);
+      } else if (grow < p.m) {
+        /* Outside D the store clips; the hook only ever sees real elements. */
+        if (gcol < p.n) v0 = tp_epilogue_apply(&p.epilogue, acc[frag + 2 * half], s0, grow, gcol);
+        if (gcol + 1 < p.n)
+          v1 = tp_epilogue_apply(&p.epilogue, acc[frag + 2 * half + 1], s1, grow, gcol + 1);
+        if (gcol + 1 >= p.n_tma) {
+          if (gcol >= p.n_tma && gcol < p.n) store_direct<DT>(p, grow, gcol, v0);
+          if (gcol + 1 < p.n) store_direct<DT>(p, grow, gcol + 1, v1);
+        }
+      }
+      store_pair<DT>(chunk, row, col, v0, v1);
+    }
+  }
+}
+
+/* The epilogue of one tile for consumer warpgroup `wg`, chunk by chunk
+ * (128 rows x 128 bytes of D): its source chunk, a free output chunk, the
+ * chunk's elements, then the chunk to the store warp. */
+template <int BN, int DT>
+TP_DEV void consumer_epilogue(const tp_standard_params &p, const float *acc, int32_t m0,
+                              int32_t n0, uint32_t wg, tp_output_writer *out,
+                              tp_input_consumer *src) {
+  typedef chunk_traits<BN, DT> chunks;
   const bool has_source = p.epilogue.source_dtype != TP_DTYPE_NONE;
+  const bool interior = m0 + TP_STANDARD_TILE_M <= p.m && n0 + BN <= p.n_tma;
 #pragma unroll
   for (int c = 0; c < chunks::count; ++c) {
     tp_input_consumer_stage in;
@@ -321,33 +353,14 @@ TP_DEV void consumer_epilogue(const tp_standard_params &p, const float *acc, int
     }
     tp_output_write_stage os = tp_output_writer_acquire_stage(out);
     unsigned char *chunk = (unsigned char *)tp_output_write_stage_tile(&os);
-#pragma unroll
-    for (int r = 0; r < ROWS; ++r)
-#pragma unroll
-    for (int j = 0; j < chunks::cols / 8; ++j) {
-      const int frag = r * (BN / 2) + (c * chunks::cols / 8 + j) * 4;
-#pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        const uint32_t row =
-            (block0 + (uint32_t)r) * 64u + warp * 16u + lane / 4u + 8u * (uint32_t)half;
-        const uint32_t col = (uint32_t)j * 8u + 2u * (lane % 4u);
-        const int32_t grow = m0 + (int32_t)row, gcol = n0 + c * chunks::cols + (int32_t)col;
-        /* Outside D the store clips; the hook only ever sees real elements. */
-        float v0 = 0.0f, v1 = 0.0f;
-        if (grow < p.m) {
-          const float s0 = has_source ? source_at(source, p.epilogue.source_dtype, row, col) : 0.0f;
-          const float s1 =
-              has_source ? source_at(source, p.epilogue.source_dtype, row, col + 1u) : 0.0f;
-          if (gcol < p.n) v0 = tp_epilogue_apply(&p.epilogue, acc[frag + 2 * half], s0, grow, gcol);
-          if (gcol + 1 < p.n)
-            v1 = tp_epilogue_apply(&p.epilogue, acc[frag + 2 * half + 1], s1, grow, gcol + 1);
-          if (gcol + 1 >= p.n_tma) {
-            if (gcol >= p.n_tma && gcol < p.n) store_direct<DT>(p, grow, gcol, v0);
-            if (gcol + 1 < p.n) store_direct<DT>(p, grow, gcol + 1, v1);
-          }
-        }
-        store_pair<DT>(chunk, row, col, v0, v1);
-      }
+    if (interior && has_source) {
+      epilogue_chunk<BN, DT, true, true>(p, acc, c, m0, n0, wg, chunk, source);
+    } else if (interior) {
+      epilogue_chunk<BN, DT, true, false>(p, acc, c, m0, n0, wg, chunk, source);
+    } else if (has_source) {
+      epilogue_chunk<BN, DT, false, true>(p, acc, c, m0, n0, wg, chunk, source);
+    } else {
+      epilogue_chunk<BN, DT, false, false>(p, acc, c, m0, n0, wg, chunk, source);
     }
     tp_output_write_stage_release(&os); /* fence for the TMA, one arrival per warp */
     if (has_source) tp_input_consumer_stage_release(&in);
@@ -377,16 +390,10 @@ TP_DEV bool split_k_reduce(const tp_standard_params &p, float *acc, const work_u
   return true;
 }
 
-/* Consumer warpgroup wg. Cooperative: every work unit, rows 64wg..+63.
- * Ping-pong (PP): every other unit of the CTA's (wg 0 the first), all 128
- * rows, its mainloop and epilogue each in turn with the other warpgroup's;
- * before each, the pipelines step over what the other's previous unit used,
- * which that turn guarantees the other has already taken. */
-template <int AB, int BN, int DT, int CLUSTER_M, bool PP>
+template <int AB, int BN, int DT, int CLUSTER_M>
 TP_DEV void run_consumer(const tp_standard_params &p, uint32_t wg) {
-  constexpr int ROWS = PP ? 2 : 1; /* 64-row blocks this warpgroup computes */
   /* Each consumer warp frees a stage in every CTA whose multicast filled it
-   * (lane r arrives on CTA r). */
+   * (lane r arrives on CTA r): empty[] counts 8 warps x CLUSTER_M. */
   const tp_arrival arrival = tp_arrival_make(1, CLUSTER_M > 1 ? (1u << CLUSTER_M) - 1u : 0u);
   tp_input_pipeline ip = tp_storage_input_pipeline(smem_base(), &p.smem, 1);
   tp_input_consumer cons = tp_input_pipeline_consumer(&ip, arrival);
@@ -394,24 +401,15 @@ TP_DEV void run_consumer(const tp_standard_params &p, uint32_t wg) {
   tp_output_writer out = tp_output_pipeline_writer(&op, tp_arrival_warp());
   tp_input_pipeline ep = tp_storage_epi_load_pipeline(smem_base(), &p.smem);
   tp_input_consumer src = tp_input_pipeline_consumer(&ep, tp_arrival_warp());
-  tp_order_barrier turns = tp_storage_order_barrier(smem_base(), &p.smem, wg);
-  const bool has_source = p.epilogue.source_dtype != TP_DTYPE_NONE;
   const tile_schedule s = tile_schedule_make<CLUSTER_M>(p);
   constexpr int k_bytes = ab_traits<AB>::k_step * ab_traits<AB>::elem_bytes;
   constexpr int k_steps = TP_STANDARD_K_BYTES / k_bytes;
-  constexpr int chunk_count = chunk_traits<BN, DT>::count;
-  float acc[ROWS * BN / 2];
+  float acc[BN / 2];
 
-  for (int32_t u = s.first + (PP ? (int32_t)wg * s.stride : 0); u < s.units;
-       u += (PP ? 2 : 1) * s.stride) {
+  for (int32_t u = s.first; u < s.units; u += s.stride) {
     const work_unit w = work_unit_of(p, u);
     int32_t m0, n0;
     tile_origin<CLUSTER_M, BN>(p, s, w.tile, &m0, &n0);
-    if (PP) {
-      tp_order_barrier_wait(&turns);
-      /* The other warpgroup's previous unit (ping-pong never splits K). */
-      if (u != s.first) tp_input_consumer_skip(&cons, (uint32_t)p.k_blocks);
-    }
     /* One stage stays held while the next is read: it is released once the
      * wgmma group that read it has retired (wait_group<1> after the next
      * commit), so one group is always in flight behind the issue. */
@@ -419,57 +417,39 @@ TP_DEV void run_consumer(const tp_standard_params &p, uint32_t wg) {
     for (int32_t kb = w.kb_begin; kb < w.kb_end; ++kb) {
       tp_input_consumer_stage st = tp_input_consumer_acquire_stage(&cons);
       const uint32_t a = tp_smem_addr(tp_input_consumer_stage_tile(&st, 0, 0)) +
-                         (PP ? 0u : wg) * 64u * TP_STANDARD_K_BYTES;
+                         wg * 64u * TP_STANDARD_K_BYTES;
       const uint32_t b = tp_smem_addr(tp_input_consumer_stage_tile(&st, 1, 0));
       tp_wgmma_fence();
 #pragma unroll
       for (int k = 0; k < k_steps; ++k) {
-#pragma unroll
-        for (int r = 0; r < ROWS; ++r) {
-          mma_k_step<AB, BN>(acc + r * (BN / 2),
-                             tp_wgmma_desc_sw128(a + r * 64 * TP_STANDARD_K_BYTES + k * k_bytes),
-                             tp_wgmma_desc_sw128(b + k * k_bytes), kb > w.kb_begin || k > 0);
-        }
+        mma_k_step<AB, BN>(acc, tp_wgmma_desc_sw128(a + k * k_bytes),
+                           tp_wgmma_desc_sw128(b + k * k_bytes), kb > w.kb_begin || k > 0);
       }
       tp_wgmma_commit_group();
       tp_wgmma_wait_group<1>();
       if (kb > w.kb_begin) tp_input_consumer_stage_release(&held);
       held = st;
     }
-    /* Every wgmma is issued: the other warpgroup's mainloop may start. */
-    if (PP) tp_order_barrier_arrive(&turns, tp_arrival_warp());
     tp_wgmma_wait_group<0>();
     tp_input_consumer_stage_release(&held);
-    if (!PP && p.splits > 1 && !split_k_reduce<BN>(p, acc, w, wg)) continue;
-    if (PP) {
-      tp_order_barrier_wait(&turns);
-      if (u != s.first) {
-        tp_output_writer_skip(&out, chunk_count);
-        if (has_source) tp_input_consumer_skip(&src, chunk_count);
-      }
-    }
-    consumer_epilogue<BN, DT, ROWS>(p, acc, m0, n0, PP ? 0u : wg, &out, &src);
-    if (PP) tp_order_barrier_arrive(&turns, tp_arrival_warp());
+    if (p.splits > 1 && !split_k_reduce<BN>(p, acc, w, wg)) continue;
+    consumer_epilogue<BN, DT>(p, acc, m0, n0, wg, &out, &src);
   }
   tp_input_consumer_drain(&cons);
   tp_output_writer_drain(&out);
 }
 
-template <int AB, int BN, int DT, int CLUSTER_M, bool PP>
+template <int AB, int BN, int DT, int CLUSTER_M>
 TP_DEV void standard_gemm(const tp_standard_params &p) {
   const uint32_t warp = threadIdx.x / 32u;
   if (threadIdx.x == 0) {
-    /* The warps that read each stage and write each chunk: both consumer
-     * warpgroups cooperative, one ping-pong. */
-    const uint32_t warps = PP ? 4u : 8u;
     tp_storage_counts counts;
-    counts.input_consumers = warps * CLUSTER_M;
-    counts.output_writers = warps;
-    counts.source_readers = warps;
-    /* Cooperative layouts have no ordering barrier; still a valid count:
-     * ptxas (13.0) crashes on a constant mbarrier.init count of 0, even in
-     * a branch never taken. */
-    counts.order_arrivals = 4u;
+    counts.input_consumers = 8u * CLUSTER_M;
+    counts.output_writers = 8u;
+    counts.source_readers = 8u;
+    /* No ping-pong ordering here; still a valid count: ptxas (13.0) crashes
+     * on a constant mbarrier.init count of 0, even in a branch never taken. */
+    counts.order_arrivals = 1u;
     tp_storage_init_barriers(smem_base(), &p.smem, &counts);
     tp_mbar_fence_init();
     tp_tma_prefetch_desc(&p.a);
@@ -494,7 +474,7 @@ TP_DEV void standard_gemm(const tp_standard_params &p) {
     }
   } else {
     tp_setmaxnreg_inc<CONSUMER_REGS>();
-    run_consumer<AB, BN, DT, CLUSTER_M, PP>(p, warp / 4u - 1u);
+    run_consumer<AB, BN, DT, CLUSTER_M>(p, warp / 4u - 1u);
   }
   /* No CTA of the cluster may leave while a peer may still arrive on its
    * barriers (remote empty arrivals, multicast bytes). */
@@ -503,15 +483,12 @@ TP_DEV void standard_gemm(const tp_standard_params &p) {
 
 /* ------------------------------------------------------------ entry points */
 
-/* tp_standard_<ab>_<d>_128x<BN>_c<CLUSTER_M> (cooperative) and
- * tp_standard_<ab>_<d>_128x128_pp (ping-pong): the names gpu_plan picks from. */
-#define TP_STANDARD_KERNEL_NAMED(name, AB, DT, BN, CM, PP)                                      \
+/* tp_standard_<ab>_<d>_128x<BN>_c<CLUSTER_M>: the names gpu_plan picks from. */
+#define TP_STANDARD_KERNEL(ab_name, AB, d_name, DT, BN, CM)                                     \
   extern "C" __global__ void __launch_bounds__(TP_STANDARD_THREADS, 1)                          \
-      name(const __grid_constant__ tp_standard_params p) {                                      \
-    standard_gemm<AB, BN, DT, CM, PP>(p);                                                       \
+      tp_standard_##ab_name##_##d_name##_128x##BN##_c##CM(const __grid_constant__ tp_standard_params p) { \
+    standard_gemm<AB, BN, DT, CM>(p);                                                           \
   }
-#define TP_STANDARD_KERNEL(ab_name, AB, d_name, DT, BN, CM) \
-  TP_STANDARD_KERNEL_NAMED(tp_standard_##ab_name##_##d_name##_128x##BN##_c##CM, AB, DT, BN, CM, false)
 
 #define TP_STANDARD_KERNELS_FOR_D(ab_name, AB, d_name, DT) \
   TP_STANDARD_KERNEL(ab_name, AB, d_name, DT, 256, 1)     \
@@ -519,8 +496,7 @@ TP_DEV void standard_gemm(const tp_standard_params &p) {
   TP_STANDARD_KERNEL(ab_name, AB, d_name, DT, 192, 1)     \
   TP_STANDARD_KERNEL(ab_name, AB, d_name, DT, 192, 2)     \
   TP_STANDARD_KERNEL(ab_name, AB, d_name, DT, 128, 1)     \
-  TP_STANDARD_KERNEL(ab_name, AB, d_name, DT, 128, 2)     \
-  TP_STANDARD_KERNEL_NAMED(tp_standard_##ab_name##_##d_name##_128x128_pp, AB, DT, 128, 1, true)
+  TP_STANDARD_KERNEL(ab_name, AB, d_name, DT, 128, 2)
 
 #define TP_STANDARD_KERNELS_FOR_AB(ab_name, AB)                  \
   TP_STANDARD_KERNELS_FOR_D(ab_name, AB, bf16, TP_DTYPE_BF16)    \
