@@ -17,7 +17,8 @@
 #   example   installs into /tmp/tp-prefix, builds examples/bias_silu out of
 #             tree and runs its test (CPU and CUDA)
 #   bench     tilepipe bench over bench/shapes.txt: bf16 store, e4m3 store,
-#             bf16 residual (beta = 1): CSV and JSON into $OUT
+#             bf16 residual (beta = 1), or BENCH_SPECS="bf16 residual,...":
+#             CSV and JSON into $OUT
 #   host      plan time (cold link, then disk cache in a second process) and
 #             host time per run call
 #   tune      bench/tune.sh over the M <= 128 shapes: tile widths x splits
@@ -93,10 +94,11 @@ for step in $steps; do
     rm -rf /tmp/tp-example && cp -R "$repo/examples/bias_silu" /tmp/tp-example
     PKG_CONFIG_PATH="$prefix/lib/pkgconfig" timeout 240 make -C /tmp/tp-example check \
       > "$logs/example.log" 2>&1
-    say "example: rc=$? $(tail -n 2 "$logs/example.log" | tr '\n' ' ')"
+    say "example: rc=$? $(tail -n 4 "$logs/example.log" | tr '\n' ' ')"
     ;;
   bench)
-    for spec in "bf16 store" "e4m3 store" "bf16 residual"; do
+    IFS=, read -r -a specs <<< "${BENCH_SPECS:-bf16 store,e4m3 store,bf16 residual}"
+    for spec in "${specs[@]}"; do
       set -- $spec
       timeout 150 ./tools/tilepipe bench --shapes "$repo/bench/shapes.txt" --dtype "$1" \
         --out-dtype bf16 --epilogue "$2" --csv "$out/bench-$1-$2.csv" --json "$out/bench-$1-$2.json" \

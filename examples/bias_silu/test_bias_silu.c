@@ -291,6 +291,7 @@ static void run_case(tp_backend backend, int64_t m, int64_t n, int64_t k, tp_dty
   reference r = {NULL, NULL, NULL};
   device_copy dc;
   memset(&dc, 0, sizeof dc);
+  if (backend == TP_BACKEND_CUDA) printf("  %s\n", what); /* progress, a line per GPU case */
   if (!problem_make(&p, m, n, k, in, out, bias, alpha) || !reference_make(&r, &p.desc))
     CHECK(0, "%s: out of host memory", what);
   else if (backend == TP_BACKEND_CUDA && !device_copy_make(&dc, &p))
