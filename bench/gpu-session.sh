@@ -92,7 +92,7 @@ for step in $steps; do
     make install > "$logs/install.log" 2>&1 || { say "example: install failed"; continue; }
     # A copy, built out of tree (the checkout may hold a build from here).
     rm -rf /tmp/tp-example && cp -R "$repo/examples/bias_silu" /tmp/tp-example
-    PKG_CONFIG_PATH="$prefix/lib/pkgconfig" timeout 240 make -C /tmp/tp-example check \
+    PKG_CONFIG_PATH="$prefix/lib/pkgconfig" timeout 200 make -C /tmp/tp-example check \
       > "$logs/example.log" 2>&1
     say "example: rc=$? $(tail -n 4 "$logs/example.log" | tr '\n' ' ')"
     ;;
