@@ -15,7 +15,10 @@
  *   returns the value of D[row, col] before its conversion to D's dtype.
  *
  * Rows and columns are global indices and always inside [0,M) x [0,N).
- * See docs/writing-an-epilogue.md. */
+ * A tile that overhangs D's edge also calls it for its positions outside D,
+ * with the indices clamped into D, and drops those results: the hook must
+ * be a pure function of its arguments and what args points to (no stores,
+ * no atomics). See docs/writing-an-epilogue.md. */
 #ifndef TILEPIPE_DEVICE_EPILOGUE_H
 #define TILEPIPE_DEVICE_EPILOGUE_H
 

@@ -292,57 +292,25 @@ TP_DEV void store_pair(unsigned char *chunk, uint32_t row, uint32_t col, float v
   }
 }
 
-/* Chunk c of one tile's epilogue for consumer warpgroup `wg` (rows
- * 64wg..+63): hook -> D dtype -> the swizzled chunk. INTERIOR: the whole
- * tile lies inside D's rows and its TMA columns, so no element needs a
- * bounds check or a direct store (nearly every tile of a large D; the
- * epilogue is on the critical path when K is short). SOURCE: the hook gets
- * C's element from the staged source chunk, else 0. */
-template <int BN, int DT, bool INTERIOR, bool SOURCE>
-TP_DEV void epilogue_chunk(const tp_standard_params &p, const float *acc, int c, int32_t m0,
-                           int32_t n0, uint32_t wg, unsigned char *chunk,
-                           const unsigned char *source) {
-  typedef chunk_traits<BN, DT> chunks;
-  const uint32_t t = threadIdx.x % 128u, warp = t / 32u, lane = t % 32u;
-#pragma unroll
-  for (int j = 0; j < chunks::cols / 8; ++j) {
-    const int frag = (c * chunks::cols / 8 + j) * 4;
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const uint32_t row = wg * 64u + warp * 16u + lane / 4u + 8u * (uint32_t)half;
-      const uint32_t col = (uint32_t)j * 8u + 2u * (lane % 4u);
-      const int32_t grow = m0 + (int32_t)row, gcol = n0 + c * chunks::cols + (int32_t)col;
-      const float s0 = SOURCE ? source_at(source, p.epilogue.source_dtype, row, col) : 0.0f;
-      const float s1 = SOURCE ? source_at(source, p.epilogue.source_dtype, row, col + 1u) : 0.0f;
-      float v0 = 0.0f, v1 = 0.0f;
-      if (INTERIOR) {
-        v0 = tp_epilogue_apply(&p.epilogue, acc[frag + 2 * half], s0, grow, gcol);
-        v1 = tp_epilogue_apply(&p.epilogue, acc[frag + 2 * half + 1], s1, grow, gcol + 1);
-      } else if (grow < p.m) {
-        /* Outside D the store clips; the hook only ever sees real elements. */
-        if (gcol < p.n) v0 = tp_epilogue_apply(&p.epilogue, acc[frag + 2 * half], s0, grow, gcol);
-        if (gcol + 1 < p.n)
-          v1 = tp_epilogue_apply(&p.epilogue, acc[frag + 2 * half + 1], s1, grow, gcol + 1);
-        if (gcol + 1 >= p.n_tma) {
-          if (gcol >= p.n_tma && gcol < p.n) store_direct<DT>(p, grow, gcol, v0);
-          if (gcol + 1 < p.n) store_direct<DT>(p, grow, gcol + 1, v1);
-        }
-      }
-      store_pair<DT>(chunk, row, col, v0, v1);
-    }
-  }
-}
-
-/* The epilogue of one tile for consumer warpgroup `wg`, chunk by chunk
- * (128 rows x 128 bytes of D): its source chunk, a free output chunk, the
- * chunk's elements, then the chunk to the store warp. */
+/* The epilogue of one tile for consumer warpgroup `wg` (rows 64wg..+63),
+ * chunk by chunk (128 rows x 128 bytes of D): its source chunk, a free
+ * output chunk, hook -> D dtype -> the swizzled chunk, then the chunk to the
+ * store warp.
+ *
+ * When K is short the epilogue is on the critical path, so the common case
+ * costs the hook, a conversion and a shared store per element: outside D the
+ * hook runs at clamped indices (its result lands where the TMA store clips
+ * it), which keeps one hook call site per element instead of a bounds-checked
+ * copy (code size, and link time with a heavy hook). Only tiles at D's edge
+ * (`edge`, uniform) store their columns past the last full 16 bytes directly. */
 template <int BN, int DT>
 TP_DEV void consumer_epilogue(const tp_standard_params &p, const float *acc, int32_t m0,
                               int32_t n0, uint32_t wg, tp_output_writer *out,
                               tp_input_consumer *src) {
   typedef chunk_traits<BN, DT> chunks;
+  const uint32_t t = threadIdx.x % 128u, warp = t / 32u, lane = t % 32u;
   const bool has_source = p.epilogue.source_dtype != TP_DTYPE_NONE;
-  const bool interior = m0 + TP_STANDARD_TILE_M <= p.m && n0 + BN <= p.n_tma;
+  const bool edge = m0 + TP_STANDARD_TILE_M > p.m || n0 + BN > p.n_tma;
 #pragma unroll
   for (int c = 0; c < chunks::count; ++c) {
     tp_input_consumer_stage in;
@@ -353,14 +321,28 @@ TP_DEV void consumer_epilogue(const tp_standard_params &p, const float *acc, int
     }
     tp_output_write_stage os = tp_output_writer_acquire_stage(out);
     unsigned char *chunk = (unsigned char *)tp_output_write_stage_tile(&os);
-    if (interior && has_source) {
-      epilogue_chunk<BN, DT, true, true>(p, acc, c, m0, n0, wg, chunk, source);
-    } else if (interior) {
-      epilogue_chunk<BN, DT, true, false>(p, acc, c, m0, n0, wg, chunk, source);
-    } else if (has_source) {
-      epilogue_chunk<BN, DT, false, true>(p, acc, c, m0, n0, wg, chunk, source);
-    } else {
-      epilogue_chunk<BN, DT, false, false>(p, acc, c, m0, n0, wg, chunk, source);
+#pragma unroll
+    for (int j = 0; j < chunks::cols / 8; ++j) {
+      const int frag = (c * chunks::cols / 8 + j) * 4;
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const uint32_t row = wg * 64u + warp * 16u + lane / 4u + 8u * (uint32_t)half;
+        const uint32_t col = (uint32_t)j * 8u + 2u * (lane % 4u);
+        const int32_t grow = m0 + (int32_t)row, gcol = n0 + c * chunks::cols + (int32_t)col;
+        const int32_t hrow = min(grow, p.m - 1);
+        const float s0 = has_source ? source_at(source, p.epilogue.source_dtype, row, col) : 0.0f;
+        const float s1 =
+            has_source ? source_at(source, p.epilogue.source_dtype, row, col + 1u) : 0.0f;
+        const float v0 =
+            tp_epilogue_apply(&p.epilogue, acc[frag + 2 * half], s0, hrow, min(gcol, p.n - 1));
+        const float v1 = tp_epilogue_apply(&p.epilogue, acc[frag + 2 * half + 1], s1, hrow,
+                                           min(gcol + 1, p.n - 1));
+        if (edge && grow < p.m && gcol + 1 >= p.n_tma) {
+          if (gcol >= p.n_tma && gcol < p.n) store_direct<DT>(p, grow, gcol, v0);
+          if (gcol + 1 < p.n) store_direct<DT>(p, grow, gcol + 1, v1);
+        }
+        store_pair<DT>(chunk, row, col, v0, v1);
+      }
     }
     tp_output_write_stage_release(&os); /* fence for the TMA, one arrival per warp */
     if (has_source) tp_input_consumer_stage_release(&in);
