@@ -86,13 +86,18 @@ static tp_status set_tile(tpc_tuning *t, const char *v, char *err, size_t errlen
   return st;
 }
 
-static tp_status set_stages(tpc_tuning *t, const char *v, char *err, size_t errlen) {
-  int32_t s;
-  if (!parse_dims(v, &s, 1) || s > TPC_MAX_STAGES)
-    return tpc_fail(err, errlen, TP_ERR_INVALID_ARGUMENT, "stages '%s' must be 1..%d", v,
-                    TPC_MAX_STAGES);
-  t->stages = s;
+/* A count key: `value` must be 1..max; into *out. */
+static tp_status set_count(const char *key, const char *v, int32_t max, int32_t *out, char *err,
+                           size_t errlen) {
+  int32_t n;
+  if (!parse_dims(v, &n, 1) || n > max)
+    return tpc_fail(err, errlen, TP_ERR_INVALID_ARGUMENT, "%s '%s' must be 1..%d", key, v, max);
+  *out = n;
   return TP_OK;
+}
+
+static tp_status set_stages(tpc_tuning *t, const char *v, char *err, size_t errlen) {
+  return set_count("stages", v, TPC_MAX_STAGES, &t->stages, err, errlen);
 }
 
 static tp_status set_cluster(tpc_tuning *t, const char *v, char *err, size_t errlen) {
@@ -121,12 +126,7 @@ static tp_status set_consumers(tpc_tuning *t, const char *v, char *err, size_t e
 }
 
 static tp_status set_splits(tpc_tuning *t, const char *v, char *err, size_t errlen) {
-  int32_t s;
-  if (!parse_dims(v, &s, 1) || s > TPC_MAX_SPLITS)
-    return tpc_fail(err, errlen, TP_ERR_INVALID_ARGUMENT, "splits '%s' must be 1..%d", v,
-                    TPC_MAX_SPLITS);
-  t->splits = s;
-  return TP_OK;
+  return set_count("splits", v, TPC_MAX_SPLITS, &t->splits, err, errlen);
 }
 
 tp_status tpc_tuning_set_option(void *state, const char *key, const char *value, char *err,
