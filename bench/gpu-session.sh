@@ -10,6 +10,11 @@
 #   run(command="OUT=$OUT TILEPIPE_COMMIT=<git describe> bench/gpu-session.sh",
 #       carry=[".gpu-deps"])
 #
+# All default steps together take about 11 minutes on an H100 (the build
+# about 2), more than one 10-minute call: split them, e.g. "check sanitize
+# example" in one call and "bench host" in the next. A call killed at its
+# limit returns no log tarball.
+#
 # It builds into /tmp/tp-build, then:
 #   check     make check (GPU tests included; 77 would mean no GPU)
 #   sanitize  compute-sanitizer memcheck/racecheck/synccheck on the pipeline
