@@ -595,51 +595,54 @@ static uint64_t split_workspace(uint64_t tiles, uint64_t tile_n, uint64_t splits
   return (tiles * 8 + 255) / 256 * 256 + tiles * (splits - 1) * 128 * tile_n * 4;
 }
 
-START_TEST(test_gpu_plan_split_k) {
+/* gpu_plan for bf16 m x n x k plans, launching `kernel` (NULL: any) on
+ * `grid` CTAs with `workspace` bytes of workspace. */
+static void expect_gpu_plan(loaded *l, int64_t m, int64_t n, int64_t k, const char *kernel,
+                            uint32_t grid, uint64_t workspace) {
   char err[256];
   tp_gpu_launch launch;
+  const tp_gemm_desc d = sized(m, n, k);
+  ck_assert_msg(gpu_plan_slot(l, &d, &launch, err, sizeof err) == TP_OK, "%lldx%lldx%lld: %s",
+                (long long)m, (long long)n, (long long)k, err);
+  if (kernel) ck_assert_str_eq(launch.kernel, kernel);
+  ck_assert_uint_eq(launch.grid[0], grid);
+  ck_assert_uint_eq(launch.workspace_bytes, workspace);
+}
+
+/* gpu_plan refuses bf16 m x n x k with TP_ERR_UNSUPPORTED, saying `needle`. */
+static void expect_gpu_plan_refused(loaded *l, int64_t m, int64_t n, int64_t k,
+                                    const char *needle) {
+  char err[256];
+  tp_gpu_launch launch;
+  const tp_gemm_desc d = sized(m, n, k);
+  ck_assert_int_eq(gpu_plan_slot(l, &d, &launch, err, sizeof err), TP_ERR_UNSUPPORTED);
+  ASSERT_HAS(err, needle);
+}
+
+START_TEST(test_gpu_plan_split_k) {
+  char err[256];
   loaded l = load("standard");
   /* Enough tiles for the SMs: no split, no workspace, one CTA per SM. */
-  tp_gemm_desc p = sized(4096, 4096, 4096);
-  ck_assert_int_eq(gpu_plan_slot(&l, &p, &launch, err, sizeof err), TP_OK);
-  ck_assert_str_eq(launch.kernel, "tp_standard_bf16_bf16_128x256_c1");
-  ck_assert_uint_eq(launch.grid[0], 132);
-  ck_assert_uint_eq(launch.workspace_bytes, 0);
+  expect_gpu_plan(&l, 4096, 4096, 4096, "tp_standard_bf16_bf16_128x256_c1", 132, 0);
   /* 128 x 4096 x 7168: 32 tiles of 128 x 128, K (112 k-blocks) split in 2,
    * which brings the CTAs to 64, near half the SMs (SPLIT_SATURATION). */
-  p = sized(128, 4096, 7168);
-  ck_assert_int_eq(gpu_plan_slot(&l, &p, &launch, err, sizeof err), TP_OK);
-  ck_assert_str_eq(launch.kernel, "tp_standard_bf16_bf16_128x128_c1");
-  ck_assert_uint_eq(launch.grid[0], 64);
-  ck_assert_uint_eq(launch.workspace_bytes, split_workspace(32, 128, 2));
+  expect_gpu_plan(&l, 128, 4096, 7168, "tp_standard_bf16_bf16_128x128_c1", 64,
+                  split_workspace(32, 128, 2));
   /* 128 x 128 x 8192: one tile, 128 k-blocks: 16 splits (the most); the
    * 128-wide tile, since a 256-wide one would be half outside N. */
-  p = sized(128, 128, 8192);
-  ck_assert_int_eq(gpu_plan_slot(&l, &p, &launch, err, sizeof err), TP_OK);
-  ck_assert_str_eq(launch.kernel, "tp_standard_bf16_bf16_128x128_c1");
-  ck_assert_uint_eq(launch.grid[0], 16);
-  ck_assert_uint_eq(launch.workspace_bytes, split_workspace(1, 128, 16));
+  expect_gpu_plan(&l, 128, 128, 8192, "tp_standard_bf16_bf16_128x128_c1", 16,
+                  split_workspace(1, 128, 16));
   /* Short K: a split takes at least 4 k-blocks; 7 k-blocks stay whole. */
-  p = sized(128, 128, 448);
-  ck_assert_int_eq(gpu_plan_slot(&l, &p, &launch, err, sizeof err), TP_OK);
-  ck_assert_uint_eq(launch.grid[0], 1);
-  ck_assert_uint_eq(launch.workspace_bytes, 0);
+  expect_gpu_plan(&l, 128, 128, 448, NULL, 1, 0);
   /* Forced: 3 splits of 4096 x 4096 x 4096 (many waves): a whole number of
    * tiles' splits per wave (132 SMs: 44 tiles x 3); the narrow tile, whose
    * partial sums cost half as much to add up. */
   ck_assert_int_eq(set(&l, "splits", "3", err, sizeof err), TP_OK);
-  p = sized(4096, 4096, 4096);
-  ck_assert_int_eq(gpu_plan_slot(&l, &p, &launch, err, sizeof err), TP_OK);
-  ck_assert_uint_eq(launch.grid[0], 132);
-  ck_assert_uint_eq(launch.workspace_bytes, split_workspace(1024, 128, 3));
+  expect_gpu_plan(&l, 4096, 4096, 4096, NULL, 132, split_workspace(1024, 128, 3));
   /* More splits than k-blocks, and splits with clusters, are refused. */
-  p = sized(128, 128, 128);
-  ck_assert_int_eq(gpu_plan_slot(&l, &p, &launch, err, sizeof err), TP_ERR_UNSUPPORTED);
-  ASSERT_HAS(err, "splits 3: K = 128 has only 2 k-blocks of 64 to split");
+  expect_gpu_plan_refused(&l, 128, 128, 128, "splits 3: K = 128 has only 2 k-blocks of 64 to split");
   ck_assert_int_eq(set(&l, "cluster", "2x1", err, sizeof err), TP_OK);
-  p = sized(4096, 4096, 4096);
-  ck_assert_int_eq(gpu_plan_slot(&l, &p, &launch, err, sizeof err), TP_ERR_UNSUPPORTED);
-  ASSERT_HAS(err, "splits 3 with cluster 2x1");
+  expect_gpu_plan_refused(&l, 4096, 4096, 4096, "splits 3 with cluster 2x1");
   unload(&l);
 }
 END_TEST
@@ -723,7 +726,6 @@ static Suite *suite(void) {
   TCase *tc = tcase_create("plan errors");
   tcase_add_unchecked_fixture(tc, open_registry, close_registry);
   tcase_add_test(tc, test_valid_problems_plan);
-  tcase_add_test(tc, test_gpu_plan_split_k);
   tcase_add_test(tc, test_standard_refuses_dtypes);
   tcase_add_test(tc, test_standard_refuses_scales);
   tcase_add_test(tc, test_blockwise_refuses_dtypes);
@@ -744,6 +746,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_tuning_keys_tied);
   tcase_add_test(tc, test_cpu_plans);
   tcase_add_test(tc, test_cuda_plans);
+  tcase_add_test(tc, test_gpu_plan_split_k);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("registries");

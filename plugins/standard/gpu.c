@@ -59,7 +59,6 @@ typedef struct standard_gpu_plan {
   int32_t tile_n, cluster_m, raster_m;
   int32_t tiles_m, tiles_n;
   int32_t splits;          /* K split over this many CTAs per tile */
-  uint64_t counter_bytes;  /* workspace: tile counters, then partial sums */
 } standard_gpu_plan;
 
 _Static_assert(sizeof(standard_gpu_plan) <= TP_PLAN_PRIVATE_BYTES,
@@ -187,14 +186,18 @@ static tp_status choose_shape(const tpc_tuning *tu, const tp_gemm_desc *desc,
   return TP_OK;
 }
 
-/* Split-K's workspace: one counter per tile and consumer warpgroup, then
- * the partial sums of every split but the last (128 x BN f32 each). */
-static uint64_t workspace_bytes(standard_gpu_plan *g) {
+/* Split-K's workspace: one counter per tile and consumer warpgroup (the
+ * first counter_bytes), then the partial sums of every split but the last
+ * (128 x BN f32 each). */
+static uint64_t counter_bytes(const standard_gpu_plan *g) {
+  const uint64_t counters = (uint64_t)g->tiles_m * (uint64_t)g->tiles_n * 2u * sizeof(uint32_t);
+  return (counters + STANDARD_COUNTER_ALIGN - 1) / STANDARD_COUNTER_ALIGN * STANDARD_COUNTER_ALIGN;
+}
+
+static uint64_t workspace_bytes(const standard_gpu_plan *g) {
   if (g->splits == 1) return 0;
   const uint64_t tiles = (uint64_t)g->tiles_m * (uint64_t)g->tiles_n;
-  g->counter_bytes = (tiles * 2u * sizeof(uint32_t) + STANDARD_COUNTER_ALIGN - 1) /
-                     STANDARD_COUNTER_ALIGN * STANDARD_COUNTER_ALIGN;
-  return g->counter_bytes +
+  return counter_bytes(g) +
          tiles * (uint64_t)(g->splits - 1) * TP_STANDARD_TILE_M * (uint64_t)g->tile_n * sizeof(float);
 }
 
@@ -342,7 +345,7 @@ tp_status standard_gpu_args_slot(const tp_payload_plan *plan, const tp_epilogue_
     if (plan->workspace == NULL)
       return tpc_fail(err, errlen, TP_ERR_INTERNAL, "split-K plan without its workspace");
     p->counters = plan->workspace;
-    p->partials = (float *)((unsigned char *)plan->workspace + g.counter_bytes);
+    p->partials = (float *)((unsigned char *)plan->workspace + counter_bytes(&g));
   }
   return TP_OK;
 }

@@ -7,13 +7,14 @@
  * first) and runs the epilogue. One warpgroup's worth of threads works
  * together on a slot and a counter:
  *
- *   non-last:  tp_split_k_store<N>(acc, slot, t);
- *              tp_split_k_arrive(counter, bar, 128);
- *   last:      tp_split_k_wait(counter, S - 1, bar, 128);   (resets it to 0)
- *              for each earlier split: tp_split_k_add<N>(acc, slot, t);
+ *   non-last:  tp_split_k_store<N>(acc, slot, t, 128);
+ *              tp_split_k_arrive(counter, bar, t, 128);
+ *   last:      tp_split_k_wait(counter, S - 1, bar, t, 128);   (resets it to 0)
+ *              for each earlier split: tp_split_k_add<N>(acc, slot, t, 128);
  *
  * N is the accumulator floats per thread (a multiple of 4); t the thread's
- * index in the group of `threads`. A slot keeps each thread's accumulators
+ * index in the group of `threads` (thread 0 does the counting); `bar` a
+ * named barrier of those threads. A slot keeps each thread's accumulators
  * in its own order, float4 by float4 interleaved across the threads
  * (coalesced; only the same kernel reads it back). The wait spins: every
  * CTA it waits for must be resident or already done, which a persistent
@@ -54,19 +55,20 @@ TP_SPLIT_K_FN void tp_split_k_add(float *acc, const float4 *slot, uint32_t t, ui
 
 /* After every thread of the group has stored its part: one arrival on the
  * tile's counter, released at GPU scope (the slot's writes come first). */
-TP_SPLIT_K_FN void tp_split_k_arrive(uint32_t *counter, uint32_t bar, uint32_t threads) {
+TP_SPLIT_K_FN void tp_split_k_arrive(uint32_t *counter, uint32_t bar, uint32_t t,
+                                     uint32_t threads) {
   __threadfence();
   tp_named_barrier_sync(bar, threads);
-  if (threadIdx.x % threads == 0)
+  if (t == 0)
     asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(counter) : "memory");
 }
 
 /* Returns once `arrivals` splits have arrived on counter, their slots
  * visible to every thread of the group; leaves the counter at 0 for the
  * next run. */
-TP_SPLIT_K_FN void tp_split_k_wait(uint32_t *counter, uint32_t arrivals, uint32_t bar,
+TP_SPLIT_K_FN void tp_split_k_wait(uint32_t *counter, uint32_t arrivals, uint32_t bar, uint32_t t,
                                    uint32_t threads) {
-  if (threadIdx.x % threads == 0) {
+  if (t == 0) {
     uint32_t seen = 0;
     do {
       asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(counter) : "memory");

@@ -363,10 +363,10 @@ TP_DEV bool split_k_reduce(const tp_standard_params &p, float *acc, const work_u
   /* Slot of split s: (tile, s, wg), the two warpgroups' slots side by side. */
   if (!w.last) {
     tp_split_k_store<floats>(acc, slots + (size_t)w.split * 2 * slot_float4s, t, 128u);
-    tp_split_k_arrive(counter, BAR_CONSUMER_0 + wg, 128u);
+    tp_split_k_arrive(counter, BAR_CONSUMER_0 + wg, t, 128u);
     return false;
   }
-  tp_split_k_wait(counter, (uint32_t)p.splits - 1u, BAR_CONSUMER_0 + wg, 128u);
+  tp_split_k_wait(counter, (uint32_t)p.splits - 1u, BAR_CONSUMER_0 + wg, t, 128u);
   for (int32_t s = 0; s < p.splits - 1; ++s)
     tp_split_k_add<floats>(acc, slots + (size_t)s * 2 * slot_float4s, t, 128u);
   return true;
