@@ -254,29 +254,52 @@ TP_DEV void run_source_loader(const tp_standard_params &p) {
   tp_input_producer_drain(&prod);
 }
 
-/* Source value at (row, col) of a staged chunk: C's 128-byte boxes side by
- * side, each 128 rows, swizzled like every tile. */
-TP_DEV float source_at(const unsigned char *chunk, int32_t source_dtype, uint32_t row,
-                       uint32_t col) {
-  if (source_dtype == TP_DTYPE_F32) {
-    const uint32_t box = col / 32u, cb = (col % 32u) * 4u;
-    return *(const float *)(chunk + box * TP_STANDARD_TILE_M * 128u + swizzle128(row, cb));
-  }
-  const unsigned char *p = chunk + swizzle128(row, col * 2u);
-  if (source_dtype == TP_DTYPE_BF16) return __bfloat162float(*(const __nv_bfloat16 *)p);
-  return __half2float(*(const __half *)p);
+/* A thread's place in a chunk's epilogue: fragment column group j (8
+ * columns), half (rows +0 / +8); it owns columns col, col + 1 of row `row`. */
+struct chunk_pos {
+  uint32_t row, col;
+};
+
+TP_DEV chunk_pos chunk_pos_of(uint32_t wg, int j, int half) {
+  const uint32_t t = threadIdx.x % 128u, warp = t / 32u, lane = t % 32u;
+  chunk_pos q;
+  q.row = wg * 64u + warp * 16u + lane / 4u + 8u * (uint32_t)half;
+  q.col = (uint32_t)j * 8u + 2u * (lane % 4u);
+  return q;
 }
 
-/* Converts one output to D's dtype and stores it straight to global memory
- * (the ragged columns past the last full 16 bytes of a row). */
-template <int DT>
-TP_DEV void store_direct(const tp_standard_params &p, int32_t row, int32_t col, float v) {
-  if (DT == TP_DTYPE_F32) {
-    ((float *)p.d_data)[row * p.ldd + col] = v;
-  } else if (DT == TP_DTYPE_BF16) {
-    ((__nv_bfloat16 *)p.d_data)[row * p.ldd + col] = __float2bfloat16_rn(v);
-  } else {
-    ((__half *)p.d_data)[row * p.ldd + col] = __float2half_rn(v);
+/* Column groups the epilogue handles per step: their C values (16 floats)
+ * sit in registers while the hook runs. */
+enum { EPI_STEP_J = 4 };
+
+/* The source values of column groups j0..j0+EPI_STEP_J-1 of a staged chunk
+ * (C's 128-byte boxes side by side, each 128 rows, swizzled like every
+ * tile), two per (j, half), or zeros without C. The dtype is tested once,
+ * outside the loads, so the hook's loop that follows has no branch. */
+TP_DEV void source_fetch(const unsigned char *chunk, int32_t dtype, uint32_t wg, int j0,
+                         float *s) {
+  if (dtype == TP_DTYPE_NONE) {
+#pragma unroll
+    for (int i = 0; i < EPI_STEP_J * 4; ++i) s[i] = 0.0f;
+    return;
+  }
+#pragma unroll
+  for (int j = 0; j < EPI_STEP_J; ++j) {
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const chunk_pos q = chunk_pos_of(wg, j0 + j, half);
+      float2 v;
+      if (dtype == TP_DTYPE_F32) {
+        const uint32_t box = q.col / 32u, cb = (q.col % 32u) * 4u;
+        v = *(const float2 *)(chunk + box * TP_STANDARD_TILE_M * 128u + swizzle128(q.row, cb));
+      } else if (dtype == TP_DTYPE_BF16) {
+        v = __bfloat1622float2(*(const __nv_bfloat162 *)(chunk + swizzle128(q.row, q.col * 2u)));
+      } else {
+        v = __half22float2(*(const __half2 *)(chunk + swizzle128(q.row, q.col * 2u)));
+      }
+      s[4 * j + 2 * half] = v.x;
+      s[4 * j + 2 * half + 1] = v.y;
+    }
   }
 }
 
@@ -292,25 +315,55 @@ TP_DEV void store_pair(unsigned char *chunk, uint32_t row, uint32_t col, float v
   }
 }
 
+/* At D's edge: copies this thread's outputs in columns [n_tma, n) of rows
+ * < m (col0: the chunk's first global column) out of the chunk it has just
+ * written, already in D's dtype, straight to global memory; the TMA store
+ * moves whole 16 bytes of a row only. */
+template <int BN, int DT>
+TP_DEV void store_ragged(const tp_standard_params &p, const unsigned char *chunk, int32_t m0,
+                         int32_t col0, uint32_t wg) {
+  typedef chunk_traits<BN, DT> chunks;
+#pragma unroll
+  for (int j = 0; j < chunks::cols / 8; ++j) {
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const chunk_pos q = chunk_pos_of(wg, j, half);
+      const int32_t grow = m0 + (int32_t)q.row;
+#pragma unroll
+      for (uint32_t e = 0; e < 2; ++e) {
+        const int32_t gcol = col0 + (int32_t)(q.col + e);
+        if (grow >= p.m || gcol < p.n_tma || gcol >= p.n) continue;
+        const unsigned char *from = chunk + swizzle128(q.row, (q.col + e) * chunks::d_bytes);
+        unsigned char *to = (unsigned char *)p.d_data + ((int64_t)grow * p.ldd + gcol) * chunks::d_bytes;
+        if (chunks::d_bytes == 4) *(uint32_t *)to = *(const uint32_t *)from;
+        else *(uint16_t *)to = *(const uint16_t *)from;
+      }
+    }
+  }
+}
+
 /* The epilogue of one tile for consumer warpgroup `wg` (rows 64wg..+63),
  * chunk by chunk (128 rows x 128 bytes of D): its source chunk, a free
  * output chunk, hook -> D dtype -> the swizzled chunk, then the chunk to the
  * store warp.
  *
- * When K is short the epilogue is on the critical path, so the common case
- * costs the hook, a conversion and a shared store per element: outside D the
- * hook runs at clamped indices (its result lands where the TMA store clips
- * it), which keeps one hook call site per element instead of a bounds-checked
- * copy (code size, and link time with a heavy hook). Only tiles at D's edge
- * (`edge`, uniform) store their columns past the last full 16 bytes directly. */
+ * When K is short the epilogue is on the critical path, so the hook's loop
+ * is straight-line code: per element the hook, a conversion and a shared
+ * store, nothing else. Branches stay outside it: the source dtype
+ * (source_fetch) and D's edge (store_ragged, `edge` tiles only). Outside D
+ * the hook runs at clamped indices and the TMA store clips its results,
+ * which keeps one hook call site per element rather than a bounds-checked
+ * copy (code size, and link time with a heavy hook). */
 template <int BN, int DT>
 TP_DEV void consumer_epilogue(const tp_standard_params &p, const float *acc, int32_t m0,
                               int32_t n0, uint32_t wg, tp_output_writer *out,
                               tp_input_consumer *src) {
   typedef chunk_traits<BN, DT> chunks;
-  const uint32_t t = threadIdx.x % 128u, warp = t / 32u, lane = t % 32u;
-  const bool has_source = p.epilogue.source_dtype != TP_DTYPE_NONE;
+  static_assert(chunks::cols / 8 % EPI_STEP_J == 0, "a chunk is whole epilogue steps");
+  const int32_t source_dtype = p.epilogue.source_dtype;
+  const bool has_source = source_dtype != TP_DTYPE_NONE;
   const bool edge = m0 + TP_STANDARD_TILE_M > p.m || n0 + BN > p.n_tma;
+  const int32_t last_row = p.m - 1, last_col = p.n - 1;
 #pragma unroll
   for (int c = 0; c < chunks::count; ++c) {
     tp_input_consumer_stage in;
@@ -321,29 +374,28 @@ TP_DEV void consumer_epilogue(const tp_standard_params &p, const float *acc, int
     }
     tp_output_write_stage os = tp_output_writer_acquire_stage(out);
     unsigned char *chunk = (unsigned char *)tp_output_write_stage_tile(&os);
+    const int32_t col0 = n0 + c * chunks::cols;
 #pragma unroll
-    for (int j = 0; j < chunks::cols / 8; ++j) {
-      const int frag = (c * chunks::cols / 8 + j) * 4;
+    for (int j0 = 0; j0 < chunks::cols / 8; j0 += EPI_STEP_J) {
+      float s[EPI_STEP_J * 4];
+      source_fetch(source, source_dtype, wg, j0, s);
 #pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        const uint32_t row = wg * 64u + warp * 16u + lane / 4u + 8u * (uint32_t)half;
-        const uint32_t col = (uint32_t)j * 8u + 2u * (lane % 4u);
-        const int32_t grow = m0 + (int32_t)row, gcol = n0 + c * chunks::cols + (int32_t)col;
-        const int32_t hrow = min(grow, p.m - 1);
-        const float s0 = has_source ? source_at(source, p.epilogue.source_dtype, row, col) : 0.0f;
-        const float s1 =
-            has_source ? source_at(source, p.epilogue.source_dtype, row, col + 1u) : 0.0f;
-        const float v0 =
-            tp_epilogue_apply(&p.epilogue, acc[frag + 2 * half], s0, hrow, min(gcol, p.n - 1));
-        const float v1 = tp_epilogue_apply(&p.epilogue, acc[frag + 2 * half + 1], s1, hrow,
-                                           min(gcol + 1, p.n - 1));
-        if (edge && grow < p.m && gcol + 1 >= p.n_tma) {
-          if (gcol >= p.n_tma && gcol < p.n) store_direct<DT>(p, grow, gcol, v0);
-          if (gcol + 1 < p.n) store_direct<DT>(p, grow, gcol + 1, v1);
+      for (int j = 0; j < EPI_STEP_J; ++j) {
+        const int frag = (c * chunks::cols / 8 + j0 + j) * 4;
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+          const chunk_pos q = chunk_pos_of(wg, j0 + j, half);
+          const int32_t hrow = min(m0 + (int32_t)q.row, last_row);
+          const int32_t gcol = col0 + (int32_t)q.col;
+          const float v0 = tp_epilogue_apply(&p.epilogue, acc[frag + 2 * half],
+                                             s[4 * j + 2 * half], hrow, min(gcol, last_col));
+          const float v1 = tp_epilogue_apply(&p.epilogue, acc[frag + 2 * half + 1],
+                                             s[4 * j + 2 * half + 1], hrow, min(gcol + 1, last_col));
+          store_pair<DT>(chunk, q.row, q.col, v0, v1);
         }
-        store_pair<DT>(chunk, row, col, v0, v1);
       }
     }
+    if (edge) store_ragged<BN, DT>(p, chunk, m0, col0, wg);
     tp_output_write_stage_release(&os); /* fence for the TMA, one arrival per warp */
     if (has_source) tp_input_consumer_stage_release(&in);
   }
