@@ -26,8 +26,10 @@
 #             CSV and JSON into $OUT
 #   host      plan time (cold link, then disk cache in a second process) and
 #             host time per run call
-#   tune      bench/tune.sh over the M <= 128 shapes: tile widths x splits
-#   profile   ncu on the short-K shape (4096x32768x512)
+#   tune      bench/tune.sh over the M <= 128 shapes: tile widths x splits,
+#             for each of TUNE_DTYPES (default bf16)
+#   profile   ncu on ours and cuBLASLt's kernels at PROFILE_ARGS (default
+#             "-m 4096 -n 32768 -k 512"; may add --dtype)
 # Bench CSV/JSON go to $OUT (default /tmp/tp-out), every log into
 # $OUT/logs.tgz (the device tool returns at most 8 files); a short summary
 # is printed last. Each step has a time limit so the whole stays inside one
@@ -85,13 +87,22 @@ for step in $steps; do
     done
     ;;
   profile)
-    # Nsight Compute on one run of the short-K shape (clocks left alone, as
-    # the device tool asks). --print-details all for the stall reasons.
-    timeout 150 /usr/local/cuda/bin/ncu --clock-control none -k regex:tp_standard -c 1 \
-      --section SpeedOfLight --section WarpStateStats --section MemoryWorkloadAnalysis \
-      --section SchedulerStats --print-details all \
-      ./tools/tilepipe run --backend cuda -m 4096 -n 32768 -k 512 > "$logs/profile.txt" 2>&1
-    say "profile: rc=$?"
+    # Nsight Compute on one run of PROFILE_ARGS (default the short-K shape),
+    # ours, then cuBLASLt's kernels (every kernel not named tp_*) in a bench
+    # of the same shape. Clocks left alone, as the device tool asks;
+    # --print-details all for the stall reasons.
+    shape=${PROFILE_ARGS:-"-m 4096 -n 32768 -k 512"}
+    ncu_run() {
+      timeout 150 /usr/local/cuda/bin/ncu --clock-control none --section SpeedOfLight \
+        --section LaunchStats --section Occupancy --section WarpStateStats \
+        --section MemoryWorkloadAnalysis --section SchedulerStats --print-details all "$@"
+    }
+    ncu_run -k regex:tp_standard -c 1 ./tools/tilepipe run --backend cuda $shape \
+      > "$logs/profile.txt" 2>&1
+    say "profile ($shape): rc=$?"
+    ncu_run -k 'regex:^([^t]|t[^p])' -c 3 ./tools/tilepipe bench $shape --warmup 1 --iters 20 \
+      > "$logs/profile-cublaslt.txt" 2>&1
+    say "profile cuBLASLt: rc=$? $(grep -cE '^  [a-zA-Z_].*\(' "$logs/profile-cublaslt.txt") kernels"
     ;;
   example)
     make install > "$logs/install.log" 2>&1 || { say "example: install failed"; continue; }
@@ -120,13 +131,21 @@ for step in $steps; do
     done
     ;;
   tune)
-    timeout 200 "$repo/bench/tune.sh" . bf16 "128 4096 7168" "64 4096 7168" "128 7168 16384" \
-      "64 7168 16384" -- "" "tile = 128x128x64; splits = 1" "tile = 128x128x64; splits = 2" \
-      "tile = 128x128x64; splits = 4" "tile = 128x192x64; splits = 2" \
-      "tile = 128x192x64; splits = 3" "tile = 128x192x64; splits = 6" \
-      "tile = 128x256x64; splits = 4" "tile = 128x256x64; splits = 8" > "$logs/tune.txt" 2>&1
-    say "tune: rc=$?"
-    summary="$summary$(cat "$logs/tune.txt")"$'\n'
+    # Tile widths x splits on the M <= 128 shapes, for each of TUNE_DTYPES
+    # (default bf16); K in a tile is the dtype's k-block (64, fp8 128).
+    for dt in ${TUNE_DTYPES:-bf16}; do
+      case $dt in e4m3|e5m2) kb=128 ;; *) kb=64 ;; esac
+      tunings=()
+      for t in "" "128x128 2" "128x128 4" "128x64 1" "128x64 2" "128x64 4" "128x192 3"; do
+        set -- $t
+        tunings+=("${1:+tile = ${1}x$kb; splits = $2}")
+      done
+      timeout 240 "$repo/bench/tune.sh" . "$dt" "128 4096 7168" "64 4096 7168" "128 7168 16384" \
+        "64 7168 16384" -- "${tunings[@]}" > "$logs/tune-$dt.txt" 2>&1
+      say "tune $dt: rc=$?"
+      cat "$logs/tune-$dt.txt"
+      summary="$summary$(cat "$logs/tune-$dt.txt")"$'\n'
+    done
     ;;
   *) say "unknown step $step" ;;
   esac

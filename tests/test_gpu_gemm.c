@@ -11,6 +11,7 @@
  * sections of the standard library with `splits = 3` (uneven k-blocks per
  * split) and `splits = 16` (one k-block each), with both epilogues and C
  * aliasing D; asking for more splits than k-blocks is refused at plan time.
+ * The 64-wide tile runs forced the same way (`tile = 128x64x..`).
  * Exits 77 when there is no usable GPU.
  *
  * Runs without fork (CUDA cannot be used in a child forked after cuInit). */
@@ -189,6 +190,25 @@ START_TEST(split_k_forced) {
 }
 END_TEST
 
+/* The 64-wide tile, which the heuristic picks for few tiles only: one D
+ * chunk per tile in 16 bits, two in f32; ragged edges, split in 2 (16-bit
+ * operands) and whole (fp8), both epilogues, C aliasing D. */
+START_TEST(tile_n64) {
+  gpu_case f32d = {"standard_n64", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_F32, TP_DTYPE_NONE,
+                   "store", 0, 0, 1.5f, 0.0f, 300, 521, 1009, 15, 2};
+  run_case(&f32d, 14000u);
+  gpu_case alias = {"standard_n64", TP_DTYPE_F16, TP_DTYPE_F16, TP_DTYPE_BF16, TP_DTYPE_BF16,
+                    "residual", 1, 0, 0.75f, -1.25f, 129, 257, 1009, 15, 1};
+  run_case(&alias, 14001u);
+  gpu_case fp8 = {"standard_n64_fp8", TP_DTYPE_E4M3, TP_DTYPE_E4M3, TP_DTYPE_BF16, TP_DTYPE_F32,
+                  "residual", 0, 0, 0.5f, 2.0f, 4097, 513, 257, 15, 1};
+  run_case(&fp8, 14002u);
+  gpu_case e5m2 = {"standard_n64_fp8", TP_DTYPE_E5M2, TP_DTYPE_E4M3, TP_DTYPE_F16, TP_DTYPE_NONE,
+                   "store", 0, 0, 1.0f, 0.0f, 127, 129, 129, 15, 1};
+  run_case(&e5m2, 14003u);
+}
+END_TEST
+
 /* More splits than k-blocks: refused at plan time, saying so. */
 START_TEST(split_k_refused) {
   char err[256] = "";
@@ -214,9 +234,9 @@ START_TEST(split_k_refused) {
 }
 END_TEST
 
-/* The build tree's registry plus two split-K tunings of its standard
- * library, written to a temporary file (path into `path`). */
-static int write_split_registry(char *path, size_t size) {
+/* The build tree's registry plus tunings of its standard library (split-K,
+ * the narrowest tile), written to a temporary file (path into `path`). */
+static int write_tuned_registry(char *path, size_t size) {
   tp_registry *base = NULL;
   tp_plugin_info info;
   if (tp_registry_open(&base, TP_TEST_REGISTRY) != TP_OK ||
@@ -229,8 +249,12 @@ static int write_split_registry(char *path, size_t size) {
   FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL, *in = fopen(TP_TEST_REGISTRY, "r");
   int ok = out != NULL && in != NULL;
   for (int c; ok && (c = fgetc(in)) != EOF;) fputc(c, out);
-  static const char *const tunings[][2] = {{"standard_split3", "splits = 3"},
-                                           {"standard_split16", "splits = 16"}};
+  static const char *const tunings[][2] = {
+      {"standard_split3", "splits = 3"},
+      {"standard_split16", "splits = 16"},
+      {"standard_n64", "tile = 128x64x64\nsplits = 2"},
+      {"standard_n64_fp8", "tile = 128x64x128"},
+  };
   for (size_t i = 0; ok && i < sizeof tunings / sizeof tunings[0]; ++i)
     fprintf(out, "\n[%s]\nkind = payload\nlibrary = %s\n%s\n", tunings[i][0], info.library,
             tunings[i][1]);
@@ -247,8 +271,8 @@ int main(void) {
     return 77;
   }
   char path[512];
-  if (!write_split_registry(path, sizeof path)) {
-    printf("setup failed: cannot write the split-K registry: %s\n", tp_error_message());
+  if (!write_tuned_registry(path, sizeof path)) {
+    printf("setup failed: cannot write the tuned registry: %s\n", tp_error_message());
     return 99;
   }
   const tp_status opened = tp_registry_open(&reg, path);
@@ -266,6 +290,7 @@ int main(void) {
   tcase_add_test(tc, residual_beta_zero_ignores_nan_c);
   tcase_add_test(tc, split_k_forced);
   tcase_add_test(tc, split_k_refused);
+  tcase_add_test(tc, tile_n64);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_set_fork_status(sr, CK_NOFORK);

@@ -25,6 +25,7 @@
  *   - single CTAs: 2-CTA clusters (B multicast) exist but measured slower;
  *   - stages: as many as the budget holds (the planner's answer);
  *   - tiles walked in groups of 8 tile rows, for L2 reuse of A and B. */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -91,9 +92,16 @@ static uint32_t row_elems(tp_dtype dtype) { return TP_STANDARD_K_BYTES * 8 / tp_
 
 /* Tile widths with a kernel, and the speed of one full tile of each relative
  * to the widest (H100, bf16 8192^3: 128 wide ran at 733 TFLOP/s, 256 wide at
- * 789; 192 is interpolated). */
-static const int32_t widths[] = {256, 192, 128};
-static const double width_speed[] = {1.0, 0.96, 0.93};
+ * 789; 192 is interpolated; 64 ran at ...). */
+static const int32_t widths[] = {256, 192, 128, 64};
+static const double width_speed[] = {1.0, 0.96, 0.93, 0.80};
+#define WIDTH_COUNT (sizeof widths / sizeof widths[0])
+
+static bool width_has_kernel(int32_t width) {
+  for (size_t i = 0; i < WIDTH_COUNT; ++i)
+    if (widths[i] == width) return true;
+  return false;
+}
 
 /* How well `units` work units of width `width` keep the SMs busy: whole
  * waves count by how full they are, a single partial wave as full once it
@@ -127,7 +135,7 @@ static int32_t best_splits(int64_t tiles, int64_t k_blocks, int32_t sm_count) {
 static void best_shape(int32_t tiles_m, int64_t n, int64_t k_blocks, int32_t sm_count,
                        int32_t forced_width, int32_t forced_splits, standard_gpu_plan *g) {
   double best_score = -1.0;
-  for (size_t i = 0; i < sizeof widths / sizeof widths[0]; ++i) {
+  for (size_t i = 0; i < WIDTH_COUNT; ++i) {
     if (forced_width && widths[i] != forced_width) continue;
     const int32_t tiles_n = ceil_div(n, widths[i]);
     const int64_t tiles = (int64_t)tiles_m * tiles_n;
@@ -150,11 +158,11 @@ static tp_status choose_shape(const tpc_tuning *tu, const tp_gemm_desc *desc,
                               size_t errlen) {
   const int32_t k_elems = (int32_t)row_elems(desc->a.dtype);
   if ((tu->tile_m && tu->tile_m != TP_STANDARD_TILE_M) ||
-      (tu->tile_n && tu->tile_n != 128 && tu->tile_n != 192 && tu->tile_n != 256) || (tu->tile_k && tu->tile_k != k_elems)) {
+      (tu->tile_n && !width_has_kernel(tu->tile_n)) || (tu->tile_k && tu->tile_k != k_elems)) {
     return tpc_fail(err, errlen, TP_ERR_UNSUPPORTED,
-                    "the GPU kernels take tile 128x128x%d, 128x192x%d or 128x256x%d for %s "
+                    "the GPU kernels take tile 128xNx%d with N 64, 128, 192 or 256 for %s "
                     "operands (the registry asks for %dx%dx%d)",
-                    k_elems, k_elems, k_elems, tp_codec_name(desc->a.dtype), tu->tile_m, tu->tile_n,
+                    k_elems, tp_codec_name(desc->a.dtype), tu->tile_m, tu->tile_n,
                     tu->tile_k);
   }
   if ((tu->cluster_m && tu->cluster_m > 2) || (tu->cluster_n && tu->cluster_n != 1) ||

@@ -5,8 +5,8 @@
  * f32, on Hopper (sm_90a). The epilogue is the extern "C" hook of
  * tilepipe/device/epilogue.h, linked in at plan time (nvJitLink, LTO).
  *
- * One CTA = 384 threads, persistent over output tiles of 128 x BN (BN 128,
- * 192 or 256, a multiple of every D chunk's width):
+ * One CTA = 384 threads, persistent over output tiles of 128 x BN (BN 64,
+ * 128, 192 or 256, a multiple of every D chunk's width):
  *   warpgroup 0, producer (40 registers):
  *     warp 0  TMA loads of A and B k-blocks into the input pipeline
  *             (B multicast to the CLUSTER_M CTAs that share it);
@@ -530,7 +530,9 @@ TP_DEV void standard_gemm(const tp_standard_params &p) {
   TP_STANDARD_KERNEL(ab_name, AB, d_name, DT, 192, 1)     \
   TP_STANDARD_KERNEL(ab_name, AB, d_name, DT, 192, 2)     \
   TP_STANDARD_KERNEL(ab_name, AB, d_name, DT, 128, 1)     \
-  TP_STANDARD_KERNEL(ab_name, AB, d_name, DT, 128, 2)
+  TP_STANDARD_KERNEL(ab_name, AB, d_name, DT, 128, 2)     \
+  TP_STANDARD_KERNEL(ab_name, AB, d_name, DT, 64, 1)      \
+  TP_STANDARD_KERNEL(ab_name, AB, d_name, DT, 64, 2)
 
 #define TP_STANDARD_KERNELS_FOR_AB(ab_name, AB)                  \
   TP_STANDARD_KERNELS_FOR_D(ab_name, AB, bf16, TP_DTYPE_BF16)    \
