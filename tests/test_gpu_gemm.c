@@ -7,7 +7,7 @@
  * poisoned with NaN (0xFF bytes) on the device before every run, every
  * element checked against a bound derived from the dtypes' roundoff
  * (tools/reference/compare.h). Split-K runs where the heuristic picks it
- * (few tiles, long K: 129x257x1009, 1000^3) and, forced through registry
+ * (few tiles, long K: 129x257x1009, in 64-wide tiles) and, forced through registry
  * sections of the standard library with `splits = 3` (uneven k-blocks per
  * split) and `splits = 16` (one k-block each), with both epilogues and C
  * aliasing D; asking for more splits than k-blocks is refused at plan time.

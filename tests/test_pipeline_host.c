@@ -256,6 +256,40 @@ START_TEST(epi_load_handoff) {
 }
 END_TEST
 
+/* A stage filled in part: the full phase completes on exactly the bytes
+ * announced, not before. */
+START_TEST(input_partial_stage) {
+  tp_mbar bars[4];
+  uint32_t a[8], b[16], src[8] = {1, 2, 3, 4, 5, 6, 7, 8}; /* 2 stages of 16 and 32 bytes */
+  tp_tile_payload payload = {2, 1, {{(unsigned char *)a, 16, 16}, {(unsigned char *)b, 32, 32}}};
+  tp_input_pipeline_init_barriers(bars, 2, 1);
+  tp_input_pipeline ip = tp_input_pipeline_make(bars, 2, &payload, 1), ic = ip;
+  tp_input_producer prod = tp_input_pipeline_producer(&ip);
+  tp_input_consumer cons = tp_input_pipeline_consumer(&ic, tp_arrival_thread());
+  ck_assert_uint_eq(ip.expect_bytes, 48);
+  TP_INPUT_PRODUCE(&prod, s) {
+    tp_input_producer_stage_arrive_expect_bytes(&s, 16); /* tensor 1 stays unloaded */
+    ck_assert(!tp_input_consumer_try_acquire(&cons));
+    tma_load(tp_input_producer_stage_tile(&s, 0, 0), src, 16, tp_input_producer_stage_barrier(&s));
+  }
+  ck_assert(tp_input_consumer_try_acquire(&cons));
+  TP_INPUT_CONSUME(&cons, c) {
+    ck_assert_mem_eq(tp_input_consumer_stage_tile(&c, 0, 0), src, 16);
+  }
+  /* The whole announced: 16 bytes landed of 48 do not complete it. */
+  TP_INPUT_PRODUCE(&prod, s) {
+    tp_input_producer_stage_arrive_expect(&s);
+    tma_load(tp_input_producer_stage_tile(&s, 0, 0), src, 16, tp_input_producer_stage_barrier(&s));
+    ck_assert(!tp_input_consumer_try_acquire(&cons));
+    tma_load(tp_input_producer_stage_tile(&s, 1, 0), src, 32, tp_input_producer_stage_barrier(&s));
+  }
+  ck_assert(tp_input_consumer_try_acquire(&cons));
+  TP_INPUT_CONSUME(&cons, c) {}
+  tp_input_producer_drain(&prod);
+  tp_input_consumer_drain(&cons);
+}
+END_TEST
+
 /* ------------------------------------------------------ output ring */
 
 /* Writers ("consumer warps") each fill their part of a chunk; the store
@@ -829,6 +863,7 @@ static Suite *pipeline_suite(void) {
   tcase_set_timeout(tc, 300);
   tcase_add_loop_test(tc, input_handoff, 0, NUM_STAGE_COUNTS);
   tcase_add_loop_test(tc, epi_load_handoff, 0, NUM_STAGE_COUNTS);
+  tcase_add_test(tc, input_partial_stage);
   tcase_add_loop_test(tc, output_handoff, 0, NUM_STAGE_COUNTS);
   tcase_add_loop_test(tc, order_barrier_turns, 0, 2);
   tcase_add_loop_test(tc, load_order_pairs, 0, 2);

@@ -624,16 +624,21 @@ START_TEST(test_gpu_plan_split_k) {
   loaded l = load("standard");
   /* Enough tiles for the SMs: no split, no workspace, one CTA per SM. */
   expect_gpu_plan(&l, 4096, 4096, 4096, "tp_standard_bf16_bf16_128x256_c1", 132, 0);
-  /* 128 x 4096 x 7168: 32 tiles of 128 x 128, K (112 k-blocks) split in 2,
-   * which brings the CTAs to 64, near half the SMs (SPLIT_SATURATION). */
-  expect_gpu_plan(&l, 128, 4096, 7168, "tp_standard_bf16_bf16_128x128_c1", 64,
-                  split_workspace(32, 128, 2));
-  /* 128 x 128 x 8192: one tile, 128 k-blocks: 16 splits (the most); the
-   * 128-wide tile, since a 256-wide one would be half outside N. */
-  expect_gpu_plan(&l, 128, 128, 8192, "tp_standard_bf16_bf16_128x128_c1", 16,
-                  split_workspace(1, 128, 16));
+  /* 128 x 4096 x 7168: fewer 128-wide tiles (32) than SMs, so 64-wide ones
+   * count too: 64 tiles, K (112 k-blocks) split in 2, 128 CTAs (at least
+   * SPLIT_SATURATION of the SMs). */
+  expect_gpu_plan(&l, 128, 4096, 7168, "tp_standard_bf16_bf16_128x64_c1", 128,
+                  split_workspace(64, 64, 2));
+  /* 128 x 7168 x 16384: 112 tiles of 64 fill 85% of the SMs unsplit. */
+  expect_gpu_plan(&l, 128, 7168, 16384, "tp_standard_bf16_bf16_128x64_c1", 112, 0);
+  /* 128 x 128 x 8192: two 64-wide tiles, 128 k-blocks: 16 splits (the most). */
+  expect_gpu_plan(&l, 128, 128, 8192, "tp_standard_bf16_bf16_128x64_c1", 32,
+                  split_workspace(2, 64, 16));
   /* Short K: a split takes at least 4 k-blocks; 7 k-blocks stay whole. */
-  expect_gpu_plan(&l, 128, 128, 448, NULL, 1, 0);
+  expect_gpu_plan(&l, 128, 128, 448, "tp_standard_bf16_bf16_128x64_c1", 2, 0);
+  /* Many tiles: never 64 wide (4096 x 2112: 544 tiles of 128 would fill 8
+   * waves of 64-wide ones exactly; 192 wide it is). */
+  expect_gpu_plan(&l, 4096, 2112, 7168, "tp_standard_bf16_bf16_128x192_c1", 132, 0);
   /* Forced: 3 splits of 4096 x 4096 x 4096 (many waves): a whole number of
    * tiles' splits per wave (132 SMs: 44 tiles x 3); the narrow tile, whose
    * partial sums cost half as much to add up. */

@@ -1,7 +1,7 @@
 /* plugins/standard/gpu.c: the standard payload on the GPU, host side.
  *
  * gpu_plan picks one of the kernels of device/standard_kernel.cu (output tile
- * 128 x BN with BN 128, 192 or 256; 1 or 2 CTAs per cluster sharing B by
+ * 128 x BN with BN 64, 128, 192 or 256; 1 or 2 CTAs per cluster sharing B by
  * multicast) from the problem and the GPU, lays out shared memory through
  * the core's storage planner, and sizes the persistent grid. gpu_args fills
  * the kernel's parameter block for each run (TMA descriptors through the
@@ -14,17 +14,22 @@
  *     that width runs (wider reuses more of each load), by the share of its
  *     columns inside N and by what the split costs. 4096 x 2112 takes 192
  *     (352 tiles, 2.7 waves of 132) over 256 (288 tiles, the third wave 18%
- *     full). K is split only when the tiles alone occupy fewer than
- *     SPLIT_SATURATION of the SMs, into the fewest splits that reach it
- *     (each at least MIN_SPLIT_K_BLOCKS k-blocks, all in one wave): such
- *     shapes (M <= 128) are bound by memory, and on the H100 more CTAs than
- *     that did not run faster, while each split adds (splits - 1) partial
- *     tiles that the last CTA of a tile reads back alone. 128 x 4096 x 7168
- *     takes 32 tiles of 128 x 128 in 2 splits (34.7 us) over 4 (35.7 us),
- *     192 x 3 (37.8 us) or 256 x 4 (41.1 us); unsplit it took 41.6 us;
+ *     full). Shapes with fewer 128-wide tiles than SMs (M <= 128) are bound
+ *     by memory and need more CTAs than tiles: they may also take BN 64, and
+ *     K is split when the tiles alone occupy fewer than SPLIT_SATURATION of
+ *     the SMs, into the fewest splits that reach it (each at least
+ *     MIN_SPLIT_K_BLOCKS k-blocks, all in one wave); each split adds
+ *     (splits - 1) partial tiles that the last CTA of a tile reads back
+ *     alone (SPLIT_COST). On the H100 (bench/results/, bf16 / e4m3):
+ *     128 x 4096 x 7168 takes 64 x 2 splits (31.2 / 19.8 us) over 128 x 2
+ *     (33.2 / 21.6) or 128 x 4 (34.2 / 22.3); 128 x 7168 x 16384 takes
+ *     112 tiles of 64 unsplit (88.8 / 48.9 us) over 128 x 2 (92.3 / 53.3);
  *   - single CTAs: 2-CTA clusters (B multicast) exist but measured slower;
  *   - stages: as many as the budget holds (the planner's answer);
- *   - tiles walked in groups of 8 tile rows, for L2 reuse of A and B. */
+ *   - tiles walked in groups of 8 tile rows, for L2 reuse of A and B.
+ * A is loaded in two 64-row boxes, the second left out where its rows all
+ * lie past M (M <= 64: TMA's zero fill of a whole box made those shapes up
+ * to 40% slower). */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -44,13 +49,13 @@
 /* Tile rows walked together (raster group), in tiles. */
 #define STANDARD_RASTER_TILES 8
 /* Split-K: the most splits; the fewest k-blocks each takes; the share of
- * the SMs beyond which more CTAs did not help small-M shapes; the cost of
- * each split beyond the first per 128 columns of tile, relative to an
- * unsplit tile (bench/tune.sh measured these on the H100). */
+ * the SMs that small-M shapes need busy; the cost of each split beyond the
+ * first per 128 columns of tile, relative to an unsplit tile (set from
+ * bench/tune.sh runs on the H100). */
 #define STANDARD_MAX_SPLITS 16
 #define MIN_SPLIT_K_BLOCKS 4
-#define SPLIT_SATURATION 0.45
-#define SPLIT_COST 0.1
+#define SPLIT_SATURATION 0.85
+#define SPLIT_COST 0.15
 /* Partial sums are laid out per tile, split and consumer warpgroup. */
 #define STANDARD_COUNTER_ALIGN 256
 
@@ -92,10 +97,14 @@ static uint32_t row_elems(tp_dtype dtype) { return TP_STANDARD_K_BYTES * 8 / tp_
 
 /* Tile widths with a kernel, and the speed of one full tile of each relative
  * to the widest (H100, bf16 8192^3: 128 wide ran at 733 TFLOP/s, 256 wide at
- * 789; 192 is interpolated; 64 ran at ...). */
+ * 789; 192 is interpolated). The narrowest, 64, serves only shapes whose
+ * 128-wide tiles fill less than one wave (few_tiles): bound by memory, where
+ * it doubles the CTAs that pull data at little cost in split sums; its speed
+ * is what bench/tune.sh measured there against 128 in splits (M <= 128). */
 static const int32_t widths[] = {256, 192, 128, 64};
-static const double width_speed[] = {1.0, 0.96, 0.93, 0.80};
+static const double width_speed[] = {1.0, 0.96, 0.93, 0.85};
 #define WIDTH_COUNT (sizeof widths / sizeof widths[0])
+#define NARROW_WIDTH 64
 
 static bool width_has_kernel(int32_t width) {
   for (size_t i = 0; i < WIDTH_COUNT; ++i)
@@ -135,8 +144,10 @@ static int32_t best_splits(int64_t tiles, int64_t k_blocks, int32_t sm_count) {
 static void best_shape(int32_t tiles_m, int64_t n, int64_t k_blocks, int32_t sm_count,
                        int32_t forced_width, int32_t forced_splits, standard_gpu_plan *g) {
   double best_score = -1.0;
+  const bool few_tiles = (int64_t)tiles_m * ceil_div(n, 128) < sm_count;
   for (size_t i = 0; i < WIDTH_COUNT; ++i) {
-    if (forced_width && widths[i] != forced_width) continue;
+    if (forced_width ? widths[i] != forced_width : widths[i] == NARROW_WIDTH && !few_tiles)
+      continue;
     const int32_t tiles_n = ceil_div(n, widths[i]);
     const int64_t tiles = (int64_t)tiles_m * tiles_n;
     const int32_t splits = forced_splits ? forced_splits : best_splits(tiles, k_blocks, sm_count);
@@ -319,7 +330,7 @@ tp_status standard_gpu_args_slot(const tp_payload_plan *plan, const tp_epilogue_
   tp_standard_params *p = params;
   tp_status st =
       encode(host, &p->a, desc->a.dtype, desc->a.data, desc->m, desc->k, desc->a.stride[0],
-             TP_STANDARD_TILE_M, err, errlen);
+             TP_STANDARD_TILE_M / 2, err, errlen); /* one box per consumer warpgroup */
   if (st == TP_OK) {
     st = encode(host, &p->b, desc->b.dtype, desc->b.data, desc->n, desc->k, desc->b.stride[0],
                 (uint32_t)(g.tile_n / g.cluster_m), err, errlen);

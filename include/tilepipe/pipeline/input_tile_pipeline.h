@@ -27,6 +27,7 @@
  *   tp_input_producer prod = tp_input_pipeline_producer(&ip);
  *   TP_INPUT_PRODUCE(&prod, s) {                       // scoped: waits empty
  *     tp_input_producer_stage_arrive_expect(&s);      // expect_tx on full
+ *                         // (or _arrive_expect_bytes(&s, n): only n bytes come)
  *     for j < k_group_size: TMA A into tp_input_producer_stage_tile(&s, 0, j), ...
  *   }                                                  // release: no signal
  *   tp_input_producer_stage s = tp_input_producer_acquire_stage(&prod); ...
@@ -122,6 +123,12 @@ TP_PIPE_FN uint32_t tp_input_producer_stage_expect_bytes(const tp_input_producer
  * thread (the one that issues the loads) calls it once per stage. */
 TP_PIPE_FN void tp_input_producer_stage_arrive_expect(const tp_input_producer_stage *s) {
   tp_mbar_arrive_expect_tx(s->stage.mbar, s->ip->expect_bytes);
+}
+/* The same for a stage the loads fill only in part (rows of a tile past
+ * the tensor's end left unloaded): exactly the bytes that will land. */
+TP_PIPE_FN void tp_input_producer_stage_arrive_expect_bytes(const tp_input_producer_stage *s,
+                                                            uint32_t bytes) {
+  tp_mbar_arrive_expect_tx(s->stage.mbar, bytes);
 }
 
 /* Steps only: the expect_tx was the arrival. */
