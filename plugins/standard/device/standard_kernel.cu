@@ -185,7 +185,7 @@ TP_DEV void run_loader(const tp_standard_params &p) {
         unsigned char *b = (unsigned char *)tp_input_producer_stage_tile(&st, 1, 0);
         /* A in two boxes of 64 rows, one per consumer warpgroup; the second
          * only when some of its rows lie inside M (TMA's zero fill of a box
-         * wholly past M made M <= 64 shapes up to 40% slower). */
+         * wholly past M cost M = 64 shapes up to a third more time). */
         const bool lower_half = m0 + A_BOX_ROWS < p.m;
         unsigned char *a = (unsigned char *)tp_input_producer_stage_tile(&st, 0, 0);
         tp_input_producer_stage_arrive_expect_bytes(
