@@ -348,7 +348,8 @@ TP_DEV void store_ragged(const tp_standard_params &p, const unsigned char *chunk
         const int32_t gcol = col0 + (int32_t)(q.col + e);
         if (grow >= p.m || gcol < p.n_tma || gcol >= p.n) continue;
         const unsigned char *from = chunk + swizzle128(q.row, (q.col + e) * chunks::d_bytes);
-        unsigned char *to = (unsigned char *)p.d_data + ((int64_t)grow * p.ldd + gcol) * chunks::d_bytes;
+        unsigned char *to =
+            (unsigned char *)p.d_data + ((int64_t)grow * p.ldd + gcol) * chunks::d_bytes;
         if (chunks::d_bytes == 4) *(uint32_t *)to = *(const uint32_t *)from;
         else *(uint16_t *)to = *(const uint16_t *)from;
       }
@@ -403,8 +404,9 @@ TP_DEV void consumer_epilogue(const tp_standard_params &p, const float *acc, int
           const int32_t gcol = col0 + (int32_t)q.col;
           const float v0 = tp_epilogue_apply(&p.epilogue, acc[frag + 2 * half],
                                              s[4 * j + 2 * half], hrow, min(gcol, last_col));
-          const float v1 = tp_epilogue_apply(&p.epilogue, acc[frag + 2 * half + 1],
-                                             s[4 * j + 2 * half + 1], hrow, min(gcol + 1, last_col));
+          const float v1 =
+              tp_epilogue_apply(&p.epilogue, acc[frag + 2 * half + 1], s[4 * j + 2 * half + 1],
+                                hrow, min(gcol + 1, last_col));
           store_pair<DT>(chunk, q.row, q.col, v0, v1);
         }
       }
