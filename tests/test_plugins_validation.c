@@ -648,6 +648,11 @@ START_TEST(test_gpu_plan_split_k) {
   expect_gpu_plan_refused(&l, 128, 128, 128, "splits 3: K = 128 has only 2 k-blocks of 64 to split");
   ck_assert_int_eq(set(&l, "cluster", "2x1", err, sizeof err), TP_OK);
   expect_gpu_plan_refused(&l, 4096, 4096, 4096, "splits 3 with cluster 2x1");
+  /* A tile width without a kernel, naming those there are. */
+  ck_assert_int_eq(set(&l, "tile", "128x96x64", err, sizeof err), TP_OK);
+  expect_gpu_plan_refused(&l, 4096, 4096, 4096,
+                          "take tile 128xNx64 with N 64, 128, 192 or 256 for bf16 operands "
+                          "(the registry asks for 128x96x64)");
   unload(&l);
 }
 END_TEST
