@@ -11,7 +11,8 @@
  * sections of the standard library with `splits = 3` (uneven k-blocks per
  * split) and `splits = 16` (one k-block each), with both epilogues and C
  * aliasing D; asking for more splits than k-blocks is refused at plan time.
- * The 64-wide tile runs forced the same way (`tile = 128x64x..`).
+ * The 64-wide tile and 2-CTA clusters run forced the same way
+ * (`tile = 128x64x..`, `cluster = 2x1`).
  * Exits 77 when there is no usable GPU.
  *
  * Runs without fork (CUDA cannot be used in a child forked after cuInit). */
@@ -209,6 +210,23 @@ START_TEST(tile_n64) {
 }
 END_TEST
 
+/* 2-CTA clusters sharing B by multicast, opt-in through the INI: an odd
+ * number of tile rows leaves a pair's second CTA wholly past M (300 rows:
+ * 3 tile rows), a second tile row of one row (129), both epilogues, fp8, C
+ * aliasing D. */
+START_TEST(cluster_2x1) {
+  gpu_case store = {"standard_cluster2", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16,
+                    TP_DTYPE_NONE, "store", 0, 0, 1.5f, 0.0f, 300, 521, 1009, 15, 2};
+  run_case(&store, 15000u);
+  gpu_case fp8 = {"standard_cluster2", TP_DTYPE_E4M3, TP_DTYPE_E4M3, TP_DTYPE_F32, TP_DTYPE_F32,
+                  "residual", 0, 0, 0.5f, 2.0f, 129, 257, 300, 15, 1};
+  run_case(&fp8, 15001u);
+  gpu_case alias = {"standard_cluster2", TP_DTYPE_F16, TP_DTYPE_F16, TP_DTYPE_F16, TP_DTYPE_F16,
+                    "residual", 1, 0, 0.75f, -1.25f, 1000, 1000, 1000, 8, 1};
+  run_case(&alias, 15002u);
+}
+END_TEST
+
 /* More splits than k-blocks: refused at plan time, saying so. */
 START_TEST(split_k_refused) {
   char err[256] = "";
@@ -254,6 +272,7 @@ static int write_tuned_registry(char *path, size_t size) {
       {"standard_split16", "splits = 16"},
       {"standard_n64", "tile = 128x64x64\nsplits = 2"},
       {"standard_n64_fp8", "tile = 128x64x128"},
+      {"standard_cluster2", "cluster = 2x1"},
   };
   for (size_t i = 0; ok && i < sizeof tunings / sizeof tunings[0]; ++i)
     fprintf(out, "\n[%s]\nkind = payload\nlibrary = %s\n%s\n", tunings[i][0], info.library,
@@ -291,6 +310,7 @@ int main(void) {
   tcase_add_test(tc, split_k_forced);
   tcase_add_test(tc, split_k_refused);
   tcase_add_test(tc, tile_n64);
+  tcase_add_test(tc, cluster_2x1);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_set_fork_status(sr, CK_NOFORK);

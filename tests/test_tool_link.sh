@@ -5,7 +5,8 @@
 #
 # - usage errors (neither or both of --all and a pair; a bad --bias-dtype);
 # - each shipped pair with device code links clean: PASS with the kernel's
-#   name, registers and zero spills; residual links with its C;
+#   name, registers and zero spills; residual links with its C; so do the
+#   INI-only kernels (64-wide tile, 2-CTA cluster);
 # - --all over the build tree's registry: every pair with device code
 #   passes, the plugins without it are listed as skipped;
 # - a named plugin that is unknown, of the wrong kind, or without device
@@ -92,6 +93,19 @@ expect 0 '^skip blockwise_fp8: no device code$|^blockwise_fp8 x store: PASS' -- 
 expect 3 "unknown|not found|no plugin" -- link --payload standard --epilogue nosuch
 expect 3 "'standard' is a payload plugin; --epilogue needs an epilogue" -- \
   link --payload standard --epilogue standard
+
+# The kernels only the INI reaches link clean too: the 64-wide tile forced,
+# the 2-CTA cluster (its loader has the fewest registers to spare).
+lib=$(sed -n 's/^library = \(.*tp_standard\.so\)$/\1/p' "$reg" | head -n 1)
+cp "$reg" "$tmp/tuned.ini"
+printf '\n[n64]\nkind = payload\nlibrary = %s\ntile = 128x64x64\n' "$lib" >>"$tmp/tuned.ini"
+printf '\n[c2]\nkind = payload\nlibrary = %s\ncluster = 2x1\n' "$lib" >>"$tmp/tuned.ini"
+expect 0 "^n64 x residual: $pass \\(C yes, bias no; grid 132, 0 bytes workspace\\)$" -- \
+  link --payload n64 --epilogue residual --registry "$tmp/tuned.ini"
+expect 0 "^c2 x store: $pass \\(C no, bias no; grid 132, 0 bytes workspace\\)$" -- \
+  link --payload c2 --epilogue store --registry "$tmp/tuned.ini"
+expect 0 "^c2 x residual: $pass" -- \
+  link --payload c2 --epilogue residual --dtype e4m3 -m 300 -n 521 -k 1024 --registry "$tmp/tuned.ini"
 
 # Scratch registries: the build tree's plugins plus fixtures.
 cp "$reg" "$tmp/nodevice.ini"

@@ -27,8 +27,8 @@
  *   - single CTAs: 2-CTA clusters (B multicast) exist but measured slower;
  *   - stages: as many as the budget holds (the planner's answer);
  *   - tiles walked in groups of 8 tile rows, for L2 reuse of A and B.
- * A is loaded in two 64-row boxes, the second left out where its rows all
- * lie past M: with one 128-row box, TMA's zero fill of the rows past M = 64
+ * A is loaded in two 64-row boxes, each left out where its rows all lie
+ * past M: with one 128-row box, TMA's zero fill of the rows past M = 64
  * cost 64 x 7168 x 16384 (64 wide, unsplit) 119 us against 88 us now. */
 #include <stdbool.h>
 #include <stddef.h>

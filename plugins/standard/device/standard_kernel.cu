@@ -7,7 +7,7 @@
  *
  * One CTA = 384 threads, persistent over output tiles of 128 x BN (BN 64,
  * 128, 192 or 256, a multiple of every D chunk's width):
- *   warpgroup 0, producer (40 registers):
+ *   warpgroup 0, producer (48 registers):
  *     warp 0  TMA loads of A (a 64-row box per consumer warpgroup, none
  *             for rows wholly past M) and B k-blocks into the input pipeline
  *             (B multicast to the CLUSTER_M CTAs that share it);
@@ -57,7 +57,10 @@
  * BAR_CONSUMER_0 + w for its split-K handshakes. */
 enum { BAR_CONSUMER_0 = 1 };
 
-enum { PRODUCER_REGS = 40, CONSUMER_REGS = 232 };
+/* setmaxnreg budgets: the whole register file, 128 x 48 + 256 x 232 = 64K.
+ * The loader of a 2-CTA cluster spilled a register at 40 once A came in two
+ * boxes; the consumers need their 232 for 128 accumulators at BN 256. */
+enum { PRODUCER_REGS = 48, CONSUMER_REGS = 232 };
 
 /* Rows of A per TMA box: one consumer warpgroup's half of the tile. */
 enum { A_BOX_ROWS = TP_STANDARD_TILE_M / 2 };
@@ -183,17 +186,16 @@ TP_DEV void run_loader(const tp_standard_params &p) {
       TP_INPUT_PRODUCE(&prod, st) {
         tp_mbar *full = tp_input_producer_stage_barrier(&st);
         unsigned char *b = (unsigned char *)tp_input_producer_stage_tile(&st, 1, 0);
-        /* A in two boxes of 64 rows, one per consumer warpgroup; the second
-         * only when some of its rows lie inside M (TMA's zero fill of a box
-         * wholly past M cost M = 64 shapes up to a third more time). */
-        const bool lower_half = m0 + A_BOX_ROWS < p.m;
+        /* A in two boxes of 64 rows, one per consumer warpgroup, each only
+         * when its first row lies inside M (TMA's zero fill of a box wholly
+         * past M cost M = 64 shapes up to a third more time). */
+        const uint32_t a_boxes = m0 >= p.m ? 0u : m0 + A_BOX_ROWS >= p.m ? 1u : 2u;
         unsigned char *a = (unsigned char *)tp_input_producer_stage_tile(&st, 0, 0);
         tp_input_producer_stage_arrive_expect_bytes(
-            &st, ((lower_half ? 2 : 1) * A_BOX_ROWS + BN) * TP_STANDARD_K_BYTES);
-        tp_tma_load_2d(a, &p.a, full, kb * k_elems, m0);
-        if (lower_half) {
-          tp_tma_load_2d(a + A_BOX_ROWS * TP_STANDARD_K_BYTES, &p.a, full, kb * k_elems,
-                         m0 + A_BOX_ROWS);
+            &st, (a_boxes * A_BOX_ROWS + BN) * TP_STANDARD_K_BYTES);
+        for (uint32_t h = 0; h < a_boxes; ++h) {
+          tp_tma_load_2d(a + h * A_BOX_ROWS * TP_STANDARD_K_BYTES, &p.a, full, kb * k_elems,
+                         m0 + (int32_t)(h * A_BOX_ROWS));
         }
         if (CLUSTER_M > 1) {
           tp_tma_load_2d_multicast(b + rank * b_rows * TP_STANDARD_K_BYTES, &p.b, full, kb * k_elems,
