@@ -7,7 +7,7 @@
  *
  * One CTA = 384 threads, persistent over output tiles of 128 x BN (BN 64,
  * 128, 192 or 256, a multiple of every D chunk's width):
- *   warpgroup 0, producer (48 registers):
+ *   warpgroup 0, producer (40 registers):
  *     warp 0  TMA loads of A (a 64-row box per consumer warpgroup, none
  *             for rows wholly past M) and B k-blocks into the input pipeline
  *             (B multicast to the CLUSTER_M CTAs that share it);
@@ -57,10 +57,20 @@
  * BAR_CONSUMER_0 + w for its split-K handshakes. */
 enum { BAR_CONSUMER_0 = 1 };
 
-/* setmaxnreg budgets: the whole register file, 128 x 48 + 256 x 232 = 64K.
- * The loader of a 2-CTA cluster spilled a register at 40 once A came in two
- * boxes; the consumers need their 232 for 128 accumulators at BN 256. */
-enum { PRODUCER_REGS = 48, CONSUMER_REGS = 232 };
+/* setmaxnreg budgets. A CTA starts with LAUNCH_REGS per thread (what
+ * __launch_bounds__(384, 1) leaves: 64K / 384 rounded down to 8), and
+ * setmaxnreg.inc waits for registers that a dec has given back, so the
+ * consumers can gain no more than the producers give up: 128 x (168 - 40)
+ * = 256 x (232 - 168). (48 for the producers hung every kernel on the H100.)
+ * The loader must fit in 40 (no spill: `tilepipe link` checks); the
+ * consumers need 232 for 128 accumulators at BN 256. */
+enum {
+  LAUNCH_REGS = 65536 / TP_STANDARD_THREADS / 8 * 8,
+  PRODUCER_REGS = 40,
+  CONSUMER_REGS = 232
+};
+static_assert(128 * (LAUNCH_REGS - PRODUCER_REGS) >= 256 * (CONSUMER_REGS - LAUNCH_REGS),
+              "the consumers' setmaxnreg.inc would wait forever for registers");
 
 /* Rows of A per TMA box: one consumer warpgroup's half of the tile. */
 enum { A_BOX_ROWS = TP_STANDARD_TILE_M / 2 };
