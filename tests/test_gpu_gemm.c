@@ -18,9 +18,9 @@
  * Runs without fork (CUDA cannot be used in a child forked after cuInit). */
 #include <check.h>
 #include <stdio.h>
-#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tilepipe/device.h"
 #include "tilepipe/tilepipe.h"
@@ -120,6 +120,11 @@ static void run_case(const gpu_case *gc, uint64_t seed) {
   tp_ref_problem_destroy(&prob);
 }
 
+/* Each case of a table, case i with seed first_seed + i. */
+static void run_cases(const gpu_case *cases, size_t count, uint64_t first_seed) {
+  for (size_t i = 0; i < count; ++i) run_case(&cases[i], first_seed + i);
+}
+
 /* Every operand pairing and output dtype, store epilogue, every shape. */
 static const tp_dtype operand_pairs[][2] = {
     {TP_DTYPE_BF16, TP_DTYPE_BF16}, {TP_DTYPE_F16, TP_DTYPE_F16},   {TP_DTYPE_E4M3, TP_DTYPE_E4M3},
@@ -195,18 +200,17 @@ END_TEST
  * chunk per tile in 16 bits, two in f32; ragged edges, split in 2 (16-bit
  * operands) and whole (fp8), both epilogues, C aliasing D. */
 START_TEST(tile_n64) {
-  gpu_case f32d = {"standard_n64", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_F32, TP_DTYPE_NONE,
-                   "store", 0, 0, 1.5f, 0.0f, 300, 521, 1009, 15, 2};
-  run_case(&f32d, 14000u);
-  gpu_case alias = {"standard_n64", TP_DTYPE_F16, TP_DTYPE_F16, TP_DTYPE_BF16, TP_DTYPE_BF16,
-                    "residual", 1, 0, 0.75f, -1.25f, 129, 257, 1009, 15, 1};
-  run_case(&alias, 14001u);
-  gpu_case fp8 = {"standard_n64_fp8", TP_DTYPE_E4M3, TP_DTYPE_E4M3, TP_DTYPE_BF16, TP_DTYPE_F32,
-                  "residual", 0, 0, 0.5f, 2.0f, 4097, 513, 257, 15, 1};
-  run_case(&fp8, 14002u);
-  gpu_case e5m2 = {"standard_n64_fp8", TP_DTYPE_E5M2, TP_DTYPE_E4M3, TP_DTYPE_F16, TP_DTYPE_NONE,
-                   "store", 0, 0, 1.0f, 0.0f, 127, 129, 129, 15, 1};
-  run_case(&e5m2, 14003u);
+  static const gpu_case cases[] = {
+      {"standard_n64", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_F32, TP_DTYPE_NONE, "store", 0, 0,
+       1.5f, 0.0f, 300, 521, 1009, 15, 2},
+      {"standard_n64", TP_DTYPE_F16, TP_DTYPE_F16, TP_DTYPE_BF16, TP_DTYPE_BF16, "residual", 1,
+       0, 0.75f, -1.25f, 129, 257, 1009, 15, 1},
+      {"standard_n64_fp8", TP_DTYPE_E4M3, TP_DTYPE_E4M3, TP_DTYPE_BF16, TP_DTYPE_F32, "residual",
+       0, 0, 0.5f, 2.0f, 4097, 513, 257, 15, 1},
+      {"standard_n64_fp8", TP_DTYPE_E5M2, TP_DTYPE_E4M3, TP_DTYPE_F16, TP_DTYPE_NONE, "store", 0,
+       0, 1.0f, 0.0f, 127, 129, 129, 15, 1},
+  };
+  run_cases(cases, sizeof cases / sizeof cases[0], 14000u);
 }
 END_TEST
 
@@ -215,15 +219,15 @@ END_TEST
  * 3 tile rows), a second tile row of one row (129), both epilogues, fp8, C
  * aliasing D. */
 START_TEST(cluster_2x1) {
-  gpu_case store = {"standard_cluster2", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16,
-                    TP_DTYPE_NONE, "store", 0, 0, 1.5f, 0.0f, 300, 521, 1009, 15, 2};
-  run_case(&store, 15000u);
-  gpu_case fp8 = {"standard_cluster2", TP_DTYPE_E4M3, TP_DTYPE_E4M3, TP_DTYPE_F32, TP_DTYPE_F32,
-                  "residual", 0, 0, 0.5f, 2.0f, 129, 257, 300, 15, 1};
-  run_case(&fp8, 15001u);
-  gpu_case alias = {"standard_cluster2", TP_DTYPE_F16, TP_DTYPE_F16, TP_DTYPE_F16, TP_DTYPE_F16,
-                    "residual", 1, 0, 0.75f, -1.25f, 1000, 1000, 1000, 8, 1};
-  run_case(&alias, 15002u);
+  static const gpu_case cases[] = {
+      {"standard_cluster2", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_NONE, "store",
+       0, 0, 1.5f, 0.0f, 300, 521, 1009, 15, 2},
+      {"standard_cluster2", TP_DTYPE_E4M3, TP_DTYPE_E4M3, TP_DTYPE_F32, TP_DTYPE_F32, "residual",
+       0, 0, 0.5f, 2.0f, 129, 257, 300, 15, 1},
+      {"standard_cluster2", TP_DTYPE_F16, TP_DTYPE_F16, TP_DTYPE_F16, TP_DTYPE_F16, "residual", 1,
+       0, 0.75f, -1.25f, 1000, 1000, 1000, 8, 1},
+  };
+  run_cases(cases, sizeof cases / sizeof cases[0], 15000u);
 }
 END_TEST
 

@@ -330,7 +330,7 @@ tp_status standard_gpu_args_slot(const tp_payload_plan *plan, const tp_epilogue_
   tp_standard_params *p = params;
   tp_status st =
       encode(host, &p->a, desc->a.dtype, desc->a.data, desc->m, desc->k, desc->a.stride[0],
-             TP_STANDARD_TILE_M / 2, err, errlen); /* one box per consumer warpgroup */
+             TP_STANDARD_A_BOX_ROWS, err, errlen);
   if (st == TP_OK) {
     st = encode(host, &p->b, desc->b.dtype, desc->b.data, desc->n, desc->k, desc->b.stride[0],
                 (uint32_t)(g.tile_n / g.cluster_m), err, errlen);

@@ -72,9 +72,6 @@ enum {
 static_assert(128 * (LAUNCH_REGS - PRODUCER_REGS) >= 256 * (CONSUMER_REGS - LAUNCH_REGS),
               "the consumers' setmaxnreg.inc would wait forever for registers");
 
-/* Rows of A per TMA box: one consumer warpgroup's half of the tile. */
-enum { A_BOX_ROWS = TP_STANDARD_TILE_M / 2 };
-
 /* ------------------------------------------------------------ operand types */
 
 /* A/B type pairs the kernel is instantiated for. */
@@ -155,6 +152,14 @@ TP_DEV void tile_origin(const tp_standard_params &p, const tile_schedule &s, int
   *n0 = col * BN;
 }
 
+/* How many of a tile's two A boxes (one per consumer warpgroup) hold rows
+ * inside M: the loader loads those only, and a warpgroup past them only
+ * passes its stages on. TMA's zero fill of a box wholly past M is not free:
+ * it cost M = 64 shapes up to a third more time. */
+TP_DEV uint32_t a_boxes_in_m(const tp_standard_params &p, int32_t m0) {
+  return m0 >= p.m ? 0u : m0 + TP_STANDARD_A_BOX_ROWS >= p.m ? 1u : 2u;
+}
+
 /* --------------------------------------------------------- shared memory */
 
 TP_DEV unsigned char *smem_base(void) {
@@ -196,16 +201,13 @@ TP_DEV void run_loader(const tp_standard_params &p) {
       TP_INPUT_PRODUCE(&prod, st) {
         tp_mbar *full = tp_input_producer_stage_barrier(&st);
         unsigned char *b = (unsigned char *)tp_input_producer_stage_tile(&st, 1, 0);
-        /* A in two boxes of 64 rows, one per consumer warpgroup, each only
-         * when its first row lies inside M (TMA's zero fill of a box wholly
-         * past M cost M = 64 shapes up to a third more time). */
-        const uint32_t a_boxes = m0 >= p.m ? 0u : m0 + A_BOX_ROWS >= p.m ? 1u : 2u;
+        const uint32_t a_boxes = a_boxes_in_m(p, m0);
         unsigned char *a = (unsigned char *)tp_input_producer_stage_tile(&st, 0, 0);
         tp_input_producer_stage_arrive_expect_bytes(
-            &st, (a_boxes * A_BOX_ROWS + BN) * TP_STANDARD_K_BYTES);
+            &st, (a_boxes * TP_STANDARD_A_BOX_ROWS + BN) * TP_STANDARD_K_BYTES);
         for (uint32_t h = 0; h < a_boxes; ++h) {
-          tp_tma_load_2d(a + h * A_BOX_ROWS * TP_STANDARD_K_BYTES, &p.a, full, kb * k_elems,
-                         m0 + (int32_t)(h * A_BOX_ROWS));
+          tp_tma_load_2d(a + h * TP_STANDARD_A_BOX_ROWS * TP_STANDARD_K_BYTES, &p.a, full,
+                         kb * k_elems, m0 + (int32_t)(h * TP_STANDARD_A_BOX_ROWS));
         }
         if (CLUSTER_M > 1) {
           tp_tma_load_2d_multicast(b + rank * b_rows * TP_STANDARD_K_BYTES, &p.b, full, kb * k_elems,
@@ -478,7 +480,7 @@ TP_DEV void run_consumer(const tp_standard_params &p, uint32_t wg) {
     tp_input_consumer_stage held;
     /* Rows wholly past M: the loader left our half of A unloaded, so we
      * only pass the stages on, with sums of 0 (dropped at the store). */
-    const bool rows_in_m = m0 + (int32_t)wg * A_BOX_ROWS < p.m;
+    const bool rows_in_m = wg < a_boxes_in_m(p, m0);
     if (!rows_in_m) {
 #pragma unroll
       for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
@@ -487,7 +489,7 @@ TP_DEV void run_consumer(const tp_standard_params &p, uint32_t wg) {
       tp_input_consumer_stage st = tp_input_consumer_acquire_stage(&cons);
       if (rows_in_m) {
         const uint32_t a = tp_smem_addr(tp_input_consumer_stage_tile(&st, 0, 0)) +
-                           wg * A_BOX_ROWS * TP_STANDARD_K_BYTES;
+                           wg * TP_STANDARD_A_BOX_ROWS * TP_STANDARD_K_BYTES;
         const uint32_t b = tp_smem_addr(tp_input_consumer_stage_tile(&st, 1, 0));
         tp_wgmma_fence();
 #pragma unroll
