@@ -26,8 +26,9 @@
 #             CSV and JSON into $OUT
 #   host      plan time (cold link, then disk cache in a second process) and
 #             host time per run call
-#   tune      bench/tune.sh over the M <= 128 shapes: tile widths x splits,
-#             for each of TUNE_DTYPES (default bf16)
+#   tune      bench/tune.sh: TUNE_TUNINGS over TUNE_SHAPES for each of
+#             TUNE_DTYPES (default: tile widths x splits over the M <= 128
+#             shapes, bf16); TUNE_EPILOGUE=residual for the residual
 #   profile   ncu on ours and cuBLASLt's kernels at PROFILE_ARGS (default
 #             "-m 4096 -n 32768 -k 512"; may add --dtype)
 # Bench CSV/JSON go to $OUT (default /tmp/tp-out), every log into
@@ -131,17 +132,25 @@ for step in $steps; do
     done
     ;;
   tune)
-    # Tile widths x splits on the M <= 128 shapes, for each of TUNE_DTYPES
-    # (default bf16); K in a tile is the dtype's k-block (64, fp8 128).
+    # Tunings against each other, for each of TUNE_DTYPES (default bf16):
+    # TUNE_TUNINGS ('|' between tunings, '' the heuristic's choice), by
+    # default tile widths x splits (K in a tile is the dtype's k-block: 64,
+    # fp8 128); over TUNE_SHAPES (';' between shapes), by default the
+    # M <= 128 ones. TUNE_EPILOGUE=residual times the residual.
+    IFS=';' read -r -a tune_shapes <<< "${TUNE_SHAPES:-128 4096 7168;64 4096 7168;128 7168 16384;64 7168 16384}"
     for dt in ${TUNE_DTYPES:-bf16}; do
       case $dt in e4m3|e5m2) kb=128 ;; *) kb=64 ;; esac
       tunings=()
-      for t in "" "128x128 2" "128x128 4" "128x64 1" "128x64 2" "128x64 4" "128x192 3"; do
-        set -- $t
-        tunings+=("${1:+tile = ${1}x$kb; splits = $2}")
-      done
-      timeout 240 "$repo/bench/tune.sh" . "$dt" "128 4096 7168" "64 4096 7168" "128 7168 16384" \
-        "64 7168 16384" -- "${tunings[@]}" > "$logs/tune-$dt.txt" 2>&1
+      if [ -n "${TUNE_TUNINGS:-}" ]; then
+        IFS='|' read -r -a tunings <<< "$TUNE_TUNINGS"
+      else
+        for t in "" "128x128 2" "128x128 4" "128x64 1" "128x64 2" "128x64 4" "128x192 3"; do
+          set -- $t
+          tunings+=("${1:+tile = ${1}x$kb; splits = $2}")
+        done
+      fi
+      timeout 300 "$repo/bench/tune.sh" . "$dt" "${tune_shapes[@]}" -- "${tunings[@]}" \
+        > "$logs/tune-$dt.txt" 2>&1
       say "tune $dt: rc=$?"
       cat "$logs/tune-$dt.txt"
       summary="$summary$(cat "$logs/tune-$dt.txt")"$'\n'

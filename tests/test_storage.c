@@ -249,12 +249,26 @@ static void check_invariants(const char *name, const tp_storage_request *r,
     aligns[na] = r->tensors[t].align;
     arrays[na++] = &L->tensors[t];
   }
-  ck_assert_uint_eq(L->output.count, r->output_stages);
-  ck_assert_uint_eq(L->source.count, r->source_stages);
+  /* The output ring: what was asked for, grown no further than allowed. */
+  ck_assert_uint_eq(L->output.count, L->output_stages);
+  ck_assert_uint_ge(L->output_stages, r->output_stages);
+  ck_assert_uint_le(L->output_stages, r->output_stages_max > r->output_stages
+                                          ? r->output_stages_max
+                                          : r->output_stages);
   aligns[na] = r->output_chunk.align;
   arrays[na++] = &L->output;
-  aligns[na] = r->source_chunk.align;
-  arrays[na++] = &L->source;
+  if (r->source_in_output) {
+    /* The source ring is the output chunks, a barrier pair each. */
+    ck_assert_uint_eq(L->source.offset, L->output.offset);
+    ck_assert_uint_eq(L->source.stride, L->output.stride);
+    ck_assert_uint_eq(L->source.count, L->output.count);
+    ck_assert_uint_eq(L->source_stages, L->output_stages);
+  } else {
+    ck_assert_uint_eq(L->source.count, r->source_stages);
+    ck_assert_uint_eq(L->source_stages, r->source_stages);
+    aligns[na] = r->source_chunk.align;
+    arrays[na++] = &L->source;
+  }
   aligns[na] = r->raw.align;
   arrays[na++] = &L->raw;
   for (int i = 0; i < na; ++i) {
@@ -269,16 +283,16 @@ static void check_invariants(const char *name, const tp_storage_request *r,
     spans[n++] = (span){a->offset, (uint64_t)a->offset + (uint64_t)a->stride * a->count};
   }
   /* The barriers: counts follow from the stage counts. */
-  uint32_t expect_barrier_bytes = 16u * L->stages + 16u * r->output_stages +
-                                  16u * r->source_stages + (r->source_stages ? 8u : 0u) +
+  uint32_t expect_barrier_bytes = 16u * L->stages + 16u * L->output_stages +
+                                  16u * L->source_stages + (L->source_stages ? 8u : 0u) +
                                   8u * r->order_depth * r->order_groups + 8u * r->raw_barriers;
   ck_assert_uint_eq(L->barrier_bytes, expect_barrier_bytes);
   ck_assert_uint_eq(L->barrier_offset % 8, 0);
   ck_assert_uint_eq(L->input_barriers, L->barrier_offset);
   ck_assert_uint_eq(L->output_barriers, L->input_barriers + 16u * L->stages);
-  ck_assert_uint_eq(L->source_barriers, L->output_barriers + 16u * r->output_stages);
-  ck_assert_uint_eq(L->load_order_barrier, L->source_barriers + 16u * r->source_stages);
-  ck_assert_uint_eq(L->order_barriers, L->load_order_barrier + (r->source_stages ? 8u : 0u));
+  ck_assert_uint_eq(L->source_barriers, L->output_barriers + 16u * L->output_stages);
+  ck_assert_uint_eq(L->load_order_barrier, L->source_barriers + 16u * L->source_stages);
+  ck_assert_uint_eq(L->order_barriers, L->load_order_barrier + (L->source_stages ? 8u : 0u));
   ck_assert_uint_eq(L->raw_barriers, L->order_barriers + 8u * r->order_depth * r->order_groups);
   spans[n++] = (span){L->barrier_offset, (uint64_t)L->barrier_offset + L->barrier_bytes};
   ck_assert_uint_eq(L->total_bytes, L->barrier_offset + L->barrier_bytes);
@@ -359,6 +373,54 @@ START_TEST(layout_in_memory) {
 }
 END_TEST
 
+/* The epilogue's chunks, bf16 128x256x64 on the H100 (the standard
+ * payload's residual): C loaded into the output chunks, and the ring grown
+ * into what the input stages leave. Worked out by hand: a stage is 48 KiB,
+ * a chunk 16 KiB, barriers 16 bytes a pair plus 8 for the load order. */
+typedef struct ring_case {
+  const char *name;
+  uint32_t stages_asked, out_max, in_output;
+  uint32_t stages, out_stages, source_offset, total;
+} ring_case;
+
+static const ring_case kRings[] = {
+    /* 4 stages leave 3 KiB: the ring stays at 2, C in its 2 chunks. */
+    {"C in output, most stages", 0, 4, 1, 4, 2, 196608, 229376 + 64 + 32 + 32 + 8},
+    /* 3 stages leave room for 5 chunks; grown to the 4 allowed. */
+    {"C in output, 3 stages, up to 4 chunks", 3, 4, 1, 3, 4, 147456, 212992 + 48 + 64 + 64 + 8},
+    {"C in output, 3 stages, up to 8 chunks", 3, 8, 1, 3, 5, 147456, 229376 + 48 + 80 + 80 + 8},
+    /* No C: the output ring alone grows. */
+    {"store only, 3 stages, up to 8 chunks", 3, 8, 0, 3, 5, 229376, 229376 + 48 + 80},
+};
+
+START_TEST(epilogue_ring_choices) {
+  const ring_case *c = &kRings[_i];
+  tp_storage_request r = request_for(&kConfigs[0]); /* bf16 128x256x64, 2 output chunks */
+  r.stages = c->stages_asked;
+  r.output_stages_max = c->out_max;
+  r.source_in_output = c->in_output;
+  tp_storage_layout L;
+  ck_assert_msg(tp_storage_plan(&r, &L) == TP_OK, "%s: %s", c->name, L.error);
+  ck_assert_msg(L.stages == c->stages && L.output_stages == c->out_stages,
+                "%s: %u stages, %u chunks; expected %u, %u", c->name, L.stages, L.output_stages,
+                c->stages, c->out_stages);
+  ck_assert_uint_eq(L.source.offset, c->source_offset);
+  ck_assert_uint_eq(L.source_stages, c->in_output ? c->out_stages : 0u);
+  ck_assert_msg(L.total_bytes == c->total, "%s: %u bytes, expected %u", c->name, L.total_bytes,
+                c->total);
+  check_invariants(c->name, &r, &L);
+  /* One more chunk would not have fitted, unless the cap stopped the ring. */
+  if (L.output_stages < c->out_max) {
+    tp_storage_request more = r;
+    more.stages = L.stages;
+    more.output_stages = L.output_stages + 1;
+    more.output_stages_max = 0;
+    tp_storage_layout M;
+    ck_assert_int_eq(tp_storage_plan(&more, &M), TP_ERR_UNSUPPORTED);
+  }
+}
+END_TEST
+
 /* ------------------------------------------------------------ failures */
 
 START_TEST(budget_exhausted) {
@@ -398,6 +460,17 @@ static void too_many_stages(tp_storage_request *r) { r->stages = TP_STORAGE_MAX_
 static void ring_without_stages(tp_storage_request *r) { r->output_stages = 0; }
 static void source_without_chunk(tp_storage_request *r) { r->source_stages = 2; }
 static void order_without_groups(tp_storage_request *r) { r->order_depth = 2; }
+static void ring_max_below(tp_storage_request *r) { r->output_stages_max = 1; }
+static void shared_and_own_source(tp_storage_request *r) {
+  r->source_in_output = 1;
+  r->source_chunk = r->output_chunk;
+  r->source_stages = 2;
+}
+static void shared_without_output(tp_storage_request *r) {
+  r->source_in_output = 1;
+  r->output_chunk.bytes = 0;
+  r->output_stages = 0;
+}
 static void stage_over_tx(tp_storage_request *r) { r->k_group_size = 32; } /* 32 x 48 KiB */
 
 static const bad_request kBad[] = {
@@ -411,6 +484,9 @@ static const bad_request kBad[] = {
     {"output ring needs both", ring_without_stages},
     {"source ring needs both", source_without_chunk},
     {"ordering barrier needs both", order_without_groups},
+    {"output_stages_max is below output_stages", ring_max_below},
+    {"source_in_output needs an output ring and no source ring", shared_and_own_source},
+    {"source_in_output needs an output ring and no source ring", shared_without_output},
     {"transaction count", stage_over_tx},
 };
 
@@ -437,6 +513,7 @@ static Suite *storage_suite(void) {
   TCase *plan = tcase_create("planner");
   tcase_add_loop_test(plan, planner_table, 0, NUM_CONFIGS);
   tcase_add_test(plan, layout_in_memory);
+  tcase_add_loop_test(plan, epilogue_ring_choices, 0, (int)(sizeof kRings / sizeof kRings[0]));
   tcase_add_test(plan, budget_exhausted);
   tcase_add_test(plan, exact_stages_do_not_fit);
   tcase_add_loop_test(plan, malformed_requests, 0, (int)(sizeof kBad / sizeof kBad[0]));

@@ -42,10 +42,11 @@
 #include "plugins/standard/standard.h"
 #include "tilepipe/dtype_codec.h"
 
-/* Output chunk / source ring depths: double buffering is what the store and
- * the C prefetch need to overlap the epilogue's writes and reads. */
+/* Output chunks: at least two (the store of one overlaps the writing of
+ * the next), and as many more, up to a whole tile's, as the input stages
+ * leave room for. C is loaded into them (source_in_output), so each one
+ * also prefetches a chunk of C. */
 #define STANDARD_OUTPUT_STAGES 2
-#define STANDARD_SOURCE_STAGES 2
 /* Tile rows walked together (raster group), in tiles. */
 #define STANDARD_RASTER_TILES 8
 /* Split-K: the most splits; the fewest k-blocks each takes; the share of
@@ -235,16 +236,18 @@ static tp_status lay_out(const tpc_tuning *tu, tp_payload_plan *plan,
   r.tensors[0] = plan->tensors[0];
   r.tensors[1] = plan->tensors[1];
   r.stages = (uint32_t)tu->stages;
+  const uint32_t d_bits = tp_codec_bits(desc->d.dtype);
+  const uint32_t tile_chunks = (uint32_t)g->tile_n * d_bits / (TP_STANDARD_K_BYTES * 8);
   r.output_chunk.bytes = TP_STANDARD_TILE_M * TP_STANDARD_K_BYTES;
   r.output_chunk.align = TP_SWIZZLE_128B_ALIGN;
   r.output_stages = STANDARD_OUTPUT_STAGES;
+  r.output_stages_max = tile_chunks > STANDARD_OUTPUT_STAGES ? tile_chunks : STANDARD_OUTPUT_STAGES;
   if (epi->source_dtype != TP_DTYPE_NONE) {
     /* A C chunk spans D's chunk columns: twice the bytes for f32 C under a
-     * 16-bit D. */
-    const uint32_t d_bits = tp_codec_bits(desc->d.dtype), c_bits = tp_codec_bits(epi->source_dtype);
-    r.source_chunk.bytes = TP_STANDARD_TILE_M * TP_STANDARD_K_BYTES * c_bits / d_bits;
-    r.source_chunk.align = TP_SWIZZLE_128B_ALIGN;
-    r.source_stages = STANDARD_SOURCE_STAGES;
+     * 16-bit D, and the output chunk holds it. */
+    const uint32_t c_bits = tp_codec_bits(epi->source_dtype);
+    if (c_bits > d_bits) r.output_chunk.bytes = r.output_chunk.bytes * c_bits / d_bits;
+    r.source_in_output = 1;
     if (c_bits != 32 && c_bits != d_bits) {
       return tpc_fail(err, errlen, TP_ERR_UNSUPPORTED,
                       "the GPU kernels stage C as f32 or as D's dtype, not %s under a %s D",

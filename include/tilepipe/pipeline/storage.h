@@ -18,7 +18,8 @@
  *   ...              (128B-swizzled tiles: 1024), stride = bytes rounded
  *   tensor n-1 tiles up to that alignment
  *   output chunks    output_stages chunks (D, before the TMA store)
- *   source chunks    source_stages chunks (C, the epilogue-load ring)
+ *   source chunks    source_stages chunks (C, the epilogue-load ring);
+ *                    none with source_in_output (below)
  *   raw region       escape hatch: one region of the kernel's own
  *   barriers         8-byte aligned, in this order:
  *     input pair       2*stages mbarriers (full[], empty[])
@@ -29,6 +30,16 @@
  *     raw barriers     raw_barriers (escape hatch, the kernel inits them)
  *
  * Absent regions have count 0 and sit, empty, where they would start.
+ *
+ * Two choices trade the epilogue's bytes against input stages:
+ *   - output_stages_max > output_stages: the output ring grows, chunk by
+ *     chunk up to that many, into what the input stages leave of the budget
+ *     (the input stage count is decided first, with output_stages chunks);
+ *   - source_in_output: C is loaded into the output chunks themselves (the
+ *     epilogue reads a chunk of C and writes D in place over it), so the
+ *     source ring is one barrier pair per output chunk and no bytes of its
+ *     own: a ring of n chunks then prefetches n chunks of C, where separate
+ *     rings of n/2 each prefetch n/2. The output chunk must hold C's chunk.
  * On the H100 a CTA may take 227 KiB of dynamic shared memory
  * (TP_SMEM_BUDGET_H100); the planner adds nothing for alignment of the base.
  *
@@ -61,8 +72,10 @@ typedef struct tp_storage_request {
   uint32_t stages;                /* 0: the most that fit; else exactly this many */
   tp_stage_tensor output_chunk;   /* bytes 0: no output ring */
   uint32_t output_stages;
-  tp_stage_tensor source_chunk;   /* bytes 0: no source ring, no load-order barrier */
+  uint32_t output_stages_max;     /* 0: output_stages exactly; else grow up to this */
+  tp_stage_tensor source_chunk;   /* bytes 0: no source ring of its own */
   uint32_t source_stages;
+  uint32_t source_in_output;      /* 1: C in the output chunks; source_chunk/_stages 0 */
   uint32_t order_depth, order_groups; /* ping-pong ordering barrier; 0, 0: none */
   tp_stage_tensor raw;            /* escape hatch: a region of the kernel's own; bytes 0: none */
   uint32_t raw_barriers;          /* escape hatch: mbarriers of the kernel's own */
@@ -84,7 +97,7 @@ typedef struct tp_storage_layout {
   uint32_t expect_bytes; /* bytes one input stage receives: k_group_size x sum of tile bytes */
   tp_smem_array tensors[TP_MAX_STAGE_TENSORS]; /* stages*k_group_size tiles each */
   tp_smem_array output;  /* output_stages chunks */
-  tp_smem_array source;  /* source_stages chunks */
+  tp_smem_array source;  /* source_stages chunks (the output chunks with source_in_output) */
   tp_smem_array raw;     /* 1 or 0 regions */
   uint32_t output_stages, source_stages;
   uint32_t order_depth, order_groups;
@@ -114,8 +127,10 @@ TP_PLAN_FN tp_storage_request tp_storage_request_make(uint32_t budget) {
   r.stages = 0;
   r.output_chunk = none;
   r.output_stages = 0;
+  r.output_stages_max = 0;
   r.source_chunk = none;
   r.source_stages = 0;
+  r.source_in_output = 0;
   r.order_depth = 0;
   r.order_groups = 0;
   r.raw = none;
@@ -163,8 +178,14 @@ TP_PLAN_FN const char *tp_storage_check(const tp_storage_request *r) {
     return "storage: the output ring needs both a chunk size and a stage count, or neither";
   if ((r->source_chunk.bytes == 0) != (r->source_stages == 0))
     return "storage: the source ring needs both a chunk size and a stage count, or neither";
-  if (r->output_stages > TP_STORAGE_MAX_STAGES || r->source_stages > TP_STORAGE_MAX_STAGES)
+  if (r->output_stages > TP_STORAGE_MAX_STAGES || r->source_stages > TP_STORAGE_MAX_STAGES ||
+      r->output_stages_max > TP_STORAGE_MAX_STAGES)
     return "storage: an output or source ring of more than 32 stages";
+  if (r->output_stages_max != 0 && r->output_stages_max < r->output_stages)
+    return "storage: output_stages_max is below output_stages";
+  if (r->source_in_output > 1u) return "storage: source_in_output is 0 or 1";
+  if (r->source_in_output && (r->output_stages == 0 || r->source_stages != 0))
+    return "storage: source_in_output needs an output ring and no source ring of its own";
   const tp_stage_tensor *rings[3] = {&r->output_chunk, &r->source_chunk, &r->raw};
   for (int i = 0; i < 3; ++i) {
     if (rings[i]->bytes != 0 && (rings[i]->bytes % 16u != 0 || !tp_storage_align_ok(rings[i]->align)))
@@ -203,9 +224,11 @@ TP_PLAN_FN uint64_t tp_storage_lay_out(const tp_storage_request *r, uint32_t sta
   }
   c = tp_storage_place(c, r->output_chunk, r->output_stages, &L->output);
   c = tp_storage_place(c, r->source_chunk, r->source_stages, &L->source);
+  if (r->source_in_output) L->source = L->output;
   c = tp_storage_place(c, r->raw, 1, &L->raw);
+  const uint32_t source_stages = r->source_in_output ? r->output_stages : r->source_stages;
   L->output_stages = r->output_stages;
-  L->source_stages = r->source_stages;
+  L->source_stages = source_stages;
   L->order_depth = r->order_depth;
   L->order_groups = r->order_groups;
   L->raw_barrier_count = r->raw_barriers;
@@ -217,9 +240,9 @@ TP_PLAN_FN uint64_t tp_storage_lay_out(const tp_storage_request *r, uint32_t sta
   L->output_barriers = (uint32_t)c;
   c += TP_BARRIER_PAIR_BYTES(r->output_stages);
   L->source_barriers = (uint32_t)c;
-  c += TP_BARRIER_PAIR_BYTES(r->source_stages);
+  c += TP_BARRIER_PAIR_BYTES(source_stages);
   L->load_order_barrier = (uint32_t)c;
-  c += r->source_stages ? 8u : 0u;
+  c += source_stages ? 8u : 0u;
   L->order_barriers = (uint32_t)c;
   c += TP_ORDER_BARRIER_BYTES(r->order_depth, r->order_groups);
   L->raw_barriers = (uint32_t)c;
@@ -246,21 +269,31 @@ TP_PLAN_FN tp_status tp_storage_plan(const tp_storage_request *r, tp_storage_lay
     L->error = bad;
     return TP_ERR_INVALID_ARGUMENT;
   }
-  if (r->stages != 0) {
-    if (tp_storage_lay_out(r, r->stages, L) > r->budget) {
+  uint32_t s = r->stages;
+  if (s != 0) {
+    if (tp_storage_lay_out(r, s, L) > r->budget) {
       L->error = "storage: the requested stage count does not fit the budget";
       return TP_ERR_UNSUPPORTED;
     }
-    return TP_OK;
+  } else {
+    if (tp_storage_lay_out(r, 1, L) > r->budget) {
+      L->error = "storage: not even one stage fits the budget";
+      return TP_ERR_UNSUPPORTED;
+    }
+    /* The total grows with the stage count: take the last count that fits. */
+    s = 1;
+    while (s < TP_STORAGE_MAX_STAGES && tp_storage_lay_out(r, s + 1, L) <= r->budget) ++s;
   }
-  if (tp_storage_lay_out(r, 1, L) > r->budget) {
-    L->error = "storage: not even one stage fits the budget";
-    return TP_ERR_UNSUPPORTED;
+  /* Then the output ring takes what the input stages left, chunk by chunk. */
+  tp_storage_request grown = *r;
+  while (grown.output_stages < r->output_stages_max) {
+    ++grown.output_stages;
+    if (tp_storage_lay_out(&grown, s, L) > r->budget) {
+      --grown.output_stages;
+      break;
+    }
   }
-  /* The total grows with the stage count: take the last count that fits. */
-  uint32_t s = 1;
-  while (s < TP_STORAGE_MAX_STAGES && tp_storage_lay_out(r, s + 1, L) <= r->budget) ++s;
-  tp_storage_lay_out(r, s, L);
+  tp_storage_lay_out(&grown, s, L);
   return TP_OK;
 }
 

@@ -12,14 +12,19 @@
  *             for rows wholly past M) and B k-blocks into the input pipeline
  *             (B multicast to the CLUSTER_M CTAs that share it);
  *     warp 1  TMA stores of D chunks out of the output pipeline;
- *     warp 2  TMA loads of the epilogue's source C into the source ring,
- *             ordered after each tile's first mainloop loads.
+ *     warp 2  TMA loads of the epilogue's source C into the output chunks
+ *             (the source ring lives in them), ordered after each tile's
+ *             first mainloop loads.
  *   warpgroups 1, 2, consumers (232 registers): wgmma on rows 64w..64w+63 of
  *     the tile with one wgmma group in flight, releasing each stage when the
  *     group that read it retires; then the epilogue, chunk by chunk
- *     (128 rows x 128 bytes of D): hook, convert, swizzled smem, hand the
- *     chunk to the store warp, go on with the next tile's mainloop while the
- *     store drains.
+ *     (128 rows x 128 bytes of D): C out of the chunk, hook, convert, D
+ *     into the same chunk (swizzled), hand it to the store warp, go on with
+ *     the next tile's mainloop while the store drains.
+ * A chunk of the ring thus goes round C load -> consumers -> TMA store ->
+ * C load: the store warp, once the store has read a chunk, frees it for the
+ * next C. The consumers never release C themselves, so every chunk of the
+ * ring prefetches C (a whole tile's C for a ring as deep as the tile).
  * Split-K (p.splits > 1, single CTAs only): a work unit is one split of a
  * tile's k-blocks; the splits of a tile go to consecutive CTAs. All but the
  * last write their partial sums to the workspace (tilepipe/device/split_k.h)
@@ -33,7 +38,7 @@
  *   - barrier counts: input full 1 (expect_tx), input empty = 8 consumer
  *     warps x CLUSTER_M (every consumer warp of every CTA that received our
  *     multicast half of B frees it); output full 8, empty 1; source full 1,
- *     empty 8; load-order 1.
+ *     empty 1 (the store warp); load-order 1.
  *
  * Built by build-aux/device.mk into LTO-IR (nvcc -dc -fatbin
  * -gencode arch=compute_90a,code=lto_90a) that plugins/standard/ embeds;
@@ -228,6 +233,10 @@ template <int BN, int DT, int CLUSTER_M>
 TP_DEV void run_storer(const tp_standard_params &p) {
   tp_output_pipeline op = tp_storage_output_pipeline(smem_base(), &p.smem);
   tp_output_store store = tp_output_pipeline_store(&op);
+  /* With C, the store hands each chunk back to the source loader. */
+  tp_input_pipeline ep = tp_storage_epi_load_pipeline(smem_base(), &p.smem);
+  tp_input_consumer freer = tp_input_pipeline_consumer(&ep, tp_arrival_thread());
+  const bool has_source = p.epilogue.source_dtype != TP_DTYPE_NONE;
   const tile_schedule s = tile_schedule_make<CLUSTER_M>(p);
   for (int32_t u = s.first; u < s.units; u += s.stride) {
     const work_unit w = work_unit_of(p, u);
@@ -243,6 +252,10 @@ TP_DEV void run_storer(const tp_standard_params &p) {
           /* The chunk is free once the store has read it out of smem. */
           tp_tma_store_wait_read<0>();
         }
+      }
+      if (has_source) {
+        tp_input_consumer_stage freed = tp_input_consumer_acquire_stage(&freer);
+        tp_input_consumer_stage_release(&freed);
       }
     }
   }
@@ -372,9 +385,9 @@ TP_DEV void store_ragged(const tp_standard_params &p, const unsigned char *chunk
 }
 
 /* The epilogue of one tile for consumer warpgroup `wg` (rows 64wg..+63),
- * chunk by chunk (128 rows x 128 bytes of D): its source chunk, a free
- * output chunk, hook -> D dtype -> the swizzled chunk, then the chunk to the
- * store warp.
+ * chunk by chunk (128 rows x 128 bytes of D): the chunk (holding C when
+ * there is one), hook -> D dtype -> the same chunk, swizzled, then the
+ * chunk to the store warp.
  *
  * When K is short the epilogue is on the critical path, so the hook's loop
  * is straight-line code: per element the hook, a conversion and a shared
@@ -391,23 +404,25 @@ TP_DEV void consumer_epilogue(const tp_standard_params &p, const float *acc, int
   static_assert(chunks::cols / 8 % EPI_STEP_J == 0, "a chunk is whole epilogue steps");
   const int32_t source_dtype = p.epilogue.source_dtype;
   const bool has_source = source_dtype != TP_DTYPE_NONE;
+  /* D is written over C in the same chunk. Where C's elements are wider
+   * than D's, a thread's D lands on C that other lanes of its warp (the
+   * row's owners) read in the same step: they must all have read first. */
+  const bool c_wider = source_dtype == TP_DTYPE_F32 && DT != TP_DTYPE_F32;
   const bool edge = m0 + TP_STANDARD_TILE_M > p.m || n0 + BN > p.n_tma;
   const int32_t last_row = p.m - 1, last_col = p.n - 1;
 #pragma unroll
   for (int c = 0; c < chunks::count; ++c) {
     tp_input_consumer_stage in;
-    const unsigned char *source = nullptr;
-    if (has_source) {
-      in = tp_input_consumer_acquire_stage(src);
-      source = (const unsigned char *)tp_input_consumer_stage_tile(&in, 0, 0);
-    }
+    if (has_source) in = tp_input_consumer_acquire_stage(src);
     tp_output_write_stage os = tp_output_writer_acquire_stage(out);
     unsigned char *chunk = (unsigned char *)tp_output_write_stage_tile(&os);
+    const unsigned char *source = has_source ? chunk : nullptr;
     const int32_t col0 = n0 + c * chunks::cols;
 #pragma unroll
     for (int j0 = 0; j0 < chunks::cols / 8; j0 += EPI_STEP_J) {
       float s[EPI_STEP_J * 4];
       source_fetch(source, source_dtype, wg, j0, s);
+      if (c_wider) __syncwarp();
 #pragma unroll
       for (int j = 0; j < EPI_STEP_J; ++j) {
         const int frag = (c * chunks::cols / 8 + j0 + j) * 4;
@@ -427,7 +442,8 @@ TP_DEV void consumer_epilogue(const tp_standard_params &p, const float *acc, int
     }
     if (edge) store_ragged<BN, DT>(p, chunk, m0, col0, wg);
     tp_output_write_stage_release(&os); /* fence for the TMA, one arrival per warp */
-    if (has_source) tp_input_consumer_stage_release(&in);
+    /* The store warp frees the chunk for the next C, once stored. */
+    if (has_source) tp_input_consumer_stage_release_without_signal(&in);
   }
 }
 
@@ -519,7 +535,7 @@ TP_DEV void standard_gemm(const tp_standard_params &p) {
     tp_storage_counts counts;
     counts.input_consumers = 8u * CLUSTER_M;
     counts.output_writers = 8u;
-    counts.source_readers = 8u;
+    counts.source_readers = 1u; /* the store warp */
     /* No ping-pong ordering here; still a valid count: ptxas (13.0) crashes
      * on a constant mbarrier.init count of 0, even in a branch never taken. */
     counts.order_arrivals = 1u;
