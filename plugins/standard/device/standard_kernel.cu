@@ -198,6 +198,7 @@ TP_DEV void run_loader(const tp_standard_params &p) {
   const uint32_t rank = CLUSTER_M > 1 ? tp_cluster_ctarank() : 0;
   const int32_t b_rows = BN / CLUSTER_M; /* our slice of the shared B tile */
   const int32_t k_elems = TP_STANDARD_K_BYTES / ab_traits<AB>::elem_bytes;
+  const uint64_t policy = tp_l2_policy_evict_normal(); /* other CTAs read them again */
   for (int32_t u = s.first; u < s.units; u += s.stride) {
     const work_unit w = work_unit_of(p, u);
     int32_t m0, n0;
@@ -212,14 +213,14 @@ TP_DEV void run_loader(const tp_standard_params &p) {
             &st, (a_boxes * TP_STANDARD_A_BOX_ROWS + BN) * TP_STANDARD_K_BYTES);
         for (uint32_t h = 0; h < a_boxes; ++h) {
           tp_tma_load_2d(a + h * TP_STANDARD_A_BOX_ROWS * TP_STANDARD_K_BYTES, &p.a, full,
-                         kb * k_elems, m0 + (int32_t)(h * TP_STANDARD_A_BOX_ROWS),
-                         TP_L2_POLICY_NONE);
+                         kb * k_elems, m0 + (int32_t)(h * TP_STANDARD_A_BOX_ROWS), policy);
         }
         if (CLUSTER_M > 1) {
           tp_tma_load_2d_multicast(b + rank * b_rows * TP_STANDARD_K_BYTES, &p.b, full, kb * k_elems,
-                                   n0 + (int32_t)rank * b_rows, (uint16_t)((1u << CLUSTER_M) - 1u));
+                                   n0 + (int32_t)rank * b_rows, (uint16_t)((1u << CLUSTER_M) - 1u),
+                                   policy);
         } else {
-          tp_tma_load_2d(b, &p.b, full, kb * k_elems, n0, TP_L2_POLICY_NONE);
+          tp_tma_load_2d(b, &p.b, full, kb * k_elems, n0, policy);
         }
       }
       /* The source loader may start on this tile once its first k-block is
