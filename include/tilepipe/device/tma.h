@@ -9,11 +9,7 @@
  * async-groups, not barriers.
  *
  * Coordinates are in elements, innermost dimension first (c0 = K column or N
- * column, c1 = row).
- *
- * Every load and store carries an L2 eviction policy (tp_l2_policy_*): data
- * that passes through L2 once (a GEMM's C and D) should leave first, so
- * that the operand tiles other CTAs read again stay. */
+ * column, c1 = row). */
 #ifndef TILEPIPE_DEVICE_TMA_H
 #define TILEPIPE_DEVICE_TMA_H
 
@@ -29,26 +25,12 @@ TP_TMA_FN void tp_tma_prefetch_desc(const tp_tma_desc *desc) {
   asm volatile("prefetch.tensormap [%0];" ::"l"((uint64_t)desc) : "memory");
 }
 
-/* L2 policies: evict_normal for data read again, evict_first for data
- * streamed through once. */
-TP_TMA_FN uint64_t tp_l2_policy_evict_normal(void) {
-  uint64_t policy;
-  asm volatile("createpolicy.fractional.L2::evict_normal.b64 %0, 1.0;" : "=l"(policy));
-  return policy;
-}
-
-TP_TMA_FN uint64_t tp_l2_policy_evict_first(void) {
-  uint64_t policy;
-  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
-  return policy;
-}
-
 TP_TMA_FN void tp_tma_load_2d(void *dst, const tp_tma_desc *desc, tp_mbar *bar, int32_t c0,
-                              int32_t c1, uint64_t policy) {
+                              int32_t c1) {
   asm volatile(
       "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-      ".L2::cache_hint [%0], [%1, {%3, %4}], [%2], %5;" ::"r"(tp_smem_addr(dst)),
-      "l"((uint64_t)desc), "r"(tp_smem_addr(bar)), "r"(c0), "r"(c1), "l"(policy)
+      " [%0], [%1, {%3, %4}], [%2];" ::"r"(tp_smem_addr(dst)),
+      "l"((uint64_t)desc), "r"(tp_smem_addr(bar)), "r"(c0), "r"(c1)
       : "memory");
 }
 
@@ -56,23 +38,19 @@ TP_TMA_FN void tp_tma_load_2d(void *dst, const tp_tma_desc *desc, tp_mbar *bar, 
  * cluster rank i); each receiving CTA's barrier at bar's offset gets the
  * bytes. */
 TP_TMA_FN void tp_tma_load_2d_multicast(void *dst, const tp_tma_desc *desc, tp_mbar *bar,
-                                        int32_t c0, int32_t c1, uint16_t cta_mask,
-                                        uint64_t policy) {
+                                        int32_t c0, int32_t c1, uint16_t cta_mask) {
   asm volatile(
       "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-      ".multicast::cluster.L2::cache_hint [%0], [%1, {%4, %5}], [%2], %3, %6;" ::"r"(
-          tp_smem_addr(dst)),
-      "l"((uint64_t)desc), "r"(tp_smem_addr(bar)), "h"(cta_mask), "r"(c0), "r"(c1), "l"(policy)
+      ".multicast::cluster [%0], [%1, {%4, %5}], [%2], %3;" ::"r"(tp_smem_addr(dst)),
+      "l"((uint64_t)desc), "r"(tp_smem_addr(bar)), "h"(cta_mask), "r"(c0), "r"(c1)
       : "memory");
 }
 
-TP_TMA_FN void tp_tma_store_2d(const tp_tma_desc *desc, const void *src, int32_t c0, int32_t c1,
-                               uint64_t policy) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group.L2::cache_hint [%0, {%2, %3}], [%1], "
-      "%4;" ::"l"((uint64_t)desc),
-      "r"(tp_smem_addr(src)), "r"(c0), "r"(c1), "l"(policy)
-      : "memory");
+TP_TMA_FN void tp_tma_store_2d(const tp_tma_desc *desc, const void *src, int32_t c0, int32_t c1) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];" ::"l"(
+                   (uint64_t)desc),
+               "r"(tp_smem_addr(src)), "r"(c0), "r"(c1)
+               : "memory");
 }
 
 TP_TMA_FN void tp_tma_store_commit_group(void) {

@@ -198,7 +198,6 @@ TP_DEV void run_loader(const tp_standard_params &p) {
   const uint32_t rank = CLUSTER_M > 1 ? tp_cluster_ctarank() : 0;
   const int32_t b_rows = BN / CLUSTER_M; /* our slice of the shared B tile */
   const int32_t k_elems = TP_STANDARD_K_BYTES / ab_traits<AB>::elem_bytes;
-  const uint64_t policy = tp_l2_policy_evict_normal(); /* other CTAs read them again */
   for (int32_t u = s.first; u < s.units; u += s.stride) {
     const work_unit w = work_unit_of(p, u);
     int32_t m0, n0;
@@ -213,14 +212,13 @@ TP_DEV void run_loader(const tp_standard_params &p) {
             &st, (a_boxes * TP_STANDARD_A_BOX_ROWS + BN) * TP_STANDARD_K_BYTES);
         for (uint32_t h = 0; h < a_boxes; ++h) {
           tp_tma_load_2d(a + h * TP_STANDARD_A_BOX_ROWS * TP_STANDARD_K_BYTES, &p.a, full,
-                         kb * k_elems, m0 + (int32_t)(h * TP_STANDARD_A_BOX_ROWS), policy);
+                         kb * k_elems, m0 + (int32_t)(h * TP_STANDARD_A_BOX_ROWS));
         }
         if (CLUSTER_M > 1) {
           tp_tma_load_2d_multicast(b + rank * b_rows * TP_STANDARD_K_BYTES, &p.b, full, kb * k_elems,
-                                   n0 + (int32_t)rank * b_rows, (uint16_t)((1u << CLUSTER_M) - 1u),
-                                   policy);
+                                   n0 + (int32_t)rank * b_rows, (uint16_t)((1u << CLUSTER_M) - 1u));
         } else {
-          tp_tma_load_2d(b, &p.b, full, kb * k_elems, n0, policy);
+          tp_tma_load_2d(b, &p.b, full, kb * k_elems, n0);
         }
       }
       /* The source loader may start on this tile once its first k-block is
@@ -239,7 +237,6 @@ TP_DEV void run_storer(const tp_standard_params &p) {
   tp_input_pipeline ep = tp_storage_epi_load_pipeline(smem_base(), &p.smem);
   tp_input_consumer freer = tp_input_pipeline_consumer(&ep, tp_arrival_thread());
   const bool has_source = p.epilogue.source_dtype != TP_DTYPE_NONE;
-  const uint64_t policy = tp_l2_policy_evict_first(); /* D passes through L2 once */
   const tile_schedule s = tile_schedule_make<CLUSTER_M>(p);
   for (int32_t u = s.first; u < s.units; u += s.stride) {
     const work_unit w = work_unit_of(p, u);
@@ -250,7 +247,7 @@ TP_DEV void run_storer(const tp_standard_params &p) {
       TP_OUTPUT_STORE(&store, st) {
         const int32_t col0 = n0 + c * chunk_traits<BN, DT>::cols;
         if (col0 < p.n_tma) {
-          tp_tma_store_2d(&p.d, tp_output_store_stage_tile(&st), col0, m0, policy);
+          tp_tma_store_2d(&p.d, tp_output_store_stage_tile(&st), col0, m0);
           tp_tma_store_commit_group();
           /* The chunk is free once the store has read it out of smem. */
           tp_tma_store_wait_read<0>();
@@ -277,7 +274,6 @@ TP_DEV void run_source_loader(const tp_standard_params &p) {
   const int32_t c_bytes = p.epilogue.source_dtype == TP_DTYPE_F32 ? 4 : 2;
   const int32_t box_cols = TP_STANDARD_K_BYTES / c_bytes;
   const int32_t boxes = chunk_traits<BN, DT>::cols / box_cols;
-  const uint64_t policy = tp_l2_policy_evict_first(); /* C passes through L2 once */
   for (int32_t u = s.first; u < s.units; u += s.stride) {
     const work_unit w = work_unit_of(p, u);
     if (!w.last) continue;
@@ -291,7 +287,7 @@ TP_DEV void run_source_loader(const tp_standard_params &p) {
         for (int32_t x = 0; x < boxes; ++x) {
           tp_tma_load_2d(chunk + x * TP_STANDARD_TILE_M * TP_STANDARD_K_BYTES, &p.c,
                          tp_input_producer_stage_barrier(&st),
-                         n0 + c * chunk_traits<BN, DT>::cols + x * box_cols, m0, policy);
+                         n0 + c * chunk_traits<BN, DT>::cols + x * box_cols, m0);
         }
       }
     }
