@@ -231,24 +231,6 @@ START_TEST(cluster_2x1) {
 }
 END_TEST
 
-/* More tile columns than rows: raster groups of 8 tile columns walked row
- * by row, the last group short. 300 x 2600 (3 tile rows, fewer tiles than
- * SMs: the heuristic's narrow tiles and split-K), store in f32 and residual
- * with f32 C; 1100 x 9000 (9 tile rows, 36 or more columns: several tiles
- * per CTA), residual with C aliasing D. */
-START_TEST(raster_columns) {
-  static const gpu_case cases[] = {
-      {"standard", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_F32, TP_DTYPE_NONE, "store", 0, 0, 1.5f,
-       0.0f, 300, 2600, 200, 8, 2},
-      {"standard", TP_DTYPE_E4M3, TP_DTYPE_E4M3, TP_DTYPE_BF16, TP_DTYPE_F32, "residual", 0, 0,
-       0.5f, 2.0f, 300, 2600, 200, 8, 1},
-      {"standard", TP_DTYPE_F16, TP_DTYPE_F16, TP_DTYPE_F16, TP_DTYPE_F16, "residual", 1, 0,
-       0.75f, -1.25f, 1100, 9000, 72, 8, 1},
-  };
-  run_cases(cases, sizeof cases / sizeof cases[0], 16000u);
-}
-END_TEST
-
 /* More splits than k-blocks: refused at plan time, saying so. */
 START_TEST(split_k_refused) {
   char err[256] = "";
@@ -333,7 +315,6 @@ int main(void) {
   tcase_add_test(tc, split_k_refused);
   tcase_add_test(tc, tile_n64);
   tcase_add_test(tc, cluster_2x1);
-  tcase_add_test(tc, raster_columns);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_set_fork_status(sr, CK_NOFORK);

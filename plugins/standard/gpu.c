@@ -26,13 +26,7 @@
  *     112 tiles of 64 unsplit (88.8 / 48.9 us) over 128 x 2 (92.3 / 53.3);
  *   - single CTAs: 2-CTA clusters (B multicast) exist but measured slower;
  *   - stages: as many as the budget holds (the planner's answer);
- *   - tiles walked in raster groups of 8 tile rows (each group walked
- *     column by column) or, where there are more tile columns than
- *     (cluster) rows, of 8 tile columns (walked row by row). A group
- *     streams one operand whole (B for row groups, A for column groups)
- *     and the next group reads it again: grouping the longer side keeps
- *     that reuse one short pass apart (8 x the shorter side's tiles), so
- *     more of it is still in L2 (CUTLASS's raster heuristic, the same).
+ *   - tiles walked in groups of 8 tile rows, for L2 reuse of A and B.
  * A is loaded in two 64-row boxes, each left out where its rows all lie
  * past M: with one 128-row box, TMA's zero fill of the rows past M = 64
  * cost 64 x 7168 x 16384 (64 wide, unsplit) 119 us against 88 us now. */
@@ -53,7 +47,7 @@
  * leave room for. C is loaded into them (source_in_output), so each one
  * also prefetches a chunk of C. */
 #define STANDARD_OUTPUT_STAGES 2
-/* Tile rows or columns walked together (raster group), in tiles. */
+/* Tile rows walked together (raster group), in tiles. */
 #define STANDARD_RASTER_TILES 8
 /* Split-K: the most splits; the fewest k-blocks each takes; the share of
  * the SMs that small-M shapes need busy; the cost of each split beyond the
@@ -69,7 +63,7 @@
 /* What gpu_plan decided, kept in the payload plan's private bytes. */
 typedef struct standard_gpu_plan {
   tp_storage_layout smem;
-  int32_t tile_n, cluster_m, raster_m, raster_n;
+  int32_t tile_n, cluster_m, raster_m;
   int32_t tiles_m, tiles_n;
   int32_t splits;          /* K split over this many CTAs per tile */
 } standard_gpu_plan;
@@ -208,11 +202,7 @@ static tp_status choose_shape(const tpc_tuning *tu, const tp_gemm_desc *desc,
   best_shape(g->tiles_m, desc->n, k_blocks, gpu->sm_count, tu->tile_n,
              g->cluster_m > 1 ? 1 : tu->splits, g);
   g->tiles_n = ceil_div(desc->n, g->tile_n);
-  if (g->tiles_n > ceil_div(g->tiles_m, g->cluster_m)) {
-    g->raster_n = STANDARD_RASTER_TILES;
-  } else {
-    g->raster_m = STANDARD_RASTER_TILES / g->cluster_m;
-  }
+  g->raster_m = STANDARD_RASTER_TILES / g->cluster_m;
   return TP_OK;
 }
 
@@ -369,7 +359,6 @@ tp_status standard_gpu_args_slot(const tp_payload_plan *plan, const tp_epilogue_
   p->tiles_n = g.tiles_n;
   p->k_blocks = (int32_t)plan->k_blocks;
   p->raster_m = g.raster_m;
-  p->raster_n = g.raster_n;
   p->n_tma = (int32_t)n_tma;
   p->d_data = desc->d.data;
   p->ldd = desc->d.stride[0];

@@ -103,10 +103,8 @@ TP_DEV void mma_k_step(float *acc, uint64_t da, uint64_t db, int accumulate) {
 /* ------------------------------------------------------------ tile schedule */
 
 /* Tiles are walked in clusters of CLUSTER_M tiles along M (sharing one B
- * tile), cluster tiles in raster groups so that CTAs running at the same
- * time share A rows and B columns in L2: groups of raster_m cluster-rows
- * walked column by column, or of raster_n tile columns walked row by row
- * (gpu.c says which, and why). A work unit is one split
+ * tile), cluster tiles in groups of raster_m cluster-rows so that CTAs running
+ * at the same time share A rows and B columns in L2. A work unit is one split
  * of a cluster tile's k-blocks (the whole of them without split-K); unit u
  * is split u % splits of cluster tile u / splits, so that a tile's splits
  * run on consecutive CTAs (the grid is a multiple of splits). Every role of
@@ -147,24 +145,13 @@ TP_DEV work_unit work_unit_of(const tp_standard_params &p, int32_t u) {
 template <int CLUSTER_M, int BN>
 TP_DEV void tile_origin(const tp_standard_params &p, const tile_schedule &s, int32_t t, int32_t *m0,
                         int32_t *n0) {
-  int32_t cluster_row, col;
-  if (p.raster_m > 0) {
-    const int32_t group_tiles = p.raster_m * p.tiles_n;
-    const int32_t group = t / group_tiles;
-    const int32_t first_row = group * p.raster_m;
-    const int32_t rows = min(p.raster_m, s.cluster_rows - first_row);
-    const int32_t in_group = t - group * group_tiles;
-    cluster_row = first_row + in_group % rows;
-    col = in_group / rows;
-  } else {
-    const int32_t group_tiles = p.raster_n * s.cluster_rows;
-    const int32_t group = t / group_tiles;
-    const int32_t first_col = group * p.raster_n;
-    const int32_t cols = min(p.raster_n, p.tiles_n - first_col);
-    const int32_t in_group = t - group * group_tiles;
-    col = first_col + in_group % cols;
-    cluster_row = in_group / cols;
-  }
+  const int32_t group_tiles = p.raster_m * p.tiles_n;
+  const int32_t group = t / group_tiles;
+  const int32_t first_row = group * p.raster_m;
+  const int32_t rows = min(p.raster_m, s.cluster_rows - first_row);
+  const int32_t in_group = t - group * group_tiles;
+  const int32_t cluster_row = first_row + in_group % rows;
+  const int32_t col = in_group / rows;
   const int32_t rank = CLUSTER_M > 1 ? (int32_t)tp_cluster_ctarank() : 0;
   *m0 = (cluster_row * CLUSTER_M + rank) * TP_STANDARD_TILE_M;
   *n0 = col * BN;

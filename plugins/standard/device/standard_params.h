@@ -31,10 +31,7 @@ typedef struct tp_standard_params {
   tp_storage_layout smem;
   int32_t m, n, k;
   int32_t tiles_m, tiles_n, k_blocks;
-  /* Raster groups, for L2 reuse (exactly one is not 0): raster_m cluster
-   * rows walked column by column, or raster_n tile columns walked row by
-   * row. */
-  int32_t raster_m, raster_n;
+  int32_t raster_m;   /* cluster rows walked together, for L2 reuse */
   /* TMA stores clip D's columns only to 16-byte granules: they would write
    * a row's padding past N. Columns [0, n_tma) (N rounded down to 16 bytes)
    * go through TMA; the few columns [n_tma, N) are stored directly from
