@@ -61,12 +61,18 @@ TP_PIPE_FN void tp_mbar_complete_tx(tp_mbar *b, uint32_t bytes) {
 }
 
 /* One arrival on the barrier at the same shared-memory offset in CTA `cta`
- * of this cluster (which may be this CTA). */
+ * of this cluster (which may be this CTA). The arrival keeps the default
+ * .release.cta semantics, as CUTLASS's cluster barriers do: what it
+ * publishes is that this warp is done reading a stage, whose next writer is
+ * a TMA load that the peer issues only after the barrier's phase completes.
+ * A .release.cluster arrival made every consumer warp wait on a
+ * cluster-scope fence at each stage: 2-CTA kernels ran at a quarter of the
+ * single-CTA speed, ncu's top stall being "membar". */
 TP_PIPE_FN void tp_mbar_arrive_cluster(tp_mbar *b, uint32_t cta) {
   asm volatile(
       "{\n\t.reg .b32 remote;\n\t"
       "mapa.shared::cluster.u32 remote, %0, %1;\n\t"
-      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n\t}" ::"r"(
+      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n\t}" ::"r"(
           tp_smem_addr(b)),
       "r"(cta)
       : "memory");
