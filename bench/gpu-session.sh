@@ -18,7 +18,8 @@
 # It builds into /tmp/tp-build, then:
 #   check     make check (GPU tests included; 77 would mean no GPU)
 #   sanitize  compute-sanitizer memcheck/racecheck/synccheck on the pipeline
-#             test and on fused GEMMs (store, residual with f32 C)
+#             test and on fused GEMMs (store, residual with f32 C, 2-CTA
+#             clusters, split-K)
 #   example   installs into /tmp/tp-prefix, builds examples/bias_silu out of
 #             tree and runs its test (CPU and CUDA)
 #   bench     tilepipe bench over bench/shapes.txt: bf16 store, e4m3 store,
@@ -84,6 +85,18 @@ for step in $steps; do
         --epilogue residual --dtype a=e4m3,b=e4m3,d=bf16,c=f32 -m 129 -n 264 -k 300 \
         > "$logs/sanitize-residual-$tool.log" 2>&1
       say "sanitize gemm residual (f32 C) $tool: rc=$?"
+    done
+    # 2-CTA clusters (B multicast, remote empty arrivals), residual, 3 tile
+    # rows: the second cluster's upper CTA lies wholly past M.
+    reg=/tmp/tp-cluster.ini
+    cp tilepipe.ini "$reg"
+    printf '\n[standard_cluster2]\nkind = payload\nlibrary = %s\ncluster = 2x1\n' \
+      "$(sed -n 's/^library = \(.*tp_standard.so\)$/\1/p' tilepipe.ini | head -n 1)" >> "$reg"
+    for tool in memcheck racecheck synccheck; do
+      timeout 90 "$cs" --tool $tool --error-exitcode 9 ./tools/tilepipe run --backend cuda --verify \
+        --registry "$reg" --payload standard_cluster2 --epilogue residual -m 300 -n 264 -k 300 \
+        > "$logs/sanitize-cluster-$tool.log" 2>&1
+      say "sanitize gemm 2-CTA cluster residual $tool: rc=$?"
     done
     for tool in memcheck racecheck synccheck; do
       timeout 90 "$cs" --tool $tool --error-exitcode 9 ./tools/tilepipe run --backend cuda --verify \
