@@ -392,6 +392,137 @@ START_TEST(output_handoff) {
 }
 END_TEST
 
+/* ------------------------------------------ C in the output chunks */
+
+/* The standard kernel's epilogue ring (storage's source_in_output): a
+ * chunk goes round C loader -> writers (read C, write D over it) -> store
+ * -> C loader. The store, not the writers, frees a chunk for the next C, so
+ * C never lands on a chunk the store has not read, and every chunk of the
+ * ring prefetches C. Chunk v's C word i is item_word(v, 0, i), its D word
+ * item_word(v, 1, i): a writer reading D where C should be, or the store
+ * reading C where D should be, counts as bad. */
+typedef struct shared_ring_run {
+  unsigned char *base;
+  const tp_storage_layout *L;
+  uint32_t writers, items;
+  uint32_t *global;          /* items x writers x PART_WORDS */
+  _Atomic uint32_t bad_c;    /* writers: wrong C */
+  uint32_t bad_d;            /* store: wrong D */
+} shared_ring_run;
+
+typedef struct ring_writer_arg {
+  shared_ring_run *o;
+  uint32_t w;
+} ring_writer_arg;
+
+static void *ring_c_loader(void *arg) {
+  shared_ring_run *o = arg;
+  tp_input_pipeline ep = tp_storage_epi_load_pipeline(o->base, o->L);
+  tp_input_producer prod = tp_input_pipeline_producer(&ep);
+  const uint32_t words = o->writers * PART_WORDS;
+  uint32_t src[4 * PART_WORDS];
+  for (uint32_t v = 1; v <= o->items; ++v) {
+    TP_INPUT_PRODUCE(&prod, s) {
+      for (uint32_t i = 0; i < words; ++i) src[i] = item_word(v, 0, i);
+      tp_input_producer_stage_arrive_expect(&s);
+      tma_load(tp_input_producer_stage_tile(&s, 0, 0), src, words * 4u,
+               tp_input_producer_stage_barrier(&s));
+    }
+  }
+  tp_input_producer_drain(&prod);
+  return NULL;
+}
+
+static void *ring_writer(void *arg) {
+  ring_writer_arg *wa = arg;
+  shared_ring_run *o = wa->o;
+  tp_input_pipeline ep = tp_storage_epi_load_pipeline(o->base, o->L);
+  tp_input_consumer src = tp_input_pipeline_consumer(&ep, tp_arrival_warp());
+  tp_output_pipeline op = tp_storage_output_pipeline(o->base, o->L);
+  tp_output_writer wr = tp_output_pipeline_writer(&op, tp_arrival_warp());
+  uint32_t bad = 0;
+  for (uint32_t v = 1; v <= o->items; ++v) {
+    tp_input_consumer_stage in = tp_input_consumer_acquire_stage(&src);
+    tp_output_write_stage out = tp_output_writer_acquire_stage(&wr);
+    uint32_t *chunk = tp_output_write_stage_tile(&out);
+    bad += chunk != (uint32_t *)tp_input_consumer_stage_tile(&in, 0, 0);
+    for (uint32_t i = wa->w * PART_WORDS; i < (wa->w + 1) * PART_WORDS; ++i) {
+      bad += chunk[i] != item_word(v, 0, i);
+      chunk[i] = item_word(v, 1, i);
+    }
+    tp_output_write_stage_release(&out);
+    tp_input_consumer_stage_release_without_signal(&in); /* the store frees it */
+  }
+  tp_output_writer_drain(&wr);
+  atomic_fetch_add(&o->bad_c, bad);
+  return NULL;
+}
+
+static void *ring_store(void *arg) {
+  shared_ring_run *o = arg;
+  tp_output_pipeline op = tp_storage_output_pipeline(o->base, o->L);
+  tp_output_store st = tp_output_pipeline_store(&op);
+  tp_input_pipeline ep = tp_storage_epi_load_pipeline(o->base, o->L);
+  tp_input_consumer freer = tp_input_pipeline_consumer(&ep, tp_arrival_thread());
+  const uint32_t words = o->writers * PART_WORDS;
+  for (uint32_t v = 1; v <= o->items; ++v) {
+    TP_OUTPUT_STORE(&st, s) {
+      const uint32_t *chunk = tp_output_store_stage_tile(&s);
+      for (uint32_t i = 0; i < words; ++i) o->bad_d += chunk[i] != item_word(v, 1, i);
+      memcpy(o->global + (size_t)(v - 1) * words, chunk, words * 4u); /* the TMA store */
+    }
+    TP_INPUT_CONSUME(&freer, freed) {}
+  }
+  tp_output_store_drain(&st);
+  return NULL;
+}
+
+START_TEST(source_in_output_ring) {
+  const uint32_t stages = kStageCounts[_i];
+  static const uint32_t writer_counts[] = {1, 4};
+  for (size_t c = 0; c < 2; ++c) {
+    const uint32_t writers = writer_counts[c];
+    tp_storage_request r = tp_storage_request_make(1u << 20);
+    r.num_tensors = 1;
+    r.tensors[0] = (tp_stage_tensor){16, 16};
+    r.output_chunk = (tp_stage_tensor){writers * PART_WORDS * 4u, 1024};
+    r.output_stages = stages;
+    r.source_in_output = 1;
+    arena ar;
+    arena_open(&ar, &r);
+    ck_assert_uint_eq(ar.L.source_stages, stages);
+    tp_storage_counts counts = {1, writers, 1, 1}; /* source empty: the store alone */
+    tp_storage_init_barriers(ar.base, &ar.L, &counts);
+    const uint32_t items = SMALL_ITEMS / 8;
+    shared_ring_run o = {ar.base, &ar.L, writers, items, NULL, 0, 0};
+    o.global = calloc((size_t)items * writers * PART_WORDS, 4);
+    ck_assert_ptr_nonnull(o.global);
+    ring_writer_arg wa[4];
+    pthread_t threads[6];
+    spawn(&threads[0], ring_c_loader, &o);
+    spawn(&threads[1], ring_store, &o);
+    for (uint32_t w = 0; w < writers; ++w) {
+      wa[w] = (ring_writer_arg){&o, w};
+      spawn(&threads[2 + w], ring_writer, &wa[w]);
+    }
+    for (uint32_t i = 0; i < 2 + writers; ++i) join(threads[i]);
+    ck_assert_msg(atomic_load(&o.bad_c) == 0, "%u chunks, %u writers: writers saw %u bad C words",
+                  stages, writers, atomic_load(&o.bad_c));
+    ck_assert_msg(o.bad_d == 0, "%u chunks, %u writers: the store saw %u bad D words", stages,
+                  writers, o.bad_d);
+    uint32_t stored_bad = 0;
+    for (size_t i = 0; i < (size_t)items * writers * PART_WORDS; ++i) {
+      const uint32_t v = (uint32_t)(i / (writers * PART_WORDS)) + 1u;
+      stored_bad += o.global[i] != item_word(v, 1, (uint32_t)(i % (writers * PART_WORDS)));
+    }
+    ck_assert_msg(stored_bad == 0, "%u chunks, %u writers: %u bad words in global memory", stages,
+                  writers, stored_bad);
+    free(o.global);
+    arena_close(&ar);
+  }
+}
+END_TEST
+
 /* --------------------------------------------------- ordering barrier */
 
 /* `groups` groups of two threads take turns through 2 sections. Only thread
@@ -865,6 +996,7 @@ static Suite *pipeline_suite(void) {
   tcase_add_loop_test(tc, epi_load_handoff, 0, NUM_STAGE_COUNTS);
   tcase_add_test(tc, input_partial_stage);
   tcase_add_loop_test(tc, output_handoff, 0, NUM_STAGE_COUNTS);
+  tcase_add_loop_test(tc, source_in_output_ring, 0, NUM_STAGE_COUNTS);
   tcase_add_loop_test(tc, order_barrier_turns, 0, 2);
   tcase_add_loop_test(tc, load_order_pairs, 0, 2);
   tcase_add_test(tc, load_order_kernel_shape);

@@ -17,6 +17,11 @@
  *            tp_input_pipeline_consumer(&ep, tp_arrival_warp()) one per
  *            consumer warp that reads the chunk (8 cooperative, 4 ping-pong).
  *
+ * In the output chunks (storage.h's source_in_output) the consumer warps
+ * step their stages without a signal and the store frees each chunk once it
+ * has read it out: empty[s] then counts 1, the store's
+ * tp_input_pipeline_consumer(&ep, tp_arrival_thread()) release.
+ *
  * The C-load warp drains (tp_input_producer_drain) before it exits. The
  * load-order barrier (load_order_barrier.h) keeps it from prefetching a
  * tile's C before the mainloop loads of that tile are under way. */
