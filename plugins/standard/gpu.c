@@ -100,12 +100,16 @@ static uint32_t row_elems(tp_dtype dtype) { return TP_STANDARD_K_BYTES * 8 / tp_
 
 /* Tile widths with a kernel, and the speed of one full tile of each relative
  * to the widest (H100, bf16 8192^3: 128 wide ran at 733 TFLOP/s, 256 wide at
- * 789; 192 is interpolated). The narrowest, 64, serves only shapes whose
- * 128-wide tiles fill less than one wave (few_tiles): bound by memory, where
+ * 789; 192 is interpolated). 128 counts as 0.88, not 0.93: in some device
+ * calls the 128-wide kernel runs far below its best (8192^3 at 0.71 of the
+ * 256-wide speed; 2048 x 7168 x 18432 in 0.90-0.96 ms against 0.74 in
+ * others) while 192 and 256 hold (0.72 and 0.75 ms there), so 128 should
+ * win only on a clearly better wave fill. The narrowest, 64, serves only
+ * shapes whose 128-wide tiles fill less than one wave (few_tiles): bound by memory, where
  * it doubles the CTAs that pull data at little cost in split sums; its speed
  * is what bench/tune.sh measured there against 128 in splits (M <= 128). */
 static const int32_t widths[] = {256, 192, 128, 64};
-static const double width_speed[] = {1.0, 0.96, 0.93, 0.85};
+static const double width_speed[] = {1.0, 0.96, 0.88, 0.85};
 #define WIDTH_COUNT (sizeof widths / sizeof widths[0])
 #define NARROW_WIDTH 64
 
