@@ -419,15 +419,8 @@ static void *ring_c_loader(void *arg) {
   shared_ring_run *o = arg;
   tp_input_pipeline ep = tp_storage_epi_load_pipeline(o->base, o->L);
   tp_input_producer prod = tp_input_pipeline_producer(&ep);
-  const uint32_t words = o->writers * PART_WORDS;
-  uint32_t src[4 * PART_WORDS];
   for (uint32_t v = 1; v <= o->items; ++v) {
-    TP_INPUT_PRODUCE(&prod, s) {
-      for (uint32_t i = 0; i < words; ++i) src[i] = item_word(v, 0, i);
-      tp_input_producer_stage_arrive_expect(&s);
-      tma_load(tp_input_producer_stage_tile(&s, 0, 0), src, words * 4u,
-               tp_input_producer_stage_barrier(&s));
-    }
+    TP_INPUT_PRODUCE(&prod, s) { fill_stage(&s, v, 0); } /* C word i: item_word(v, 0, i) */
   }
   tp_input_producer_drain(&prod);
   return NULL;

@@ -105,9 +105,10 @@ static uint32_t row_elems(tp_dtype dtype) { return TP_STANDARD_K_BYTES * 8 / tp_
  * 256-wide speed; 2048 x 7168 x 18432 in 0.90-0.96 ms against 0.74 in
  * others) while 192 and 256 hold (0.72 and 0.75 ms there), so 128 should
  * win only on a clearly better wave fill. The narrowest, 64, serves only
- * shapes whose 128-wide tiles fill less than one wave (few_tiles): bound by memory, where
- * it doubles the CTAs that pull data at little cost in split sums; its speed
- * is what bench/tune.sh measured there against 128 in splits (M <= 128). */
+ * shapes whose 128-wide tiles fill less than one wave (few_tiles): bound by
+ * memory, where it doubles the CTAs that pull data at little cost in split
+ * sums; its speed is what bench/tune.sh measured there against 128 in
+ * splits (M <= 128). */
 static const int32_t widths[] = {256, 192, 128, 64};
 static const double width_speed[] = {1.0, 0.96, 0.88, 0.85};
 #define WIDTH_COUNT (sizeof widths / sizeof widths[0])
