@@ -52,8 +52,8 @@ tp_status tp_bench_write_csv(const char *path, const tp_bench_meta *meta, const 
   FILE *f = open_out(path, err, errlen);
   if (f == NULL) return TP_ERR_IO;
   fputs("gpu,driver,cublaslt,commit,date,payload,epilogue,dtype,out_dtype,warmup,iters,m,n,k,"
-        "copies,tilepipe_ms,tilepipe_tflops,cublaslt_ms,cublaslt_tflops,ratio,rel_diff,"
-        "rel_bound,plan_ms,host_us,check,plan,note\n",
+        "copies,tilepipe_ms,tilepipe_tflops,cublaslt_ms,cublaslt_tflops,ratio,store_ms,overhead,"
+        "rel_diff,rel_bound,plan_ms,host_us,check,plan,note\n",
         f);
   for (size_t i = 0; i < count; i++) {
     const tp_bench_row *r = &rows[i];
@@ -64,9 +64,9 @@ tp_status tp_bench_write_csv(const char *path, const tp_bench_meta *meta, const 
             meta->epilogue, tp_dtype_name(meta->dtype), tp_dtype_name(meta->out_dtype),
             meta->warmup, meta->iters, (long long)r->shape.m, (long long)r->shape.n,
             (long long)r->shape.k, r->copies);
-    const double values[] = {r->ours_ms, r->ours_tflops, r->lt_ms, r->lt_tflops,
-                             r->ratio,   r->rel_diff,    r->rel_bound, r->plan_ms,
-                             r->host_us};
+    const double values[] = {r->ours_ms,  r->ours_tflops, r->lt_ms,     r->lt_tflops,
+                             r->ratio,    r->store_ms,    r->overhead,  r->rel_diff,
+                             r->rel_bound, r->plan_ms,    r->host_us};
     for (size_t v = 0; v < sizeof values / sizeof values[0]; v++) csv_number(f, values[v], ",");
     fprintf(f, "%s,", r->check);
     csv_text(f, r->plan, ",");
@@ -124,6 +124,8 @@ tp_status tp_bench_write_json(const char *path, const tp_bench_meta *meta,
     json_number(f, "cublaslt_ms", r->lt_ms, ", ");
     json_number(f, "cublaslt_tflops", r->lt_tflops, ", ");
     json_number(f, "ratio", r->ratio, ", ");
+    json_number(f, "store_ms", r->store_ms, ", ");
+    json_number(f, "overhead", r->overhead, ", ");
     json_number(f, "rel_diff", r->rel_diff, ", ");
     json_number(f, "rel_bound", r->rel_bound, ", ");
     json_number(f, "plan_ms", r->plan_ms, ", ");

@@ -28,6 +28,9 @@ typedef struct tp_bench_row {
   int copies;                         /* rotated copies of A and B */
   double ours_ms, ours_tflops;        /* NaN when not measured */
   double lt_ms, lt_tflops, ratio;     /* ratio = ours_tflops / lt_tflops */
+  double store_ms;                    /* our store epilogue on the same inputs (residual
+                                         runs only; else NaN) */
+  double overhead;                    /* ours_ms / store_ms - 1 */
   double rel_diff;                    /* ||D_ours - D_cublaslt|| / ||D_cublaslt|| */
   double rel_bound;                   /* what rel_diff is judged against */
   double plan_ms;                     /* tp_plan_create, wall clock (link or cache hit) */

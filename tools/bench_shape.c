@@ -23,6 +23,7 @@ typedef struct shape_state {
   int copies;
   void *lt_d; /* cuBLASLt's D */
   tp_plan *plan;
+  tp_plan *store_plan; /* a residual's baseline: our store on the same inputs */
   tp_cublaslt_gemm *lt;
 } shape_state;
 
@@ -113,6 +114,7 @@ device_error:
 static void release(shape_state *s) {
   tp_cublaslt_gemm_destroy(s->lt);
   tp_plan_destroy(s->plan);
+  tp_plan_destroy(s->store_plan);
   for (int i = 1; i < MAX_COPIES; i++) {
     tp_device_free(s->a[i]);
     tp_device_free(s->b[i]);
@@ -131,6 +133,27 @@ static double time_side(const tp_bench_env *env, side *x, const char *who, tp_be
     return NAN;
   }
   return ms;
+}
+
+/* The epilogue's cost over a plain store, for an epilogue other than store:
+ * our store plan of the same problem without C, timed like `ours` right
+ * after it in the same process (the issue's "overhead against our own
+ * store" must not compare runs minutes apart, whose clocks differ). It
+ * writes into cuBLASLt's D, which cuBLASLt then overwrites whole. */
+static void time_store_baseline(const tp_bench_env *env, shape_state *s, tp_bench_row *row) {
+  side store = {.desc = s->gpu.desc, .s = s};
+  store.desc.c.dtype = TP_DTYPE_NONE;
+  store.desc.c.data = NULL;
+  store.desc.beta = 0.0f;
+  store.desc.d.data = s->lt_d;
+  if (tp_plan_create(&s->store_plan, env->registry, env->payload, "store", &store.desc,
+                     TP_BACKEND_CUDA) != TP_OK) {
+    note(row, "store", tp_error_message());
+    return;
+  }
+  store.plan = s->store_plan;
+  row->store_ms = time_side(env, &store, "store", row);
+  row->overhead = row->ours_ms / row->store_ms - 1.0;
 }
 
 /* Our D against cuBLASLt's, both copied back to the host. */
@@ -157,7 +180,7 @@ void tp_bench_shape(const tp_bench_env *env, tp_shape shape, tp_bench_row *row) 
   memset(row, 0, sizeof *row);
   row->shape = shape;
   row->ours_ms = row->ours_tflops = row->lt_ms = row->lt_tflops = row->ratio = NAN;
-  row->plan_ms = row->host_us = NAN;
+  row->plan_ms = row->host_us = row->store_ms = row->overhead = NAN;
   row->rel_diff = row->rel_bound = NAN;
   row->check = "error";
   shape_state s;
@@ -178,6 +201,7 @@ void tp_bench_shape(const tp_bench_env *env, tp_shape shape, tp_bench_row *row) 
     ours.plan = s.plan;
     row->ours_ms = time_side(env, &ours, "tilepipe", row);
     row->host_us = host_overhead(&ours);
+    if (strcmp(env->epilogue, "store") != 0 && s.lt_d != NULL) time_store_baseline(env, &s, row);
   } else {
     note(row, "tilepipe", tp_error_message());
   }

@@ -72,11 +72,13 @@ static int parse_dtype(const char *flag, const char *name, tp_dtype *out) {
   return TP_EXIT_OK;
 }
 
-static void print_row(const tp_bench_row *r) {
-  printf("%6lld %6lld %6lld %3d %10.4f %8.1f %10.4f %8.1f %6.3f %8.1f %7.1f  %s",
-         (long long)r->shape.m, (long long)r->shape.n, (long long)r->shape.k, r->copies,
-         r->ours_ms, r->ours_tflops, r->lt_ms, r->lt_tflops, r->ratio, r->plan_ms, r->host_us,
-         r->check);
+/* with_store: the residual's columns (our store's time, the overhead). */
+static void print_row(const tp_bench_row *r, int with_store) {
+  printf("%6lld %6lld %6lld %3d %10.4f %8.1f %10.4f %8.1f %6.3f", (long long)r->shape.m,
+         (long long)r->shape.n, (long long)r->shape.k, r->copies, r->ours_ms, r->ours_tflops,
+         r->lt_ms, r->lt_tflops, r->ratio);
+  if (with_store) printf(" %10.4f %+6.1f%%", r->store_ms, 100.0 * r->overhead);
+  printf(" %8.1f %7.1f  %s", r->plan_ms, r->host_us, r->check);
   if (!isnan(r->rel_diff)) printf(" (rel %.2g, bound %.2g)", r->rel_diff, r->rel_bound);
   printf("\n");
   if (r->note[0]) printf("       note: %s\n", r->note);
@@ -104,14 +106,19 @@ static int bench(const bench_args *a, tp_bench_env *env, tp_bench_meta *meta,
                  const tp_shape *shapes, size_t count) {
   tp_bench_row *rows = calloc(count, sizeof *rows);
   if (rows == NULL) return tp_cli_fail("bench", TP_EXIT_ERROR, "out of host memory");
-  printf("%6s %6s %6s %3s %10s %8s %10s %8s %6s %8s %7s  %s\n", "M", "N", "K", "cp", "ours ms",
-         "TFLOP/s", "cuBLAS ms", "TFLOP/s", "ratio", "plan ms", "host us", "check");
-  double log_sum = 0.0;
+  const int with_store = strcmp(a->epilogue, "store") != 0;
+  printf("%6s %6s %6s %3s %10s %8s %10s %8s %6s", "M", "N", "K", "cp", "ours ms", "TFLOP/s",
+         "cuBLAS ms", "TFLOP/s", "ratio");
+  if (with_store) printf(" %10s %7s", "store ms", "over");
+  printf(" %8s %7s  %s\n", "plan ms", "host us", "check");
+  double log_sum = 0.0, worst = NAN;
   int ratios = 0, rc = TP_EXIT_OK;
   for (size_t i = 0; i < count; i++) {
     env->seed = (uint64_t)a->seed + i;
     tp_bench_shape(env, shapes[i], &rows[i]);
-    print_row(&rows[i]);
+    print_row(&rows[i], with_store);
+    if (!isnan(rows[i].overhead) && (isnan(worst) || rows[i].overhead > worst))
+      worst = rows[i].overhead;
     if (!isnan(rows[i].ratio) && rows[i].ratio > 0) {
       log_sum += log(rows[i].ratio);
       ratios++;
@@ -123,6 +130,8 @@ static int bench(const bench_args *a, tp_bench_env *env, tp_bench_meta *meta,
   if (ratios)
     printf("geometric mean of the ratios (tilepipe / cuBLASLt): %.3f over %d shapes\n",
            meta->geomean_ratio, ratios);
+  if (with_store && !isnan(worst))
+    printf("largest overhead over our store epilogue (same process): %+.1f%%\n", 100.0 * worst);
   char err[512];
   if (a->csv && tp_bench_write_csv(a->csv, meta, rows, count, err, sizeof err) != TP_OK)
     rc = tp_cli_fail("bench", TP_EXIT_ERROR, "%s", err);
