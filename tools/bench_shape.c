@@ -21,13 +21,14 @@ typedef struct shape_state {
   tp_gpu_problem gpu;
   void *a[MAX_COPIES], *b[MAX_COPIES];
   int copies;
-  void *lt_d; /* cuBLASLt's D */
+  void *lt_d;    /* cuBLASLt's D */
+  void *store_d; /* the store baseline's D (residual runs) */
   tp_plan *plan;
   tp_plan *store_plan; /* a residual's baseline: our store on the same inputs */
   tp_cublaslt_gemm *lt;
 } shape_state;
 
-/* One implementation, run by tp_time_median. */
+/* One implementation, run by tp_time_medians_interleaved. */
 typedef struct side {
   tp_plan *plan;               /* ours, or */
   const tp_cublaslt_gemm *lt;  /* cuBLASLt's */
@@ -120,40 +121,51 @@ static void release(shape_state *s) {
     tp_device_free(s->b[i]);
   }
   tp_device_free(s->lt_d);
+  tp_device_free(s->store_d);
   tp_gpu_problem_destroy(&s->gpu);
   tp_ref_problem_destroy(&s->host);
 }
 
-/* Times one side; NaN and a note when it cannot run. */
-static double time_side(const tp_bench_env *env, side *x, const char *who, tp_bench_row *row) {
+/* Times the sides that could be set up against each other (interleaved,
+ * tools/timing.h) into *ms[i]; NaN and a note when they cannot run. */
+static void time_sides(const tp_bench_env *env, side *const *sides, double *const *ms, int n,
+                       tp_bench_row *row) {
+  tp_timed_side timed[3];
+  double median[3];
   char err[256];
-  double ms;
-  if (tp_time_median(1, env->warmup, env->iters, run_side, x, &ms, err, sizeof err) != TP_OK) {
-    note(row, who, err);
-    return NAN;
+  if (n == 0) return;
+  for (int i = 0; i < n; i++) timed[i] = (tp_timed_side){run_side, sides[i]};
+  if (tp_time_medians_interleaved(n, env->warmup, env->iters, timed, median, err, sizeof err) !=
+      TP_OK) {
+    note(row, "timing", err);
+    return;
   }
-  return ms;
+  for (int i = 0; i < n; i++) *ms[i] = median[i];
 }
 
 /* The epilogue's cost over a plain store, for an epilogue other than store:
- * our store plan of the same problem without C, timed like `ours` right
- * after it in the same process (the issue's "overhead against our own
- * store" must not compare runs minutes apart, whose clocks differ). It
- * writes into cuBLASLt's D, which cuBLASLt then overwrites whole. */
-static void time_store_baseline(const tp_bench_env *env, shape_state *s, tp_bench_row *row) {
-  side store = {.desc = s->gpu.desc, .s = s};
-  store.desc.c.dtype = TP_DTYPE_NONE;
-  store.desc.c.data = NULL;
-  store.desc.beta = 0.0f;
-  store.desc.d.data = s->lt_d;
-  if (tp_plan_create(&s->store_plan, env->registry, env->payload, "store", &store.desc,
+ * our store plan of the same problem without C, into a D of its own, timed
+ * in the same rounds as the others (the issue's "overhead against our own
+ * store" must not compare runs minutes apart, whose clocks differ). */
+static int plan_store_baseline(const tp_bench_env *env, shape_state *s, side *store,
+                               tp_bench_row *row) {
+  *store = (side){.desc = s->gpu.desc, .s = s};
+  store->desc.c.dtype = TP_DTYPE_NONE;
+  store->desc.c.data = NULL;
+  store->desc.beta = 0.0f;
+  const size_t d_bytes = (size_t)s->gpu.bytes[TP_REF_D];
+  if (tp_device_alloc(&s->store_d, d_bytes) != TP_OK) {
+    note(row, "store", tp_error_message());
+    return 0;
+  }
+  store->desc.d.data = s->store_d;
+  if (tp_plan_create(&s->store_plan, env->registry, env->payload, "store", &store->desc,
                      TP_BACKEND_CUDA) != TP_OK) {
     note(row, "store", tp_error_message());
-    return;
+    return 0;
   }
-  store.plan = s->store_plan;
-  row->store_ms = time_side(env, &store, "store", row);
-  row->overhead = row->ours_ms / row->store_ms - 1.0;
+  store->plan = s->store_plan;
+  return 1;
 }
 
 /* Our D against cuBLASLt's, both copied back to the host. */
@@ -192,30 +204,39 @@ void tp_bench_shape(const tp_bench_env *env, tp_shape shape, tp_bench_row *row) 
     return;
   }
   row->copies = s.copies;
-  side ours = {.desc = s.gpu.desc, .s = &s};
+  side ours = {.desc = s.gpu.desc, .s = &s}, store, theirs = {.desc = s.gpu.desc, .s = &s};
+  side *sides[3];
+  double *ms[3];
+  int n = 0;
   const double t0 = tp_time_now_ms();
   if (tp_plan_create(&s.plan, env->registry, env->payload, env->epilogue, &s.gpu.desc,
                      TP_BACKEND_CUDA) == TP_OK) {
     row->plan_ms = tp_time_now_ms() - t0;
     tp_plan_describe(s.plan, row->plan, sizeof row->plan);
     ours.plan = s.plan;
-    row->ours_ms = time_side(env, &ours, "tilepipe", row);
-    row->host_us = host_overhead(&ours);
-    if (strcmp(env->epilogue, "store") != 0 && s.lt_d != NULL) time_store_baseline(env, &s, row);
+    sides[n] = &ours;
+    ms[n++] = &row->ours_ms;
+    if (strcmp(env->epilogue, "store") != 0 && plan_store_baseline(env, &s, &store, row)) {
+      sides[n] = &store;
+      ms[n++] = &row->store_ms;
+    }
   } else {
     note(row, "tilepipe", tp_error_message());
   }
-  side theirs = {.desc = s.gpu.desc, .s = &s};
   theirs.desc.d.data = s.lt_d;
   if (env->cublaslt) {
     if (tp_cublaslt_gemm_create(&s.lt, env->cublaslt, &theirs.desc, env->workspace,
                                 env->workspace_bytes, err, sizeof err) == TP_OK) {
       theirs.lt = s.lt;
-      row->lt_ms = time_side(env, &theirs, "cuBLASLt", row);
+      sides[n] = &theirs;
+      ms[n++] = &row->lt_ms;
     } else {
       note(row, "cuBLASLt", err);
     }
   }
+  time_sides(env, sides, ms, n, row);
+  if (ours.plan) row->host_us = host_overhead(&ours);
+  row->overhead = row->ours_ms / row->store_ms - 1.0;
   const double flops = 2.0 * (double)shape.m * (double)shape.n * (double)shape.k;
   row->ours_tflops = flops / (row->ours_ms * 1e9);
   row->lt_tflops = flops / (row->lt_ms * 1e9);

@@ -5,8 +5,10 @@
  * to 16 bytes), uploaded once. When A and B together are smaller than twice
  * the L2 cache, they get extra device copies (up to 64) and run i reads copy
  * i % copies, so that neither side is timed on inputs left hot in L2 by the
- * previous run. Each side has its own D, poisoned (NaN) first; both are
- * timed with CUDA events, median of `iters` runs after `warmup`; then the
+ * previous run. Each side has its own D, poisoned (NaN) first; the sides
+ * (ours, our store epilogue as a residual's baseline, cuBLASLt) are timed
+ * in rounds, one run of each in turn, CUDA events around every run, median
+ * of `iters` rounds after `warmup` (tools/timing.h says why); then the
  * two Ds are compared: ||D_ours - D_cublaslt|| / ||D_cublaslt|| must stay
  * within twice the normwise bound of tools/reference/compare.h (each side
  * may be that far from the exact result). */

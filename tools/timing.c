@@ -38,52 +38,84 @@ static tp_status time_on_host(int warmup, int iters, tp_timed_fn fn, void *ctx, 
   return st;
 }
 
-static tp_status time_on_gpu(int warmup, int iters, tp_timed_fn fn, void *ctx, double *ms,
+/* Runs sides[0..n) in turn, each timed run with its own event pair:
+ * ms[s * iters + i] is run i of side s. */
+static tp_status time_on_gpu(int n, int warmup, int iters, const tp_timed_side *sides, double *ms,
                              char *err, size_t errlen) {
-  tp_device_timer **timers = calloc((size_t)iters, sizeof *timers);
+  const size_t runs = (size_t)n * (size_t)iters;
+  tp_device_timer **timers = calloc(runs, sizeof *timers);
   if (timers == NULL) {
     snprintf(err, errlen, "out of host memory");
     return TP_ERR_OUT_OF_MEMORY;
   }
   tp_status st = TP_OK;
-  for (int i = 0; i < iters && st == TP_OK; i++)
-    if ((st = tp_device_timer_create(&timers[i])) != TP_OK)
+  for (size_t r = 0; r < runs && st == TP_OK; r++)
+    if ((st = tp_device_timer_create(&timers[r])) != TP_OK)
       device_failed("timer", st, err, errlen);
-  for (int i = 0; i < warmup && st == TP_OK; i++) st = fn(ctx, i, err, errlen);
+  for (int i = 0; i < warmup && st == TP_OK; i++)
+    for (int s = 0; s < n && st == TP_OK; s++) st = sides[s].fn(sides[s].ctx, i, err, errlen);
   for (int i = 0; i < iters && st == TP_OK; i++) {
-    if ((st = tp_device_timer_record(timers[i], TP_TIMER_START, NULL)) != TP_OK) {
-      device_failed("timer start", st, err, errlen);
-      break;
+    for (int s = 0; s < n && st == TP_OK; s++) {
+      tp_device_timer *t = timers[(size_t)s * (size_t)iters + (size_t)i];
+      if ((st = tp_device_timer_record(t, TP_TIMER_START, NULL)) != TP_OK) {
+        device_failed("timer start", st, err, errlen);
+        break;
+      }
+      if ((st = sides[s].fn(sides[s].ctx, warmup + i, err, errlen)) != TP_OK) break;
+      if ((st = tp_device_timer_record(t, TP_TIMER_STOP, NULL)) != TP_OK)
+        device_failed("timer stop", st, err, errlen);
     }
-    if ((st = fn(ctx, warmup + i, err, errlen)) != TP_OK) break;
-    if ((st = tp_device_timer_record(timers[i], TP_TIMER_STOP, NULL)) != TP_OK)
-      device_failed("timer stop", st, err, errlen);
   }
-  for (int i = 0; i < iters && st == TP_OK; i++) {
+  for (size_t r = 0; r < runs && st == TP_OK; r++) {
     float t = 0.0f;
-    if ((st = tp_device_timer_elapsed_ms(timers[i], &t)) != TP_OK)
+    if ((st = tp_device_timer_elapsed_ms(timers[r], &t)) != TP_OK)
       device_failed("timer", st, err, errlen);
-    ms[i] = t;
+    ms[r] = t;
   }
-  for (int i = 0; i < iters; i++) tp_device_timer_destroy(timers[i]);
+  for (size_t r = 0; r < runs; r++) tp_device_timer_destroy(timers[r]);
   free(timers);
+  return st;
+}
+
+static tp_status check_counts(int n, int warmup, int iters, char *err, size_t errlen) {
+  if (n >= 1 && iters >= 1 && warmup >= 0) return TP_OK;
+  snprintf(err, errlen, "need at least one side and one timed run (got %d sides, %d runs, warm-up %d)",
+           n, iters, warmup);
+  return TP_ERR_INVALID_ARGUMENT;
+}
+
+tp_status tp_time_medians_interleaved(int n, int warmup, int iters, const tp_timed_side *sides,
+                                      double *median_ms, char *err, size_t errlen) {
+  tp_status st = check_counts(n, warmup, iters, err, errlen);
+  if (st != TP_OK) return st;
+  for (int s = 0; s < n; s++) median_ms[s] = 0.0;
+  double *ms = calloc((size_t)n * (size_t)iters, sizeof *ms);
+  if (ms == NULL) {
+    snprintf(err, errlen, "out of host memory");
+    return TP_ERR_OUT_OF_MEMORY;
+  }
+  st = time_on_gpu(n, warmup, iters, sides, ms, err, errlen);
+  for (int s = 0; s < n && st == TP_OK; s++)
+    median_ms[s] = tp_median(ms + (size_t)s * (size_t)iters, (size_t)iters);
+  free(ms);
   return st;
 }
 
 tp_status tp_time_median(int on_gpu, int warmup, int iters, tp_timed_fn fn, void *ctx,
                          double *median_ms, char *err, size_t errlen) {
   *median_ms = 0.0;
-  if (iters < 1 || warmup < 0) {
-    snprintf(err, errlen, "need at least one timed run (got %d, warm-up %d)", iters, warmup);
-    return TP_ERR_INVALID_ARGUMENT;
+  if (on_gpu) {
+    const tp_timed_side side = {fn, ctx};
+    return tp_time_medians_interleaved(1, warmup, iters, &side, median_ms, err, errlen);
   }
+  tp_status st = check_counts(1, warmup, iters, err, errlen);
+  if (st != TP_OK) return st;
   double *ms = calloc((size_t)iters, sizeof *ms);
   if (ms == NULL) {
     snprintf(err, errlen, "out of host memory");
     return TP_ERR_OUT_OF_MEMORY;
   }
-  tp_status st = on_gpu ? time_on_gpu(warmup, iters, fn, ctx, ms, err, errlen)
-                        : time_on_host(warmup, iters, fn, ctx, ms, err, errlen);
+  st = time_on_host(warmup, iters, fn, ctx, ms, err, errlen);
   if (st == TP_OK) *median_ms = tp_median(ms, (size_t)iters);
   free(ms);
   return st;
