@@ -43,7 +43,8 @@ tpdevice_HEADERS = \
 	include/tilepipe/device/wgmma_ops.h \
 	include/tilepipe/device/warpgroup.h \
 	include/tilepipe/device/epilogue.h \
-	include/tilepipe/device/split_k.h
+	include/tilepipe/device/split_k.h \
+	include/tilepipe/device/smem_matrix.h
 EXTRA_DIST += tools/gen/gen_wgmma_ops.py
 
 TP_PUBLIC_HEADER_FILES = $(tpinclude_HEADERS) $(tppipeline_HEADERS) $(tpdevice_HEADERS)

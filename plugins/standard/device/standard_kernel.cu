@@ -49,6 +49,7 @@
 
 #include "plugins/standard/device/standard_params.h"
 #include "tilepipe/device/epilogue.h"
+#include "tilepipe/device/smem_matrix.h"
 #include "tilepipe/device/split_k.h"
 #include "tilepipe/device/tma.h"
 #include "tilepipe/device/warpgroup.h"
@@ -310,49 +311,104 @@ TP_DEV chunk_pos chunk_pos_of(uint32_t wg, int j, int half) {
 }
 
 /* Column groups the epilogue handles per step: their C values (16 floats)
- * sit in registers while the hook runs. */
+ * and results sit in registers while the hook runs. */
 enum { EPI_STEP_J = 4 };
 
+/* What the chunk holds before the epilogue writes D over it: nothing, C in
+ * D's (16-bit) dtype, or f32 C (in one 128-byte box per 32 columns). Tested
+ * once per step, outside the loads: the branch is uniform and the loops
+ * inside each case straight-line. */
+enum source_kind { SOURCE_NONE, SOURCE_AS_D, SOURCE_F32 };
+
+template <int DT>
+TP_DEV int source_kind_of(int32_t source_dtype) {
+  if (source_dtype == TP_DTYPE_NONE) return SOURCE_NONE;
+  return DT != TP_DTYPE_F32 && source_dtype == DT ? SOURCE_AS_D : SOURCE_F32;
+}
+
+/* Two 16-bit values of D's dtype (low half first) as floats. */
+template <int DT>
+TP_DEV float2 unpack_pair(uint32_t v) {
+  if (DT == TP_DTYPE_BF16) return make_float2(__uint_as_float(v << 16), __uint_as_float(v & 0xffff0000u));
+  __half2 h;
+  memcpy(&h, &v, sizeof v);
+  return __half22float2(h);
+}
+
+template <int DT>
+TP_DEV uint32_t pack_pair(float v0, float v1) {
+  uint32_t v;
+  if (DT == TP_DTYPE_BF16) {
+    const __nv_bfloat162 b = __floats2bfloat162_rn(v0, v1);
+    memcpy(&v, &b, sizeof v);
+  } else {
+    const __half2 h = __floats2half2_rn(v0, v1);
+    memcpy(&v, &h, sizeof v);
+  }
+  return v;
+}
+
 /* The source values of column groups j0..j0+EPI_STEP_J-1 of a staged chunk
- * (C's 128-byte boxes side by side, each 128 rows, swizzled like every
- * tile), two per (j, half), or zeros without C. The dtype is tested once,
- * outside the loads, so the hook's loop that follows has no branch. */
-TP_DEV void source_fetch(const unsigned char *chunk, int32_t dtype, uint32_t wg, int j0,
-                         float *s) {
-  if (dtype == TP_DTYPE_NONE) {
+ * into s[4 j + 2 half + e] (the accumulator fragment's order), or zeros
+ * without C. 16-bit C comes in with ldmatrix (tilepipe/device/smem_matrix.h),
+ * f32 C pair by pair. */
+template <int DT>
+TP_DEV void source_fetch(const unsigned char *chunk, int kind, uint32_t wg, int j0, float *s) {
+  if (kind == SOURCE_NONE) {
 #pragma unroll
     for (int i = 0; i < EPI_STEP_J * 4; ++i) s[i] = 0.0f;
-    return;
-  }
+  } else if (DT != TP_DTYPE_F32 && kind == SOURCE_AS_D) {
+    const uint32_t warp_rows = wg * 64u + threadIdx.x % 128u / 32u * 16u;
 #pragma unroll
-  for (int j = 0; j < EPI_STEP_J; ++j) {
+    for (int j = 0; j < EPI_STEP_J; j += 2) {
+      uint32_t v[4];
+      tp_smem_matrix_load_x4(tp_smem_matrix_lane_addr(tp_smem_addr(chunk), warp_rows, j0 + j), v);
 #pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const chunk_pos q = chunk_pos_of(wg, j0 + j, half);
-      float2 v;
-      if (dtype == TP_DTYPE_F32) {
-        const uint32_t box = q.col / 32u, cb = (q.col % 32u) * 4u;
-        v = *(const float2 *)(chunk + box * TP_STANDARD_TILE_M * 128u + swizzle128(q.row, cb));
-      } else if (dtype == TP_DTYPE_BF16) {
-        v = __bfloat1622float2(*(const __nv_bfloat162 *)(chunk + swizzle128(q.row, q.col * 2u)));
-      } else {
-        v = __half22float2(*(const __half2 *)(chunk + swizzle128(q.row, q.col * 2u)));
+      for (int i = 0; i < 4; ++i) {
+        const float2 f = unpack_pair<DT>(v[i]);
+        s[4 * j + 2 * i] = f.x;
+        s[4 * j + 2 * i + 1] = f.y;
       }
-      s[4 * j + 2 * half] = v.x;
-      s[4 * j + 2 * half + 1] = v.y;
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < EPI_STEP_J; ++j) {
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const chunk_pos q = chunk_pos_of(wg, j0 + j, half);
+        const uint32_t box = q.col / 32u, cb = (q.col % 32u) * 4u;
+        const float2 v =
+            *(const float2 *)(chunk + box * TP_STANDARD_TILE_M * 128u + swizzle128(q.row, cb));
+        s[4 * j + 2 * half] = v.x;
+        s[4 * j + 2 * half + 1] = v.y;
+      }
     }
   }
 }
 
-/* Writes two adjacent outputs of row `row` into the swizzled D chunk. */
+/* Writes the results d[4 j + 2 half + e] of column groups j0..j0+3 into the
+ * swizzled D chunk: stmatrix for a 16-bit D, pair by pair for f32. */
 template <int DT>
-TP_DEV void store_pair(unsigned char *chunk, uint32_t row, uint32_t col, float v0, float v1) {
+TP_DEV void chunk_write(unsigned char *chunk, uint32_t wg, int j0, const float *d) {
   if (DT == TP_DTYPE_F32) {
-    *(float2 *)(chunk + swizzle128(row, col * 4u)) = make_float2(v0, v1);
-  } else if (DT == TP_DTYPE_BF16) {
-    *(__nv_bfloat162 *)(chunk + swizzle128(row, col * 2u)) = __floats2bfloat162_rn(v0, v1);
+#pragma unroll
+    for (int j = 0; j < EPI_STEP_J; ++j) {
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const chunk_pos q = chunk_pos_of(wg, j0 + j, half);
+        *(float2 *)(chunk + swizzle128(q.row, q.col * 4u)) =
+            make_float2(d[4 * j + 2 * half], d[4 * j + 2 * half + 1]);
+      }
+    }
   } else {
-    *(__half2 *)(chunk + swizzle128(row, col * 2u)) = __floats2half2_rn(v0, v1);
+    const uint32_t warp_rows = wg * 64u + threadIdx.x % 128u / 32u * 16u;
+#pragma unroll
+    for (int j = 0; j < EPI_STEP_J; j += 2) {
+      uint32_t v[4];
+#pragma unroll
+      for (int i = 0; i < 4; ++i) v[i] = pack_pair<DT>(d[4 * j + 2 * i], d[4 * j + 2 * i + 1]);
+      tp_smem_matrix_store_x4(tp_smem_matrix_lane_addr(tp_smem_addr(chunk), warp_rows, j0 + j), v);
+    }
   }
 }
 
@@ -404,6 +460,7 @@ TP_DEV void consumer_epilogue(const tp_standard_params &p, const float *acc, int
   static_assert(chunks::cols / 8 % EPI_STEP_J == 0, "a chunk is whole epilogue steps");
   const int32_t source_dtype = p.epilogue.source_dtype;
   const bool has_source = source_dtype != TP_DTYPE_NONE;
+  const int kind = source_kind_of<DT>(source_dtype);
   /* D is written over C in the same chunk. Where C's elements are wider
    * than D's, a thread's D lands on C that other lanes of its warp (the
    * row's owners) read in the same step: they must all have read first. */
@@ -416,12 +473,11 @@ TP_DEV void consumer_epilogue(const tp_standard_params &p, const float *acc, int
     if (has_source) in = tp_input_consumer_acquire_stage(src);
     tp_output_write_stage os = tp_output_writer_acquire_stage(out);
     unsigned char *chunk = (unsigned char *)tp_output_write_stage_tile(&os);
-    const unsigned char *source = has_source ? chunk : nullptr;
     const int32_t col0 = n0 + c * chunks::cols;
 #pragma unroll
     for (int j0 = 0; j0 < chunks::cols / 8; j0 += EPI_STEP_J) {
-      float s[EPI_STEP_J * 4];
-      source_fetch(source, source_dtype, wg, j0, s);
+      float s[EPI_STEP_J * 4], d[EPI_STEP_J * 4];
+      source_fetch<DT>(chunk, kind, wg, j0, s);
       if (c_wider) __syncwarp();
 #pragma unroll
       for (int j = 0; j < EPI_STEP_J; ++j) {
@@ -431,16 +487,20 @@ TP_DEV void consumer_epilogue(const tp_standard_params &p, const float *acc, int
           const chunk_pos q = chunk_pos_of(wg, j0 + j, half);
           const int32_t hrow = min(m0 + (int32_t)q.row, last_row);
           const int32_t gcol = col0 + (int32_t)q.col;
-          const float v0 = tp_epilogue_apply(&p.epilogue, acc[frag + 2 * half],
-                                             s[4 * j + 2 * half], hrow, min(gcol, last_col));
-          const float v1 =
-              tp_epilogue_apply(&p.epilogue, acc[frag + 2 * half + 1], s[4 * j + 2 * half + 1],
-                                hrow, min(gcol + 1, last_col));
-          store_pair<DT>(chunk, q.row, q.col, v0, v1);
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            const int i = 4 * j + 2 * half + e;
+            d[i] = tp_epilogue_apply(&p.epilogue, acc[frag + 2 * half + e], s[i], hrow,
+                                     min(gcol + e, last_col));
+          }
         }
       }
+      chunk_write<DT>(chunk, wg, j0, d);
     }
-    if (edge) store_ragged<BN, DT>(p, chunk, m0, col0, wg);
+    if (edge) {
+      __syncwarp(); /* stmatrix wrote this thread's values from other lanes' addresses */
+      store_ragged<BN, DT>(p, chunk, m0, col0, wg);
+    }
     tp_output_write_stage_release(&os); /* fence for the TMA, one arrival per warp */
     /* The store warp frees the chunk for the next C, once stored. */
     if (has_source) tp_input_consumer_stage_release_without_signal(&in);
