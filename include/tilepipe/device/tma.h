@@ -46,6 +46,15 @@ TP_TMA_FN void tp_tma_load_2d_multicast(void *dst, const tp_tma_desc *desc, tp_m
       : "memory");
 }
 
+/* Starts bringing the box at (c0, c1) into L2 and completes on nothing: a
+ * later load of the same box then waits on L2 rather than DRAM. */
+TP_TMA_FN void tp_tma_prefetch_l2_2d(const tp_tma_desc *desc, int32_t c0, int32_t c1) {
+  asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {%1, %2}];" ::"l"(
+                   (uint64_t)desc),
+               "r"(c0), "r"(c1)
+               : "memory");
+}
+
 TP_TMA_FN void tp_tma_store_2d(const tp_tma_desc *desc, const void *src, int32_t c0, int32_t c1) {
   asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];" ::"l"(
                    (uint64_t)desc),

@@ -281,6 +281,13 @@ TP_DEV void run_source_loader(const tp_standard_params &p) {
     int32_t m0, n0;
     tile_origin<CLUSTER_M, BN>(p, s, w.tile, &m0, &n0);
     tp_load_order_wait(&order);
+    /* Chunks past the ring's depth load only once the epilogue has stored
+     * the chunk before them, and the consumers wait for them: bring them
+     * into L2 now, under the mainloop, so that they come from there. */
+    for (int32_t c = (int32_t)ep.pipe.stages; c < chunk_traits<BN, DT>::count; ++c) {
+      for (int32_t x = 0; x < boxes; ++x)
+        tp_tma_prefetch_l2_2d(&p.c, n0 + c * chunk_traits<BN, DT>::cols + x * box_cols, m0);
+    }
     for (int32_t c = 0; c < chunk_traits<BN, DT>::count; ++c) {
       TP_INPUT_PRODUCE(&prod, st) {
         unsigned char *chunk = (unsigned char *)tp_input_producer_stage_tile(&st, 0, 0);
