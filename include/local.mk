@@ -14,6 +14,7 @@ tpinclude_HEADERS = \
 	include/tilepipe/plugin.h \
 	include/tilepipe/tma_desc.h \
 	include/tilepipe/epilogue_args.h \
+	include/tilepipe/fast_div.h \
 	include/tilepipe/device.h
 
 tppipelinedir = $(includedir)/tilepipe/pipeline

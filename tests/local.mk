@@ -10,6 +10,10 @@ check_PROGRAMS += tests/test_dtype
 tests_test_dtype_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
 tests_test_dtype_LDADD = $(TP_TEST_LIBS)
 
+check_PROGRAMS += tests/test_fast_div
+tests_test_fast_div_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
+tests_test_fast_div_LDADD = $(CHECK_LIBS)
+
 # Registry and loader tests, with their purpose-built plugins (tests/plugins/,
 # one defect per fixture). -rpath makes libtool build real shared modules
 # although nothing installs them. The tests find them through

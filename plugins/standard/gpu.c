@@ -366,6 +366,12 @@ tp_status standard_gpu_args_slot(const tp_payload_plan *plan, const tp_epilogue_
   p->tiles_n = g.tiles_n;
   p->k_blocks = (int32_t)plan->k_blocks;
   p->raster_m = g.raster_m;
+  const int32_t cluster_rows = ceil_div(g.tiles_m, g.cluster_m);
+  p->last_group = (cluster_rows - 1) / g.raster_m;
+  p->group_div = tp_fast_div_make((uint32_t)(g.raster_m * g.tiles_n));
+  p->rows_div = tp_fast_div_make((uint32_t)g.raster_m);
+  p->last_rows_div = tp_fast_div_make((uint32_t)(cluster_rows - p->last_group * g.raster_m));
+  p->splits_div = tp_fast_div_make((uint32_t)g.splits);
   p->n_tma = (int32_t)n_tma;
   p->d_data = desc->d.data;
   p->ldd = desc->d.stride[0];

@@ -131,28 +131,28 @@ TP_DEV tile_schedule tile_schedule_make(const tp_standard_params &p) {
   return s;
 }
 
-/* Splits get k_blocks / splits k-blocks each, give or take one. */
+/* Splits get k_blocks / splits k-blocks each, give or take one. The
+ * divisions are tilepipe/fast_div.h's: every role maps a unit at every
+ * tile, and the consumers do it between one tile's epilogue and the next
+ * tile's mainloop. */
 TP_DEV work_unit work_unit_of(const tp_standard_params &p, int32_t u) {
   work_unit w;
-  w.tile = u / p.splits;
+  w.tile = (int32_t)tp_fast_div_quot(p.splits_div, (uint32_t)u);
   w.split = u - w.tile * p.splits;
-  w.kb_begin = w.split * p.k_blocks / p.splits;
-  w.kb_end = (w.split + 1) * p.k_blocks / p.splits;
+  w.kb_begin = (int32_t)tp_fast_div_quot(p.splits_div, (uint32_t)(w.split * p.k_blocks));
+  w.kb_end = (int32_t)tp_fast_div_quot(p.splits_div, (uint32_t)((w.split + 1) * p.k_blocks));
   w.last = w.split == p.splits - 1;
   return w;
 }
 
 /* Output tile origin (m0, n0) of cluster tile t for this CTA. */
 template <int CLUSTER_M, int BN>
-TP_DEV void tile_origin(const tp_standard_params &p, const tile_schedule &s, int32_t t, int32_t *m0,
-                        int32_t *n0) {
-  const int32_t group_tiles = p.raster_m * p.tiles_n;
-  const int32_t group = t / group_tiles;
-  const int32_t first_row = group * p.raster_m;
-  const int32_t rows = min(p.raster_m, s.cluster_rows - first_row);
-  const int32_t in_group = t - group * group_tiles;
-  const int32_t cluster_row = first_row + in_group % rows;
-  const int32_t col = in_group / rows;
+TP_DEV void tile_origin(const tp_standard_params &p, int32_t t, int32_t *m0, int32_t *n0) {
+  const int32_t group = (int32_t)tp_fast_div_quot(p.group_div, (uint32_t)t);
+  const int32_t in_group = t - group * (int32_t)p.group_div.divisor;
+  const tp_fast_div rows = group == p.last_group ? p.last_rows_div : p.rows_div;
+  const int32_t col = (int32_t)tp_fast_div_quot(rows, (uint32_t)in_group);
+  const int32_t cluster_row = group * p.raster_m + in_group - col * (int32_t)rows.divisor;
   const int32_t rank = CLUSTER_M > 1 ? (int32_t)tp_cluster_ctarank() : 0;
   *m0 = (cluster_row * CLUSTER_M + rank) * TP_STANDARD_TILE_M;
   *n0 = col * BN;
@@ -202,7 +202,7 @@ TP_DEV void run_loader(const tp_standard_params &p) {
   for (int32_t u = s.first; u < s.units; u += s.stride) {
     const work_unit w = work_unit_of(p, u);
     int32_t m0, n0;
-    tile_origin<CLUSTER_M, BN>(p, s, w.tile, &m0, &n0);
+    tile_origin<CLUSTER_M, BN>(p, w.tile, &m0, &n0);
     for (int32_t kb = w.kb_begin; kb < w.kb_end; ++kb) {
       TP_INPUT_PRODUCE(&prod, st) {
         tp_mbar *full = tp_input_producer_stage_barrier(&st);
@@ -243,7 +243,7 @@ TP_DEV void run_storer(const tp_standard_params &p) {
     const work_unit w = work_unit_of(p, u);
     if (!w.last) continue;
     int32_t m0, n0;
-    tile_origin<CLUSTER_M, BN>(p, s, w.tile, &m0, &n0);
+    tile_origin<CLUSTER_M, BN>(p, w.tile, &m0, &n0);
     for (int32_t c = 0; c < chunk_traits<BN, DT>::count; ++c) {
       TP_OUTPUT_STORE(&store, st) {
         const int32_t col0 = n0 + c * chunk_traits<BN, DT>::cols;
@@ -279,7 +279,7 @@ TP_DEV void run_source_loader(const tp_standard_params &p) {
     const work_unit w = work_unit_of(p, u);
     if (!w.last) continue;
     int32_t m0, n0;
-    tile_origin<CLUSTER_M, BN>(p, s, w.tile, &m0, &n0);
+    tile_origin<CLUSTER_M, BN>(p, w.tile, &m0, &n0);
     tp_load_order_wait(&order);
     /* Chunks past the ring's depth load only once the epilogue has stored
      * the chunk before them, and the consumers wait for them: bring them
@@ -551,23 +551,26 @@ TP_DEV void run_consumer(const tp_standard_params &p, uint32_t wg) {
   const tile_schedule s = tile_schedule_make<CLUSTER_M>(p);
   constexpr int k_bytes = ab_traits<AB>::k_step * ab_traits<AB>::elem_bytes;
   constexpr int k_steps = TP_STANDARD_K_BYTES / k_bytes;
+  /* Zeroed once: a warpgroup whose rows all lie past M never writes them
+   * (below), and its dropped results should still come from defined values. */
   float acc[BN / 2];
+#pragma unroll
+  for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
 
   for (int32_t u = s.first; u < s.units; u += s.stride) {
     const work_unit w = work_unit_of(p, u);
     int32_t m0, n0;
-    tile_origin<CLUSTER_M, BN>(p, s, w.tile, &m0, &n0);
+    tile_origin<CLUSTER_M, BN>(p, w.tile, &m0, &n0);
     /* One stage stays held while the next is read: it is released once the
      * wgmma group that read it has retired (wait_group<1> after the next
      * commit), so one group is always in flight behind the issue. */
     tp_input_consumer_stage held;
     /* Rows wholly past M: the loader left our half of A unloaded, so we
-     * only pass the stages on, with sums of 0 (dropped at the store). */
+     * only pass the stages on. The accumulators keep whatever they held:
+     * every result of these rows is dropped (the TMA store clips rows past
+     * M, store_ragged skips them), and zeroing them cost 128 selects per
+     * tile on every tile, since the compiler does not branch around them. */
     const bool rows_in_m = wg < a_boxes_in_m(p, m0);
-    if (!rows_in_m) {
-#pragma unroll
-      for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
-    }
     for (int32_t kb = w.kb_begin; kb < w.kb_end; ++kb) {
       tp_input_consumer_stage st = tp_input_consumer_acquire_stage(&cons);
       if (rows_in_m) {

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "tilepipe/epilogue_args.h"
+#include "tilepipe/fast_div.h"
 #include "tilepipe/pipeline/storage.h"
 #include "tilepipe/tma_desc.h"
 
@@ -32,6 +33,11 @@ typedef struct tp_standard_params {
   int32_t m, n, k;
   int32_t tiles_m, tiles_n, k_blocks;
   int32_t raster_m;   /* cluster rows walked together, for L2 reuse */
+  /* The tile schedule's divisors (tilepipe/fast_div.h): raster_m x tiles_n
+   * cluster tiles per raster group; raster_m cluster rows in every group
+   * but the last, last_rows in that one (group last_group); splits. */
+  tp_fast_div group_div, rows_div, last_rows_div, splits_div;
+  int32_t last_group;
   /* TMA stores clip D's columns only to 16-byte granules: they would write
    * a row's padding past N. Columns [0, n_tma) (N rounded down to 16 bytes)
    * go through TMA; the few columns [n_tma, N) are stored directly from
