@@ -375,8 +375,6 @@ tp_status standard_gpu_args_slot(const tp_payload_plan *plan, const tp_epilogue_
   p->n_tma = (int32_t)n_tma;
   p->d_data = desc->d.data;
   p->ldd = desc->d.stride[0];
-  p->c_data = desc->c.data;
-  p->ldc = desc->c.stride[0];
   p->splits = g.splits;
   if (g.splits > 1) {
     if (plan->workspace == NULL)

@@ -187,38 +187,6 @@ struct chunk_traits {
   static constexpr int count = BN / cols;
 };
 
-/* Where each chunk's C comes from. The ring of output chunks holds C for
- * as many chunks as it has stages, loaded by the C loader ahead of time.
- * When it holds only half the tile (128 x 256 with a 16-bit D: 2 of 4
- * chunks), the other half used to wait at every tile for a slot to come
- * back (the chunk before it stored) and then for its load, which queued
- * behind the next tile's mainloop loads: 4 to 5 thousand cycles on the
- * H100, a fifth of a 4096 x 24576 x 1536 tile. Where C is in D's 16-bit
- * dtype, the consumers load that half themselves instead, from global
- * memory into registers (16 per chunk), C_REG_LEAD k-blocks before their
- * mainloop ends (single CTAs; at its end in clusters, whose mainloop has
- * no registers to spare). All roles derive the same split from the ring's
- * depth. */
-enum { C_REG_LEAD = 4 };
-
-template <int BN, int DT>
-struct source_split {
-  static constexpr int reg_chunks = DT == TP_DTYPE_F32 ? 0 : chunk_traits<BN, DT>::count / 2;
-  bool regs;          /* the second half of the chunks comes through registers */
-  int32_t ring_count; /* chunks whose C comes through the ring: the first ones */
-};
-
-template <int BN, int DT>
-TP_DEV source_split<BN, DT> source_split_of(const tp_standard_params &p, uint32_t ring) {
-  typedef source_split<BN, DT> split_t;
-  constexpr int count = chunk_traits<BN, DT>::count;
-  split_t x;
-  x.regs = split_t::reg_chunks > 0 && p.epilogue.source_dtype == DT &&
-           ring * 2 == (uint32_t)count;
-  x.ring_count = x.regs ? count - split_t::reg_chunks : count;
-  return x;
-}
-
 /* ----------------------------------------------------------------- roles */
 
 template <int AB, int BN, int CLUSTER_M>
@@ -262,60 +230,35 @@ TP_DEV void run_loader(const tp_standard_params &p) {
   tp_input_producer_drain(&prod);
 }
 
-/* The store warp is done with chunk c (its store has read it): the chunk
- * goes back to the consumers, and with C its slot to the C loader once it
- * held the slot's last chunk of the tile (c >= free_from). */
-TP_DEV void storer_release(tp_output_store_stage *st, int32_t c, int32_t free_from,
-                           bool has_source, tp_input_consumer *freer) {
-  tp_output_store_stage_release(st);
-  if (has_source && c >= free_from) {
-    tp_input_consumer_stage freed = tp_input_consumer_acquire_stage(freer);
-    tp_input_consumer_stage_release(&freed);
-  }
-}
-
 template <int BN, int DT, int CLUSTER_M>
 TP_DEV void run_storer(const tp_standard_params &p) {
   tp_output_pipeline op = tp_storage_output_pipeline(smem_base(), &p.smem);
   tp_output_store store = tp_output_pipeline_store(&op);
-  /* With C, the store hands the chunks back to the source loader. */
+  /* With C, the store hands each chunk back to the source loader. */
   tp_input_pipeline ep = tp_storage_epi_load_pipeline(smem_base(), &p.smem);
   tp_input_consumer freer = tp_input_pipeline_consumer(&ep, tp_arrival_thread());
   const bool has_source = p.epilogue.source_dtype != TP_DTYPE_NONE;
-  /* A slot is free for the next tile's C once the last D written into it
-   * in this tile has been stored: with C for half the chunks only, the
-   * slot of chunk c also holds D of chunk c + ring_count. */
-  const int32_t free_from =
-      chunk_traits<BN, DT>::count - source_split_of<BN, DT>(p, ep.pipe.stages).ring_count;
   const tile_schedule s = tile_schedule_make<CLUSTER_M>(p);
   for (int32_t u = s.first; u < s.units; u += s.stride) {
     const work_unit w = work_unit_of(p, u);
     if (!w.last) continue;
     int32_t m0, n0;
     tile_origin<CLUSTER_M, BN>(p, w.tile, &m0, &n0);
-    /* The tile's stores go out back to back: a chunk is released once the
-     * next chunk's store is issued and its own store has read it (about
-     * 800 cycles for 16 KB on the H100, as long as the issue and release
-     * of a chunk took besides), the tile's last chunk before the next tile,
-     * so that its slot can take the next tile's C during the mainloop. */
-    tp_output_store_stage held;
     for (int32_t c = 0; c < chunk_traits<BN, DT>::count; ++c) {
-      tp_output_store_stage st = tp_output_store_acquire_stage(&store);
-      const int32_t col0 = n0 + c * chunk_traits<BN, DT>::cols;
-      const bool stored = col0 < p.n_tma;
-      if (stored) {
-        tp_tma_store_2d(&p.d, tp_output_store_stage_tile(&st), col0, m0);
-        tp_tma_store_commit_group();
+      TP_OUTPUT_STORE(&store, st) {
+        const int32_t col0 = n0 + c * chunk_traits<BN, DT>::cols;
+        if (col0 < p.n_tma) {
+          tp_tma_store_2d(&p.d, tp_output_store_stage_tile(&st), col0, m0);
+          tp_tma_store_commit_group();
+          /* The chunk is free once the store has read it out of smem. */
+          tp_tma_store_wait_read<0>();
+        }
       }
-      if (c > 0) {
-        if (stored) tp_tma_store_wait_read<1>();
-        else tp_tma_store_wait_read<0>();
-        storer_release(&held, c - 1, free_from, has_source, &freer);
+      if (has_source) {
+        tp_input_consumer_stage freed = tp_input_consumer_acquire_stage(&freer);
+        tp_input_consumer_stage_release(&freed);
       }
-      held = st;
     }
-    tp_tma_store_wait_read<0>();
-    storer_release(&held, chunk_traits<BN, DT>::count - 1, free_from, has_source, &freer);
   }
   tp_output_store_drain(&store);
   tp_tma_store_wait<0>();
@@ -332,21 +275,20 @@ TP_DEV void run_source_loader(const tp_standard_params &p) {
   const int32_t c_bytes = p.epilogue.source_dtype == TP_DTYPE_F32 ? 4 : 2;
   const int32_t box_cols = TP_STANDARD_K_BYTES / c_bytes;
   const int32_t boxes = chunk_traits<BN, DT>::cols / box_cols;
-  const int32_t ring_count = source_split_of<BN, DT>(p, ep.pipe.stages).ring_count;
   for (int32_t u = s.first; u < s.units; u += s.stride) {
     const work_unit w = work_unit_of(p, u);
     if (!w.last) continue;
     int32_t m0, n0;
     tile_origin<CLUSTER_M, BN>(p, w.tile, &m0, &n0);
     tp_load_order_wait(&order);
-    /* Chunks past the ring's depth (through registers, or through the
-     * ring once the epilogue has stored the chunk before them) are needed
-     * at the end of the mainloop or later: bring them into L2 now. */
+    /* Chunks past the ring's depth load only once the epilogue has stored
+     * the chunk before them, and the consumers wait for them: bring them
+     * into L2 now, under the mainloop, so that they come from there. */
     for (int32_t c = (int32_t)ep.pipe.stages; c < chunk_traits<BN, DT>::count; ++c) {
       for (int32_t x = 0; x < boxes; ++x)
         tp_tma_prefetch_l2_2d(&p.c, n0 + c * chunk_traits<BN, DT>::cols + x * box_cols, m0);
     }
-    for (int32_t c = 0; c < ring_count; ++c) {
+    for (int32_t c = 0; c < chunk_traits<BN, DT>::count; ++c) {
       TP_INPUT_PRODUCE(&prod, st) {
         unsigned char *chunk = (unsigned char *)tp_input_producer_stage_tile(&st, 0, 0);
         tp_input_producer_stage_arrive_expect(&st);
@@ -451,57 +393,6 @@ TP_DEV void source_fetch(const unsigned char *chunk, int kind, uint32_t wg, int 
   }
 }
 
-/* The consumers' share of C for the chunks source_split sends through
- * registers (the tile's second half): this thread's pair of each (chunk,
- * column group j, half), 16-bit, packed, into r[(chunk * groups + j) * 2 +
- * half]. Pairs are 4-byte aligned (C's rows are 16 bytes apart); on an
- * edge tile a pair past M or N reads nothing (its results are dropped) and
- * one that straddles N reads its first element alone. */
-template <int BN, int DT>
-TP_DEV void source_regs_load(const tp_standard_params &p, int32_t m0, int32_t n0, uint32_t wg,
-                             uint32_t *r) {
-  typedef chunk_traits<BN, DT> chunks;
-  constexpr int reg_chunks = source_split<BN, DT>::reg_chunks;
-  const uint16_t *c = (const uint16_t *)p.c_data;
-  const int32_t col0 = n0 + (chunks::count - reg_chunks) * chunks::cols;
-  const bool inside = m0 + TP_STANDARD_TILE_M <= p.m && col0 + reg_chunks * chunks::cols <= p.n;
-#pragma unroll
-  for (int k = 0; k < reg_chunks; ++k) {
-#pragma unroll
-    for (int j = 0; j < chunks::cols / 8; ++j) {
-#pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        const chunk_pos q = chunk_pos_of(wg, j, half);
-        const int32_t row = m0 + (int32_t)q.row, col = col0 + k * chunks::cols + (int32_t)q.col;
-        const uint16_t *at = c + (int64_t)row * p.ldc + col;
-        uint32_t v = 0;
-        if (inside || (row < p.m && col + 1 < p.n)) {
-          v = *(const uint32_t *)at;
-        } else if (row < p.m && col < p.n) {
-          v = *at;
-        }
-        r[(k * (chunks::cols / 8) + j) * 2 + half] = v;
-      }
-    }
-  }
-}
-
-/* source_fetch for a chunk whose C is in registers (k: its index among
- * them). */
-template <int BN, int DT>
-TP_DEV void source_from_regs(const uint32_t *r, int k, int j0, float *s) {
-  constexpr int groups = chunk_traits<BN, DT>::cols / 8;
-#pragma unroll
-  for (int j = 0; j < EPI_STEP_J; ++j) {
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const float2 f = unpack_pair<DT>(r[(k * groups + j0 + j) * 2 + half]);
-      s[4 * j + 2 * half] = f.x;
-      s[4 * j + 2 * half + 1] = f.y;
-    }
-  }
-}
-
 /* Writes the results d[4 j + 2 half + e] of column groups j0..j0+3 into the
  * swizzled D chunk: stmatrix for a 16-bit D, pair by pair for f32. */
 template <int DT>
@@ -571,7 +462,7 @@ TP_DEV void store_ragged(const tp_standard_params &p, const unsigned char *chunk
 template <int BN, int DT>
 TP_DEV void consumer_epilogue(const tp_standard_params &p, const float *acc, int32_t m0,
                               int32_t n0, uint32_t wg, tp_output_writer *out,
-                              tp_input_consumer *src, bool c_regs, const uint32_t *c_reg) {
+                              tp_input_consumer *src) {
   typedef chunk_traits<BN, DT> chunks;
   static_assert(chunks::cols / 8 % EPI_STEP_J == 0, "a chunk is whole epilogue steps");
   const int32_t source_dtype = p.epilogue.source_dtype;
@@ -585,22 +476,15 @@ TP_DEV void consumer_epilogue(const tp_standard_params &p, const float *acc, int
   const int32_t last_row = p.m - 1, last_col = p.n - 1;
 #pragma unroll
   for (int c = 0; c < chunks::count; ++c) {
-    constexpr int first_reg = chunks::count - source_split<BN, DT>::reg_chunks;
-    const bool from_regs = c >= first_reg && c_regs;
-    const bool from_ring = has_source && !from_regs;
     tp_input_consumer_stage in;
-    if (from_ring) in = tp_input_consumer_acquire_stage(src);
+    if (has_source) in = tp_input_consumer_acquire_stage(src);
     tp_output_write_stage os = tp_output_writer_acquire_stage(out);
     unsigned char *chunk = (unsigned char *)tp_output_write_stage_tile(&os);
     const int32_t col0 = n0 + c * chunks::cols;
 #pragma unroll
     for (int j0 = 0; j0 < chunks::cols / 8; j0 += EPI_STEP_J) {
       float s[EPI_STEP_J * 4], d[EPI_STEP_J * 4];
-      if (from_regs) {
-        source_from_regs<BN, DT>(c_reg, c - first_reg, j0, s);
-      } else {
-        source_fetch<DT>(chunk, kind, wg, j0, s);
-      }
+      source_fetch<DT>(chunk, kind, wg, j0, s);
       if (c_wider) __syncwarp();
 #pragma unroll
       for (int j = 0; j < EPI_STEP_J; ++j) {
@@ -625,8 +509,8 @@ TP_DEV void consumer_epilogue(const tp_standard_params &p, const float *acc, int
       store_ragged<BN, DT>(p, chunk, m0, col0, wg);
     }
     tp_output_write_stage_release(&os); /* fence for the TMA, one arrival per warp */
-    /* The store warp frees the slot for the next C, once stored. */
-    if (from_ring) tp_input_consumer_stage_release_without_signal(&in);
+    /* The store warp frees the chunk for the next C, once stored. */
+    if (has_source) tp_input_consumer_stage_release_without_signal(&in);
   }
 }
 
@@ -672,9 +556,6 @@ TP_DEV void run_consumer(const tp_standard_params &p, uint32_t wg) {
   float acc[BN / 2];
 #pragma unroll
   for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
-  const bool c_regs = source_split_of<BN, DT>(p, ep.pipe.stages).regs;
-  constexpr int reg_words = source_split<BN, DT>::reg_chunks * chunk_traits<BN, DT>::cols / 4;
-  uint32_t c_reg[reg_words > 0 ? reg_words : 1];
 
   for (int32_t u = s.first; u < s.units; u += s.stride) {
     const work_unit w = work_unit_of(p, u);
@@ -690,11 +571,6 @@ TP_DEV void run_consumer(const tp_standard_params &p, uint32_t wg) {
      * M, store_ragged skips them), and zeroing them cost 128 selects per
      * tile on every tile, since the compiler does not branch around them. */
     const bool rows_in_m = wg < a_boxes_in_m(p, m0);
-    /* In clusters the mainloop has no registers to spare for C: it comes
-     * in at the epilogue's start there, under the first half's chunks. */
-    constexpr int c_lead = CLUSTER_M == 1 ? C_REG_LEAD : 0;
-    const bool c_load = c_regs && w.last;
-    const int32_t c_load_kb = max(w.kb_begin, w.kb_end - c_lead);
     for (int32_t kb = w.kb_begin; kb < w.kb_end; ++kb) {
       tp_input_consumer_stage st = tp_input_consumer_acquire_stage(&cons);
       if (rows_in_m) {
@@ -709,16 +585,14 @@ TP_DEV void run_consumer(const tp_standard_params &p, uint32_t wg) {
         }
         tp_wgmma_commit_group();
       }
-      if (c_lead > 0 && c_load && kb == c_load_kb) source_regs_load<BN, DT>(p, m0, n0, wg, c_reg);
       tp_wgmma_wait_group<1>();
       if (kb > w.kb_begin) tp_input_consumer_stage_release(&held);
       held = st;
     }
     tp_wgmma_wait_group<0>();
-    if (c_lead == 0 && c_load) source_regs_load<BN, DT>(p, m0, n0, wg, c_reg);
     tp_input_consumer_stage_release(&held);
     if (p.splits > 1 && !split_k_reduce<BN>(p, acc, w, wg)) continue;
-    consumer_epilogue<BN, DT>(p, acc, m0, n0, wg, &out, &src, c_regs, c_reg);
+    consumer_epilogue<BN, DT>(p, acc, m0, n0, wg, &out, &src);
   }
   tp_input_consumer_drain(&cons);
   tp_output_writer_drain(&out);

@@ -45,10 +45,6 @@ typedef struct tp_standard_params {
   int32_t n_tma;
   void *d_data;
   int64_t ldd;
-  /* C, for the chunks whose C the consumers read from global memory
-   * themselves (rows ldc elements apart; see source_split in the kernel). */
-  const void *c_data;
-  int64_t ldc;
   /* Split-K: each tile's K is split over `splits` consecutive CTAs. All but
    * the last write their partial sums to `partials` and count themselves in
    * the tile's `counters` (one per consumer warpgroup); the last waits for
