@@ -189,12 +189,46 @@ struct chunk_traits {
 
 /* ----------------------------------------------------------------- roles */
 
-template <int AB, int BN, int CLUSTER_M>
+/* C's TMA boxes: a chunk of C covers the D chunk's columns in 128-byte
+ * boxes, two for an f32 C under a 16-bit D. */
+struct c_boxes {
+  int32_t cols, count; /* columns per box, boxes per chunk */
+};
+
+template <int BN, int DT>
+TP_DEV c_boxes c_boxes_of(const tp_standard_params &p) {
+  c_boxes b;
+  b.cols = TP_STANDARD_K_BYTES / (p.epilogue.source_dtype == TP_DTYPE_F32 ? 4 : 2);
+  b.count = chunk_traits<BN, DT>::cols / b.cols;
+  return b;
+}
+
+/* The chunks of C past the ring's depth load only once the epilogue has
+ * stored the chunk before them, at the tile's end, when every CTA stores
+ * its D and starts its next tile's loads at once: a DRAM read then took
+ * 4 to 5 thousand cycles (H100), and the consumers waited for it. The
+ * main loader asks for them into L2 C_PREFETCH_LEAD k-blocks before its
+ * last load of the tile, so that they come from L2 (earlier, and they
+ * would be gone from it again). */
+enum { C_PREFETCH_LEAD = 8 };
+
+template <int BN, int DT>
+TP_DEV void c_prefetch_past_ring(const tp_standard_params &p, uint32_t ring, int32_t m0,
+                                 int32_t n0) {
+  const c_boxes b = c_boxes_of<BN, DT>(p);
+  for (int32_t c = (int32_t)ring; c < chunk_traits<BN, DT>::count; ++c) {
+    for (int32_t x = 0; x < b.count; ++x)
+      tp_tma_prefetch_l2_2d(&p.c, n0 + c * chunk_traits<BN, DT>::cols + x * b.cols, m0);
+  }
+}
+
+template <int AB, int BN, int DT, int CLUSTER_M>
 TP_DEV void run_loader(const tp_standard_params &p) {
   tp_input_pipeline ip = tp_storage_input_pipeline(smem_base(), &p.smem, 1);
   tp_input_producer prod = tp_input_pipeline_producer(&ip);
   const tp_load_order order = tp_storage_load_order(smem_base(), &p.smem);
   const bool has_source = p.epilogue.source_dtype != TP_DTYPE_NONE;
+  const uint32_t ring = tp_storage_epi_load_pipeline(smem_base(), &p.smem).pipe.stages;
   const tile_schedule s = tile_schedule_make<CLUSTER_M>(p);
   const uint32_t rank = CLUSTER_M > 1 ? tp_cluster_ctarank() : 0;
   const int32_t b_rows = BN / CLUSTER_M; /* our slice of the shared B tile */
@@ -225,9 +259,21 @@ TP_DEV void run_loader(const tp_standard_params &p) {
       /* The source loader may start on this tile once its first k-block is
        * on its way: C then never delays the mainloop's first loads. */
       if (kb == w.kb_begin && w.last && has_source) tp_load_order_signal(&order);
+      if (kb == max(w.kb_begin, w.kb_end - C_PREFETCH_LEAD) && w.last && has_source)
+        c_prefetch_past_ring<BN, DT>(p, ring, m0, n0);
     }
   }
   tp_input_producer_drain(&prod);
+}
+
+/* The store warp is done with a chunk (its store has read it): the chunk
+ * goes back to the consumers, and with C to the C loader for the next C. */
+TP_DEV void storer_release(tp_output_store_stage *st, bool has_source, tp_input_consumer *freer) {
+  tp_output_store_stage_release(st);
+  if (has_source) {
+    tp_input_consumer_stage freed = tp_input_consumer_acquire_stage(freer);
+    tp_input_consumer_stage_release(&freed);
+  }
 }
 
 template <int BN, int DT, int CLUSTER_M>
@@ -244,21 +290,30 @@ TP_DEV void run_storer(const tp_standard_params &p) {
     if (!w.last) continue;
     int32_t m0, n0;
     tile_origin<CLUSTER_M, BN>(p, w.tile, &m0, &n0);
+    /* The tile's stores go out back to back: a chunk is released once the
+     * next chunk's store is issued and its own store has read it (a 16 KB
+     * chunk takes about 800 cycles to read on the H100, and waiting for
+     * that before issuing the next one left the store warp idle for half
+     * as long again per chunk); the tile's last chunk is released before
+     * the next tile, so that its slot takes the next tile's C early. */
+    tp_output_store_stage held;
     for (int32_t c = 0; c < chunk_traits<BN, DT>::count; ++c) {
-      TP_OUTPUT_STORE(&store, st) {
-        const int32_t col0 = n0 + c * chunk_traits<BN, DT>::cols;
-        if (col0 < p.n_tma) {
-          tp_tma_store_2d(&p.d, tp_output_store_stage_tile(&st), col0, m0);
-          tp_tma_store_commit_group();
-          /* The chunk is free once the store has read it out of smem. */
-          tp_tma_store_wait_read<0>();
-        }
+      tp_output_store_stage st = tp_output_store_acquire_stage(&store);
+      const int32_t col0 = n0 + c * chunk_traits<BN, DT>::cols;
+      const bool stored = col0 < p.n_tma;
+      if (stored) {
+        tp_tma_store_2d(&p.d, tp_output_store_stage_tile(&st), col0, m0);
+        tp_tma_store_commit_group();
       }
-      if (has_source) {
-        tp_input_consumer_stage freed = tp_input_consumer_acquire_stage(&freer);
-        tp_input_consumer_stage_release(&freed);
+      if (c > 0) {
+        if (stored) tp_tma_store_wait_read<1>();
+        else tp_tma_store_wait_read<0>();
+        storer_release(&held, has_source, &freer);
       }
+      held = st;
     }
+    tp_tma_store_wait_read<0>();
+    storer_release(&held, has_source, &freer);
   }
   tp_output_store_drain(&store);
   tp_tma_store_wait<0>();
@@ -270,32 +325,21 @@ TP_DEV void run_source_loader(const tp_standard_params &p) {
   tp_input_producer prod = tp_input_pipeline_producer(&ep);
   const tp_load_order order = tp_storage_load_order(smem_base(), &p.smem);
   const tile_schedule s = tile_schedule_make<CLUSTER_M>(p);
-  /* A chunk of C covers the D chunk's columns in 128-byte boxes (two for an
-   * f32 C under a 16-bit D). */
-  const int32_t c_bytes = p.epilogue.source_dtype == TP_DTYPE_F32 ? 4 : 2;
-  const int32_t box_cols = TP_STANDARD_K_BYTES / c_bytes;
-  const int32_t boxes = chunk_traits<BN, DT>::cols / box_cols;
+  const c_boxes b = c_boxes_of<BN, DT>(p);
   for (int32_t u = s.first; u < s.units; u += s.stride) {
     const work_unit w = work_unit_of(p, u);
     if (!w.last) continue;
     int32_t m0, n0;
     tile_origin<CLUSTER_M, BN>(p, w.tile, &m0, &n0);
     tp_load_order_wait(&order);
-    /* Chunks past the ring's depth load only once the epilogue has stored
-     * the chunk before them, and the consumers wait for them: bring them
-     * into L2 now, under the mainloop, so that they come from there. */
-    for (int32_t c = (int32_t)ep.pipe.stages; c < chunk_traits<BN, DT>::count; ++c) {
-      for (int32_t x = 0; x < boxes; ++x)
-        tp_tma_prefetch_l2_2d(&p.c, n0 + c * chunk_traits<BN, DT>::cols + x * box_cols, m0);
-    }
     for (int32_t c = 0; c < chunk_traits<BN, DT>::count; ++c) {
       TP_INPUT_PRODUCE(&prod, st) {
         unsigned char *chunk = (unsigned char *)tp_input_producer_stage_tile(&st, 0, 0);
         tp_input_producer_stage_arrive_expect(&st);
-        for (int32_t x = 0; x < boxes; ++x) {
+        for (int32_t x = 0; x < b.count; ++x) {
           tp_tma_load_2d(chunk + x * TP_STANDARD_TILE_M * TP_STANDARD_K_BYTES, &p.c,
                          tp_input_producer_stage_barrier(&st),
-                         n0 + c * chunk_traits<BN, DT>::cols + x * box_cols, m0);
+                         n0 + c * chunk_traits<BN, DT>::cols + x * b.cols, m0);
         }
       }
     }
@@ -625,7 +669,7 @@ TP_DEV void standard_gemm(const tp_standard_params &p) {
   if (warp < 4) {
     tp_setmaxnreg_dec<PRODUCER_REGS>();
     if (warp == 0 && tp_elect_one()) {
-      run_loader<AB, BN, CLUSTER_M>(p);
+      run_loader<AB, BN, DT, CLUSTER_M>(p);
     } else if (warp == 1 && tp_elect_one()) {
       run_storer<BN, DT, CLUSTER_M>(p);
     } else if (warp == 2 && p.epilogue.source_dtype != TP_DTYPE_NONE && tp_elect_one()) {
