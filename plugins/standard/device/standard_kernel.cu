@@ -205,11 +205,12 @@ TP_DEV c_boxes c_boxes_of(const tp_standard_params &p) {
 
 /* The chunks of C past the ring's depth load only once the epilogue has
  * stored the chunk before them, at the tile's end, when every CTA stores
- * its D and starts its next tile's loads at once: a DRAM read then took
- * 4 to 5 thousand cycles (H100), and the consumers waited for it. The
- * main loader asks for them into L2 C_PREFETCH_LEAD k-blocks before its
- * last load of the tile, so that they come from L2 (earlier, and they
- * would be gone from it again). */
+ * its D and starts its next tile's loads at once: such a load from DRAM
+ * took 4 to 5 thousand cycles (H100, 4096 x 24576 x 1536), and the
+ * consumers waited for it. The main loader asks for them into L2
+ * C_PREFETCH_LEAD k-blocks before its last load of the tile; they then
+ * load in about 1.1 thousand. (16 k-blocks ahead did no better; a prefetch
+ * at the tile's start, no better than none.) */
 enum { C_PREFETCH_LEAD = 8 };
 
 template <int BN, int DT>
@@ -266,16 +267,6 @@ TP_DEV void run_loader(const tp_standard_params &p) {
   tp_input_producer_drain(&prod);
 }
 
-/* The store warp is done with a chunk (its store has read it): the chunk
- * goes back to the consumers, and with C to the C loader for the next C. */
-TP_DEV void storer_release(tp_output_store_stage *st, bool has_source, tp_input_consumer *freer) {
-  tp_output_store_stage_release(st);
-  if (has_source) {
-    tp_input_consumer_stage freed = tp_input_consumer_acquire_stage(freer);
-    tp_input_consumer_stage_release(&freed);
-  }
-}
-
 template <int BN, int DT, int CLUSTER_M>
 TP_DEV void run_storer(const tp_standard_params &p) {
   tp_output_pipeline op = tp_storage_output_pipeline(smem_base(), &p.smem);
@@ -290,30 +281,23 @@ TP_DEV void run_storer(const tp_standard_params &p) {
     if (!w.last) continue;
     int32_t m0, n0;
     tile_origin<CLUSTER_M, BN>(p, w.tile, &m0, &n0);
-    /* The tile's stores go out back to back: a chunk is released once the
-     * next chunk's store is issued and its own store has read it (a 16 KB
-     * chunk takes about 800 cycles to read on the H100, and waiting for
-     * that before issuing the next one left the store warp idle for half
-     * as long again per chunk); the tile's last chunk is released before
-     * the next tile, so that its slot takes the next tile's C early. */
-    tp_output_store_stage held;
     for (int32_t c = 0; c < chunk_traits<BN, DT>::count; ++c) {
-      tp_output_store_stage st = tp_output_store_acquire_stage(&store);
-      const int32_t col0 = n0 + c * chunk_traits<BN, DT>::cols;
-      const bool stored = col0 < p.n_tma;
-      if (stored) {
-        tp_tma_store_2d(&p.d, tp_output_store_stage_tile(&st), col0, m0);
-        tp_tma_store_commit_group();
+      TP_OUTPUT_STORE(&store, st) {
+        const int32_t col0 = n0 + c * chunk_traits<BN, DT>::cols;
+        if (col0 < p.n_tma) {
+          tp_tma_store_2d(&p.d, tp_output_store_stage_tile(&st), col0, m0);
+          tp_tma_store_commit_group();
+          /* The chunk is free once the store has read it out of smem. (Two
+           * stores in flight, each chunk released only once the next one's
+           * store was issued, held the residual's C loads back a chunk.) */
+          tp_tma_store_wait_read<0>();
+        }
       }
-      if (c > 0) {
-        if (stored) tp_tma_store_wait_read<1>();
-        else tp_tma_store_wait_read<0>();
-        storer_release(&held, has_source, &freer);
+      if (has_source) {
+        tp_input_consumer_stage freed = tp_input_consumer_acquire_stage(&freer);
+        tp_input_consumer_stage_release(&freed);
       }
-      held = st;
     }
-    tp_tma_store_wait_read<0>();
-    storer_release(&held, has_source, &freer);
   }
   tp_output_store_drain(&store);
   tp_tma_store_wait<0>();
