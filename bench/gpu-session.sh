@@ -19,7 +19,7 @@
 #   check     make check (GPU tests included; 77 would mean no GPU)
 #   sanitize  compute-sanitizer memcheck/racecheck/synccheck on the pipeline
 #             test and on fused GEMMs (store, residual with f32 C, 2-CTA
-#             clusters, split-K)
+#             clusters, split-K, a split last wave)
 #   example   installs into /tmp/tp-prefix, builds examples/bias_silu out of
 #             tree and runs its test (CPU and CUDA)
 #   bench     tilepipe bench over bench/shapes.txt: bf16 store, e4m3 store,
@@ -97,6 +97,16 @@ for step in $steps; do
         --registry "$reg" --payload standard_cluster2 --epilogue residual -m 300 -n 264 -k 300 \
         > "$logs/sanitize-cluster-$tool.log" 2>&1
       say "sanitize gemm 2-CTA cluster residual $tool: rc=$?"
+    done
+    # The partial last wave split (tail_splits = 3, 128 x 128): 144 tiles,
+    # 12 of them in 3 splits.
+    printf '\n[standard_tail3]\nkind = payload\nlibrary = %s\ntile = 128x128x64\ntail_splits = 3\n' \
+      "$(sed -n 's/^library = \(.*tp_standard.so\)$/\1/p' tilepipe.ini | head -n 1)" >> "$reg"
+    for tool in memcheck synccheck; do
+      timeout 120 "$cs" --tool $tool --error-exitcode 9 ./tools/tilepipe run --backend cuda --verify \
+        --registry "$reg" --payload standard_tail3 --epilogue residual -m 1025 -n 2017 -k 1009 \
+        > "$logs/sanitize-tail-$tool.log" 2>&1
+      say "sanitize gemm tail split residual $tool: rc=$? $(grep -o 'grid [0-9]*.*workspace' "$logs/sanitize-tail-$tool.log" | head -n 1)"
     done
     for tool in memcheck racecheck synccheck; do
       timeout 90 "$cs" --tool $tool --error-exitcode 9 ./tools/tilepipe run --backend cuda --verify \

@@ -7,7 +7,8 @@
 # separated, e.g. "tile = 128x128x64; splits = 4"; "" is the heuristic's
 # choice), runs `tilepipe bench` from the build tree BUILD with the
 # standard payload so tuned, and prints one line: shape, tuning, our ms,
-# cuBLASLt ms, ratio. The registry is BUILD's plus one section per tuning.
+# cuBLASLt ms, ratio, and whether our output matched cuBLASLt's. The
+# registry is BUILD's plus one section per tuning.
 # TUNE_EPILOGUE=residual times the residual epilogue (default store).
 # Used to set the heuristic's constants in plugins/standard/gpu.c; needs a
 # GPU (the device tool).
@@ -35,7 +36,8 @@ for shape in "${shapes[@]}"; do
              --epilogue "${TUNE_EPILOGUE:-store}" \
              -m "$1" -n "$2" -k "$3" --iters 30 2>&1 | grep -E "^ +$1 +$2 +$3 ")
     set -- $shape
-    printf '%6s %6s %6s  %-34s %s\n' "$1" "$2" "$3" "${tunings[$i]:-heuristic}" \
-      "$(echo "$line" | awk '{print "ours", $5, "cublas", $7, "ratio", $9}')"
+    printf '%6s %6s %6s  %-34s %s %s\n' "$1" "$2" "$3" "${tunings[$i]:-heuristic}" \
+      "$(echo "$line" | awk '{print "ours", $5, "cublas", $7, "ratio", $9}')" \
+      "$(echo "$line" | grep -o -m 1 -E 'MISMATCH|error|ok' | head -n 1)"
   done
 done

@@ -11,8 +11,9 @@
  * sections of the standard library with `splits = 3` (uneven k-blocks per
  * split) and `splits = 16` (one k-block each), with both epilogues and C
  * aliasing D; asking for more splits than k-blocks is refused at plan time.
- * The 64-wide tile and 2-CTA clusters run forced the same way
- * (`tile = 128x64x..`, `cluster = 2x1`).
+ * The 64-wide tile, 2-CTA clusters and the split of a partial last wave
+ * run forced the same way (`tile = 128x64x..`, `cluster = 2x1`,
+ * `tail_splits`).
  * Exits 77 when there is no usable GPU.
  *
  * Runs without fork (CUDA cannot be used in a child forked after cuInit). */
@@ -231,6 +232,28 @@ START_TEST(cluster_2x1) {
 }
 END_TEST
 
+/* The partial last wave split (tail_splits, forced with 128-wide tiles):
+ * 1025 x 2017 makes 144 tiles, a wave of 132 and 12 in 3 splits of 5, 5
+ * and 6 k-blocks (bf16, K = 1009); 135 tiles of 1025 x 1900 make a wave of
+ * 130 (the grid a multiple of 5) and 5 in 5 splits; fp8 in 2. Tail tiles
+ * share their counters and slots by index from the first split tile; both
+ * epilogues, C aliasing D, two runs of one plan (the counters must return
+ * to 0). */
+START_TEST(tail_split) {
+  static const gpu_case cases[] = {
+      {"standard_tail3", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_NONE, "store", 0,
+       0, 1.5f, 0.0f, 1025, 2017, 1009, 15, 2},
+      {"standard_tail3", TP_DTYPE_F16, TP_DTYPE_F16, TP_DTYPE_F16, TP_DTYPE_F16, "residual", 1, 0,
+       0.75f, -1.25f, 1025, 2017, 1009, 15, 1},
+      {"standard_tail5", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_F32, TP_DTYPE_F32, "residual", 0,
+       0, 0.5f, 2.0f, 1025, 1900, 1308, 4, 2},
+      {"standard_tail2_fp8", TP_DTYPE_E4M3, TP_DTYPE_E4M3, TP_DTYPE_BF16, TP_DTYPE_NONE, "store",
+       0, 0, 1.0f, 0.0f, 1025, 2017, 1105, 15, 1},
+  };
+  run_cases(cases, sizeof cases / sizeof cases[0], 16000u);
+}
+END_TEST
+
 /* More splits than k-blocks: refused at plan time, saying so. */
 START_TEST(split_k_refused) {
   char err[256] = "";
@@ -277,6 +300,9 @@ static int write_tuned_registry(char *path, size_t size) {
       {"standard_n64", "tile = 128x64x64\nsplits = 2"},
       {"standard_n64_fp8", "tile = 128x64x128"},
       {"standard_cluster2", "cluster = 2x1"},
+      {"standard_tail3", "tile = 128x128x64\ntail_splits = 3"},
+      {"standard_tail5", "tile = 128x128x64\ntail_splits = 5"},
+      {"standard_tail2_fp8", "tile = 128x128x128\ntail_splits = 2"},
   };
   for (size_t i = 0; ok && i < sizeof tunings / sizeof tunings[0]; ++i)
     fprintf(out, "\n[%s]\nkind = payload\nlibrary = %s\n%s\n", tunings[i][0], info.library,
@@ -315,6 +341,7 @@ int main(void) {
   tcase_add_test(tc, split_k_refused);
   tcase_add_test(tc, tile_n64);
   tcase_add_test(tc, cluster_2x1);
+  tcase_add_test(tc, tail_split);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_set_fork_status(sr, CK_NOFORK);

@@ -428,6 +428,10 @@ START_TEST(test_tuning_keys) {
       {"splits", "0", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "1..16"},
       {"splits", "17", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "1..16"},
       {"splits", "2x1", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "1..16"},
+      {"tail_splits", "1", TP_OK, TP_OK, ""},
+      {"tail_splits", "16", TP_OK, TP_OK, ""},
+      {"tail_splits", "0", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "tail_splits '0' must be 1..16"},
+      {"tail_splits", "17", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "1..16"},
       {"tiles", "128x128x128", TP_ERR_NOT_FOUND, TP_ERR_NOT_FOUND, "unknown key 'tiles'"},
   };
   const char *payloads[3] = {"standard", "blockwise_fp8", "block_scaled"};
@@ -619,6 +623,38 @@ static void expect_gpu_plan_refused(loaded *l, int64_t m, int64_t n, int64_t k,
   ASSERT_HAS(err, needle);
 }
 
+/* The partial last wave's split, forced: `tail_splits` holds where the
+ * tail fits it in one wave, leaves the tail whole where it does not, and 1
+ * turns the split off. */
+START_TEST(test_gpu_plan_tail_split) {
+  char err[256];
+  loaded l = load("standard");
+  ck_assert_int_eq(set(&l, "tile", "128x256x64", err, sizeof err), TP_OK);
+  ck_assert_int_eq(set(&l, "tail_splits", "3", err, sizeof err), TP_OK);
+  /* 4096 x 8704: 1088 tiles, 8 waves and 32 (96 CTAs in 3 splits). */
+  expect_gpu_plan(&l, 4096, 8704, 4096, "tp_standard_bf16_bf16_128x256_c1", 132,
+                  split_workspace(32, 256, 3));
+  /* 4096^3: 512 tiles, 3 waves and 116, which 3 splits would not fit. */
+  expect_gpu_plan(&l, 4096, 4096, 4096, "tp_standard_bf16_bf16_128x256_c1", 132, 0);
+  /* 5 splits: a grid of 130 (a multiple of 5), 8 waves of it and 48 tiles
+   * (240 splits) do not fit; the tail stays whole on all 132 SMs. */
+  ck_assert_int_eq(set(&l, "tail_splits", "5", err, sizeof err), TP_OK);
+  expect_gpu_plan(&l, 4096, 8704, 4096, "tp_standard_bf16_bf16_128x256_c1", 132, 0);
+  /* 4 fit (128 CTAs). */
+  ck_assert_int_eq(set(&l, "tail_splits", "4", err, sizeof err), TP_OK);
+  expect_gpu_plan(&l, 4096, 8704, 4096, "tp_standard_bf16_bf16_128x256_c1", 132,
+                  split_workspace(32, 256, 4));
+  /* 1: no split, and 2048 x 7168 x 18432 goes back to 192 wide. */
+  ck_assert_int_eq(set(&l, "tail_splits", "1", err, sizeof err), TP_OK);
+  expect_gpu_plan(&l, 4096, 8704, 4096, "tp_standard_bf16_bf16_128x256_c1", 132, 0);
+  unload(&l);
+  l = load("standard");
+  ck_assert_int_eq(set(&l, "tail_splits", "1", err, sizeof err), TP_OK);
+  expect_gpu_plan(&l, 2048, 7168, 18432, "tp_standard_bf16_bf16_128x192_c1", 132, 0);
+  unload(&l);
+}
+END_TEST
+
 START_TEST(test_gpu_plan_split_k) {
   char err[256];
   loaded l = load("standard");
@@ -639,9 +675,20 @@ START_TEST(test_gpu_plan_split_k) {
   /* Many tiles: never 64 wide (4096 x 2112: 544 tiles of 128 would fill 8
    * waves of 64-wide ones exactly; 192 wide it is). */
   expect_gpu_plan(&l, 4096, 2112, 7168, "tp_standard_bf16_bf16_128x192_c1", 132, 0);
-  /* 2048 x 7168: 128 wide fills its 7 waves best (896 tiles), but its
-   * speed is uncertain on the H100; 192 (608 tiles, 5 waves) it is. */
-  expect_gpu_plan(&l, 2048, 7168, 18432, "tp_standard_bf16_bf16_128x192_c1", 132, 0);
+  /* 2048 x 7168 x 18432: 448 tiles of 128 x 256 in 3 waves and 52 more;
+   * those 52 split in 2 (104 CTAs) finish in about half a tile's time,
+   * which beats 192 wide (608 tiles: a fifth wave 61% full, too many to
+   * split) and 128 wide (uncertain speed on the H100). */
+  expect_gpu_plan(&l, 2048, 7168, 18432, "tp_standard_bf16_bf16_128x256_c1", 132,
+                  split_workspace(52, 256, 2));
+  /* 4096 x 18432 x 7168: 2304 tiles, the last 60 split in 2. */
+  expect_gpu_plan(&l, 4096, 18432, 7168, "tp_standard_bf16_bf16_128x256_c1", 132,
+                  split_workspace(60, 256, 2));
+  /* Short K: 4096 x 24576 x 1536 (24 k-blocks) leaves its 36 tail tiles
+   * whole (what a split costs is most of what it saves), and 4096^3 has
+   * too many (116: 232 splits would not fit one wave). */
+  expect_gpu_plan(&l, 4096, 24576, 1536, "tp_standard_bf16_bf16_128x256_c1", 132, 0);
+
   /* Forced: 3 splits of 4096 x 4096 x 4096 (many waves): a whole number of
    * tiles' splits per wave (132 SMs: 44 tiles x 3); the narrow tile, whose
    * partial sums cost half as much to add up. */
@@ -760,6 +807,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_cpu_plans);
   tcase_add_test(tc, test_cuda_plans);
   tcase_add_test(tc, test_gpu_plan_split_k);
+  tcase_add_test(tc, test_gpu_plan_tail_split);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("registries");

@@ -129,6 +129,10 @@ static tp_status set_splits(tpc_tuning *t, const char *v, char *err, size_t errl
   return set_count("splits", v, TPC_MAX_SPLITS, &t->splits, err, errlen);
 }
 
+static tp_status set_tail_splits(tpc_tuning *t, const char *v, char *err, size_t errlen) {
+  return set_count("tail_splits", v, TPC_MAX_SPLITS, &t->tail_splits, err, errlen);
+}
+
 tp_status tpc_tuning_set_option(void *state, const char *key, const char *value, char *err,
                                 size_t errlen) {
   static const struct {
@@ -138,14 +142,17 @@ tp_status tpc_tuning_set_option(void *state, const char *key, const char *value,
               {"stages", set_stages},
               {"cluster", set_cluster},
               {"consumers", set_consumers},
-              {"splits", set_splits}};
+              {"splits", set_splits},
+              {"tail_splits", set_tail_splits}};
   if (state == NULL || key == NULL || value == NULL)
     return tpc_fail(err, errlen, TP_ERR_INVALID_ARGUMENT, "set_option: NULL argument");
   for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
     if (strcmp(key, keys[i].key) == 0)
       return keys[i].set(state, value, err, errlen);
   return tpc_fail(err, errlen, TP_ERR_NOT_FOUND,
-                  "unknown key '%s' (payloads take tile, stages, cluster, consumers, splits)", key);
+                  "unknown key '%s' (payloads take tile, stages, cluster, consumers, splits, "
+                  "tail_splits)",
+                  key);
 }
 
 int32_t tpc_tuning_consumers(const tpc_tuning *t, int32_t tile_m) {

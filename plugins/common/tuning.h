@@ -12,6 +12,8 @@
  *                        (each warpgroup owns whole 64-row wgmma blocks)
  *   splits     S         1..16: K of each output tile split over S CTAs whose
  *                        partial sums meet in a workspace (split-K)
+ *   tail_splits S        1..16: the same for the tiles of a partial last wave
+ *                        only (1: none)
  *
  * Only `stages` steers the CPU backend (the pipeline depth means the same
  * there); the rest shape the GPU kernel. Keys arrive one at a time in file
@@ -31,6 +33,7 @@ typedef struct tpc_tuning {
   int32_t cluster_m, cluster_n;   /* 0: not set (1x1) */
   int32_t consumers;              /* 0: not set (2 when tile M allows, else 1) */
   int32_t splits;                 /* 0: not set (the payload's heuristic) */
+  int32_t tail_splits;            /* 0: not set (the payload's heuristic) */
   int32_t only_tile_k;            /* 0, or the one tile K the payload takes */
 } tpc_tuning;
 

@@ -23,7 +23,10 @@
  *     alone (SPLIT_COST). On the H100 (bench/results/, bf16 / e4m3):
  *     128 x 4096 x 7168 takes 64 x 2 splits (31.2 / 19.8 us) over 128 x 2
  *     (33.2 / 21.6) or 128 x 4 (34.2 / 22.3); 128 x 7168 x 16384 takes
- *     112 tiles of 64 unsplit (88.8 / 48.9 us) over 128 x 2 (92.3 / 53.3);
+ *     112 tiles of 64 unsplit (88.8 / 48.9 us) over 128 x 2 (92.3 / 53.3).
+ *     Shapes with at least a wave of tiles may split the tiles of their
+ *     partial last wave instead (tail_split_waves): 2048 x 7168 x 18432
+ *     takes 128 x 256 with its 52 tail tiles in 2 splits;
  *   - single CTAs: 2-CTA clusters (B multicast) run 1-4% slower on the
  *     H100 at the shapes measured (8192^3, 4096^3, 4096 x 7168 x 16384,
  *     4096 x 18432 x 7168; bf16 and e4m3), so they stay opt-in;
@@ -32,6 +35,7 @@
  * A is loaded in two 64-row boxes, each left out where its rows all lie
  * past M: with one 128-row box, TMA's zero fill of the rows past M = 64
  * cost 64 x 7168 x 16384 (64 wide, unsplit) 119 us against 88 us now. */
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -59,6 +63,14 @@
 #define MIN_SPLIT_K_BLOCKS 4
 #define SPLIT_SATURATION 0.85
 #define SPLIT_COST 0.15
+/* The partial last wave of a shape with many tiles, split: each split
+ * beyond the first costs about this many k-blocks of time (its partial
+ * sums written out and read back by the last, while every CTA of the wave
+ * does the same). Measured on the H100 (bench/tune.sh, bf16): 4096 x 2112
+ * x 7168 at 128 x 256 with its 24 tail tiles in 4 splits took 0.53 of a
+ * tile's time for the tail, where 28 k-blocks of 112 and 2 per split
+ * predicted 0.30. */
+#define TAIL_SPLIT_COST_KB 16.0
 /* Partial sums are laid out per tile, split and consumer warpgroup. */
 #define STANDARD_COUNTER_ALIGN 256
 
@@ -67,7 +79,9 @@ typedef struct standard_gpu_plan {
   tp_storage_layout smem;
   int32_t tile_n, cluster_m, raster_m;
   int32_t tiles_m, tiles_n;
-  int32_t splits;          /* K split over this many CTAs per tile */
+  int32_t splits;          /* K split over this many CTAs per tile, */
+  int32_t split_from;      /* for the tiles from this one on */
+  int32_t grid;            /* CTAs (whole clusters) */
 } standard_gpu_plan;
 
 _Static_assert(sizeof(standard_gpu_plan) <= TP_PLAN_PRIVATE_BYTES,
@@ -146,11 +160,40 @@ static int32_t best_splits(int64_t tiles, int64_t k_blocks, int32_t sm_count) {
   return s;
 }
 
-/* The width (and its splits, unless `forced_splits`) that fill whole waves
- * of SMs best, weighted by speed and split cost; forced_width, when not 0,
- * is the only width tried. */
+/* A shape with at least a wave of tiles ends, unless its tiles fill whole
+ * waves, with a partial wave that leaves SMs idle: 2048 x 7168 x 18432 at
+ * 128 x 256 runs 448 tiles in 4 waves of 132, the last 39% full. The tiles
+ * of that wave are split s ways instead (the tail), so that it takes about
+ * 1/s of a tile's time. Its units start a wave of a grid that is a multiple
+ * of s, so no tile's splits straddle the grid's end (the last split of a
+ * tile then waits only for CTAs of lower index). The time, in waves of
+ * whole tiles, with the tail split s ways (s = 1: not split), and where the
+ * split tiles start and on how many CTAs; HUGE_VAL where the tail does not
+ * fit one wave or a split would take fewer than MIN_SPLIT_K_BLOCKS. */
+static double tail_split_waves(int64_t tiles, int64_t k_blocks, int32_t sm_count, int32_t s,
+                               int64_t *split_from, int32_t *grid) {
+  if (s == 1) {
+    *split_from = tiles;
+    *grid = sm_count;
+    return (double)((tiles + sm_count - 1) / sm_count);
+  }
+  const int32_t g = sm_count / s * s;
+  const int64_t full = tiles / g * g, tail = tiles - full;
+  if (tail == 0 || tail * s > g || k_blocks / s < MIN_SPLIT_K_BLOCKS) return HUGE_VAL;
+  *split_from = full;
+  *grid = g;
+  return (double)(full / g) +
+         ((double)ceil_div(k_blocks, s) + TAIL_SPLIT_COST_KB * (s - 1)) / (double)k_blocks;
+}
+
+/* The width and its splits that fill whole waves of SMs best, weighted by
+ * speed and split cost: for few tiles (less than a wave of 128-wide ones)
+ * every tile split (`splits` forces that), else the partial last wave's
+ * (`tail_splits` forces its split count, 1: none); forced_width, when not
+ * 0, is the only width tried. */
 static void best_shape(int32_t tiles_m, int64_t n, int64_t k_blocks, int32_t sm_count,
-                       int32_t forced_width, int32_t forced_splits, standard_gpu_plan *g) {
+                       int32_t forced_width, int32_t forced_splits, int32_t forced_tail,
+                       standard_gpu_plan *g) {
   double best_score = -1.0;
   const bool few_tiles = (int64_t)tiles_m * ceil_div(n, 128) < sm_count;
   for (size_t i = 0; i < WIDTH_COUNT; ++i) {
@@ -158,14 +201,37 @@ static void best_shape(int32_t tiles_m, int64_t n, int64_t k_blocks, int32_t sm_
       continue;
     const int32_t tiles_n = ceil_div(n, widths[i]);
     const int64_t tiles = (int64_t)tiles_m * tiles_n;
-    const int32_t splits = forced_splits ? forced_splits : best_splits(tiles, k_blocks, sm_count);
     const double used = (double)n / ((double)tiles_n * widths[i]);
-    const double score =
-        shape_score(tiles * splits, splits, widths[i], width_speed[i], used, sm_count);
+    int32_t splits = 1, grid = sm_count;
+    int64_t split_from = 0;
+    double score;
+    if (few_tiles || forced_splits) {
+      splits = forced_splits ? forced_splits : best_splits(tiles, k_blocks, sm_count);
+      score = shape_score(tiles * splits, splits, widths[i], width_speed[i], used, sm_count);
+    } else {
+      /* Forced, the split count holds where the tail fits it; else the
+       * tail stays whole. */
+      double waves = tail_split_waves(tiles, k_blocks, sm_count, 1, &split_from, &grid);
+      for (int32_t s = forced_tail ? forced_tail : 2;
+           s <= (forced_tail ? forced_tail : STANDARD_MAX_SPLITS); ++s) {
+        int64_t from = 0;
+        int32_t on = sm_count;
+        const double w = tail_split_waves(tiles, k_blocks, sm_count, s, &from, &on);
+        if (w < waves - 1e-9 || (forced_tail && w < HUGE_VAL)) {
+          waves = w;
+          splits = s;
+          split_from = from;
+          grid = on;
+        }
+      }
+      score = (double)tiles / (waves * sm_count) * width_speed[i] * used;
+    }
     if (score > best_score + 1e-9) {
       best_score = score;
       g->tile_n = widths[i];
       g->splits = splits;
+      g->split_from = splits > 1 ? (int32_t)split_from : 0;
+      g->grid = grid;
     }
   }
 }
@@ -207,25 +273,28 @@ static tp_status choose_shape(const tpc_tuning *tu, const tp_gemm_desc *desc,
   g->cluster_m = tu->cluster_m ? tu->cluster_m : 1;
   g->tiles_m = ceil_div(desc->m, TP_STANDARD_TILE_M);
   best_shape(g->tiles_m, desc->n, k_blocks, gpu->sm_count, tu->tile_n,
-             g->cluster_m > 1 ? 1 : tu->splits, g);
+             g->cluster_m > 1 ? 1 : tu->splits, g->cluster_m > 1 ? 1 : tu->tail_splits, g);
   g->tiles_n = ceil_div(desc->n, g->tile_n);
   g->raster_m = STANDARD_RASTER_TILES / g->cluster_m;
   return TP_OK;
 }
 
-/* Split-K's workspace: one counter per tile and consumer warpgroup (the
- * first counter_bytes), then the partial sums of every split but the last
- * (128 x BN f32 each). */
+/* Split-K's workspace: one counter per split tile and consumer warpgroup
+ * (the first counter_bytes), then the partial sums of every split but the
+ * last (128 x BN f32 each). */
+static uint64_t split_tiles(const standard_gpu_plan *g) {
+  return (uint64_t)g->tiles_m * (uint64_t)g->tiles_n - (uint64_t)g->split_from;
+}
+
 static uint64_t counter_bytes(const standard_gpu_plan *g) {
-  const uint64_t counters = (uint64_t)g->tiles_m * (uint64_t)g->tiles_n * 2u * sizeof(uint32_t);
+  const uint64_t counters = split_tiles(g) * 2u * sizeof(uint32_t);
   return (counters + STANDARD_COUNTER_ALIGN - 1) / STANDARD_COUNTER_ALIGN * STANDARD_COUNTER_ALIGN;
 }
 
 static uint64_t workspace_bytes(const standard_gpu_plan *g) {
   if (g->splits == 1) return 0;
-  const uint64_t tiles = (uint64_t)g->tiles_m * (uint64_t)g->tiles_n;
-  return counter_bytes(g) +
-         tiles * (uint64_t)(g->splits - 1) * TP_STANDARD_TILE_M * (uint64_t)g->tile_n * sizeof(float);
+  return counter_bytes(g) + split_tiles(g) * (uint64_t)(g->splits - 1) * TP_STANDARD_TILE_M *
+                                (uint64_t)g->tile_n * sizeof(float);
 }
 
 /* The stage contents (A and B k-block tiles, recorded in the payload plan
@@ -299,10 +368,13 @@ tp_status standard_gpu_plan_slot(void *state, const tp_gemm_desc *desc, const tp
            g.cluster_m);
   /* One CTA per work unit up to a CTA per SM. The kernel gives the splits
    * of a tile to consecutive CTAs of one wave, the last of them waiting for
-   * the others: the grid is a whole number of tiles' splits, so that a CTA
-   * only ever waits for CTAs of lower index (already resident). */
-  const int64_t units = (int64_t)ceil_div(g.tiles_m, g.cluster_m) * g.tiles_n * g.splits;
-  const int64_t slots = gpu->sm_count / g.cluster_m / g.splits * g.splits;
+   * the others: the grid is a whole number of tiles' splits (and a tail's
+   * split tiles start a wave), so that a CTA only ever waits for CTAs of
+   * lower index (already resident). */
+  const int64_t tiles = (int64_t)ceil_div(g.tiles_m, g.cluster_m) * g.tiles_n;
+  const int64_t units = g.split_from + (tiles - g.split_from) * g.splits;
+  const int64_t slots =
+      g.split_from > 0 ? g.grid : gpu->sm_count / g.cluster_m / g.splits * g.splits;
   launch->grid[0] = (uint32_t)((units < slots ? units : slots) * g.cluster_m);
   launch->grid[1] = launch->grid[2] = 1;
   launch->block[0] = TP_STANDARD_THREADS;
@@ -376,6 +448,7 @@ tp_status standard_gpu_args_slot(const tp_payload_plan *plan, const tp_epilogue_
   p->d_data = desc->d.data;
   p->ldd = desc->d.stride[0];
   p->splits = g.splits;
+  p->split_from = g.split_from;
   if (g.splits > 1) {
     if (plan->workspace == NULL)
       return tpc_fail(err, errlen, TP_ERR_INTERNAL, "split-K plan without its workspace");

@@ -1,6 +1,6 @@
 /* plugins/standard/plugin.c: the standard payload's descriptor and entry
- * point. Its tuning keys (tile, stages, cluster, consumers, splits) are the common
- * ones (plugins/common/tuning.h); its device code is device/standard_kernel.cu
+ * point. Its tuning keys (tile, stages, cluster, consumers, splits, tail_splits)
+ * are the common ones (plugins/common/tuning.h); its device code is device/standard_kernel.cu
  * (gpu.c picks and parameterises the kernel). */
 #include "config.h"
 #include "plugins/common/device_image.h"

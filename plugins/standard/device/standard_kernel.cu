@@ -25,11 +25,14 @@
  * C load: the store warp, once the store has read a chunk, frees it for the
  * next C. The consumers never release C themselves, so every chunk of the
  * ring prefetches C (a whole tile's C for a ring as deep as the tile).
- * Split-K (p.splits > 1, single CTAs only): a work unit is one split of a
- * tile's k-blocks; the splits of a tile go to consecutive CTAs. All but the
- * last write their partial sums to the workspace (tilepipe/device/split_k.h)
- * and move on; the last adds them and alone runs the epilogue, so the store
- * warp and the source loader only see last splits.
+ * Split-K (p.splits > 1, single CTAs only): a work unit of a tile from
+ * p.split_from on is one split of its k-blocks (every tile for shapes with
+ * fewer tiles than SMs; those of the last, partial wave otherwise, so that
+ * it takes a fraction of a tile's time); the splits of a tile go to
+ * consecutive CTAs. All but the last write their partial sums to the
+ * workspace (tilepipe/device/split_k.h) and move on; the last adds them
+ * and alone runs the epilogue, so the store warp and the source loader
+ * only see last splits.
  *
  * Invariants:
  *   - operand tiles are K-major, 128 bytes of K per row, 128B-swizzled, each
@@ -105,11 +108,13 @@ TP_DEV void mma_k_step(float *acc, uint64_t da, uint64_t db, int accumulate) {
 
 /* Tiles are walked in clusters of CLUSTER_M tiles along M (sharing one B
  * tile), cluster tiles in groups of raster_m cluster-rows so that CTAs running
- * at the same time share A rows and B columns in L2. A work unit is one split
- * of a cluster tile's k-blocks (the whole of them without split-K); unit u
- * is split u % splits of cluster tile u / splits, so that a tile's splits
- * run on consecutive CTAs (the grid is a multiple of splits). Every role of
- * every CTA walks the units with the same iteration numbers. */
+ * at the same time share A rows and B columns in L2. A work unit is a whole
+ * cluster tile (tiles before split_from: unit u is tile u) or one split of
+ * a tile's k-blocks (unit split_from + v is split v % splits of tile
+ * split_from + v / splits), so that a tile's splits run on consecutive
+ * CTAs (split_from and the grid are multiples of splits, so none straddles
+ * the grid's end). Every role of every CTA walks the units with the same
+ * iteration numbers. */
 struct tile_schedule {
   int32_t cluster_rows, units, first, stride;
 };
@@ -118,6 +123,7 @@ struct work_unit {
   int32_t tile;               /* cluster tile */
   int32_t kb_begin, kb_end;   /* its k-blocks */
   int32_t split;
+  bool split_k;               /* one of several splits of its tile */
   bool last;                  /* the split that adds up and runs the epilogue */
 };
 
@@ -125,7 +131,7 @@ template <int CLUSTER_M>
 TP_DEV tile_schedule tile_schedule_make(const tp_standard_params &p) {
   tile_schedule s;
   s.cluster_rows = (p.tiles_m + CLUSTER_M - 1) / CLUSTER_M;
-  s.units = s.cluster_rows * p.tiles_n * p.splits;
+  s.units = p.split_from + (s.cluster_rows * p.tiles_n - p.split_from) * p.splits;
   s.first = (int32_t)blockIdx.x / CLUSTER_M;
   s.stride = (int32_t)gridDim.x / CLUSTER_M;
   return s;
@@ -137,10 +143,22 @@ TP_DEV tile_schedule tile_schedule_make(const tp_standard_params &p) {
  * tile's mainloop. */
 TP_DEV work_unit work_unit_of(const tp_standard_params &p, int32_t u) {
   work_unit w;
-  w.tile = (int32_t)tp_fast_div_quot(p.splits_div, (uint32_t)u);
-  w.split = u - w.tile * p.splits;
+  if (u < p.split_from) {
+    w.tile = u;
+    w.split = 0;
+    w.kb_begin = 0;
+    w.kb_end = p.k_blocks;
+    w.split_k = false;
+    w.last = true;
+    return w;
+  }
+  const int32_t v = u - p.split_from;
+  const int32_t t = (int32_t)tp_fast_div_quot(p.splits_div, (uint32_t)v);
+  w.tile = p.split_from + t;
+  w.split = v - t * p.splits;
   w.kb_begin = (int32_t)tp_fast_div_quot(p.splits_div, (uint32_t)(w.split * p.k_blocks));
   w.kb_end = (int32_t)tp_fast_div_quot(p.splits_div, (uint32_t)((w.split + 1) * p.k_blocks));
+  w.split_k = p.splits > 1;
   w.last = w.split == p.splits - 1;
   return w;
 }
@@ -551,8 +569,10 @@ TP_DEV bool split_k_reduce(const tp_standard_params &p, float *acc, const work_u
   constexpr int floats = BN / 2;                         /* accumulators per thread */
   constexpr uint32_t slot_float4s = 128u * floats / 4u;  /* a warpgroup's 64 x BN */
   const uint32_t t = threadIdx.x % 128u;
-  uint32_t *counter = p.counters + 2 * w.tile + wg;
-  float4 *slots = (float4 *)p.partials + ((size_t)w.tile * (p.splits - 1) * 2 + wg) * slot_float4s;
+  const int32_t tile = w.tile - p.split_from; /* among the split tiles */
+  uint32_t *counter = p.counters + 2 * tile + wg;
+  float4 *slots =
+      (float4 *)p.partials + ((size_t)tile * (p.splits - 1) * 2 + wg) * slot_float4s;
   /* Slot of split s: (tile, s, wg), the two warpgroups' slots side by side. */
   if (!w.last) {
     tp_split_k_store<floats>(acc, slots + (size_t)w.split * 2 * slot_float4s, t, 128u);
@@ -619,7 +639,7 @@ TP_DEV void run_consumer(const tp_standard_params &p, uint32_t wg) {
     }
     tp_wgmma_wait_group<0>();
     tp_input_consumer_stage_release(&held);
-    if (p.splits > 1 && !split_k_reduce<BN>(p, acc, w, wg)) continue;
+    if (w.split_k && !split_k_reduce<BN>(p, acc, w, wg)) continue;
     consumer_epilogue<BN, DT>(p, acc, m0, n0, wg, &out, &src);
   }
   tp_input_consumer_drain(&cons);

@@ -45,12 +45,15 @@ typedef struct tp_standard_params {
   int32_t n_tma;
   void *d_data;
   int64_t ldd;
-  /* Split-K: each tile's K is split over `splits` consecutive CTAs. All but
-   * the last write their partial sums to `partials` and count themselves in
-   * the tile's `counters` (one per consumer warpgroup); the last waits for
-   * them, adds them in split order and runs the epilogue. Both live in the
-   * plan's workspace; the counters return to 0 after each tile. */
-  int32_t splits;
+  /* Split-K: the K of each cluster tile from split_from on is split over
+   * `splits` consecutive CTAs (split_from 0: every tile, for shapes with
+   * fewer tiles than SMs; else the tiles of the last, partial wave). All
+   * but the last split write their partial sums to `partials` and count
+   * themselves in the tile's `counters` (one per consumer warpgroup; both
+   * indexed from split_from); the last waits for them, adds them in split
+   * order and runs the epilogue. Both live in the plan's workspace; the
+   * counters return to 0 after each tile. */
+  int32_t splits, split_from;
   uint32_t *counters;
   float *partials;
   tp_epilogue_args epilogue;
