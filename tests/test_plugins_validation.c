@@ -430,7 +430,8 @@ START_TEST(test_tuning_keys) {
       {"splits", "2x1", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "1..16"},
       {"tail_splits", "1", TP_OK, TP_OK, ""},
       {"tail_splits", "16", TP_OK, TP_OK, ""},
-      {"tail_splits", "0", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "tail_splits '0' must be 1..16"},
+      {"tail_splits", "0", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT,
+       "tail_splits '0' must be 1..16"},
       {"tail_splits", "17", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "1..16"},
       {"tiles", "128x128x128", TP_ERR_NOT_FOUND, TP_ERR_NOT_FOUND, "unknown key 'tiles'"},
   };

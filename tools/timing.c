@@ -83,8 +83,9 @@ static tp_status time_on_gpu(int n, int warmup, int iters, const tp_timed_side *
 
 static tp_status check_counts(int n, int warmup, int iters, char *err, size_t errlen) {
   if (n >= 1 && iters >= 1 && warmup >= 0) return TP_OK;
-  snprintf(err, errlen, "need at least one side and one timed run (got %d sides, %d runs, warm-up %d)",
-           n, iters, warmup);
+  snprintf(err, errlen,
+           "need at least one side and one timed run (got %d sides, %d runs, warm-up %d)", n,
+           iters, warmup);
   return TP_ERR_INVALID_ARGUMENT;
 }
 

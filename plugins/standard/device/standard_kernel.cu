@@ -382,7 +382,8 @@ TP_DEV int source_kind_of(int32_t source_dtype) {
 /* Two 16-bit values of D's dtype (low half first) as floats. */
 template <int DT>
 TP_DEV float2 unpack_pair(uint32_t v) {
-  if (DT == TP_DTYPE_BF16) return make_float2(__uint_as_float(v << 16), __uint_as_float(v & 0xffff0000u));
+  if (DT == TP_DTYPE_BF16)
+    return make_float2(__uint_as_float(v << 16), __uint_as_float(v & 0xffff0000u));
   __half2 h;
   memcpy(&h, &v, sizeof v);
   return __half22float2(h);
@@ -439,8 +440,8 @@ TP_DEV void source_fetch(const unsigned char *chunk, int kind, uint32_t wg, int 
   }
 }
 
-/* Writes the results d[4 j + 2 half + e] of column groups j0..j0+3 into the
- * swizzled D chunk: stmatrix for a 16-bit D, pair by pair for f32. */
+/* Writes the results d[4 j + 2 half + e] of column groups j0.. of a step
+ * into the swizzled D chunk: stmatrix for a 16-bit D, pair by pair for f32. */
 template <int DT>
 TP_DEV void chunk_write(unsigned char *chunk, uint32_t wg, int j0, const float *d) {
   if (DT == TP_DTYPE_F32) {
