@@ -570,9 +570,10 @@ END_TEST
 
 /* The standard payload's gpu_plan for an H100's figures (no GPU needed):
  * plan, then gpu_plan, as the core calls them. */
-static tp_status gpu_plan_slot(loaded *l, const tp_gemm_desc *desc, tp_gpu_launch *launch,
-                               char *err, size_t errlen) {
-  tp_gpu_info h100 = {.sm_count = 132, .cc_major = 9, .smem_per_block = 232448,
+/* gpu_plan on an H100's figures with `sm_count` SMs (132: the H100's). */
+static tp_status gpu_plan_on(loaded *l, const tp_gemm_desc *desc, int32_t sm_count,
+                             tp_gpu_launch *launch, char *err, size_t errlen) {
+  tp_gpu_info h100 = {.sm_count = sm_count, .cc_major = 9, .smem_per_block = 232448,
                       .l2_bytes = 50u << 20, .name = "H100 (figures)"};
   tp_epilogue_plan epi;
   tp_payload_plan plan;
@@ -582,6 +583,11 @@ static tp_status gpu_plan_slot(loaded *l, const tp_gemm_desc *desc, tp_gpu_launc
   tp_status st = plan_slot(l, desc, TP_BACKEND_CUDA, &plan, err, errlen);
   if (st != TP_OK) return st;
   return l->desc->payload->gpu_plan(l->state, desc, &h100, &epi, &plan, launch, err, errlen);
+}
+
+static tp_status gpu_plan_slot(loaded *l, const tp_gemm_desc *desc, tp_gpu_launch *launch,
+                               char *err, size_t errlen) {
+  return gpu_plan_on(l, desc, 132, launch, err, errlen);
 }
 
 /* bf16 M x N x K with every pointer NULL: enough to plan. */
@@ -645,6 +651,18 @@ START_TEST(test_gpu_plan_tail_split) {
   ck_assert_int_eq(set(&l, "tail_splits", "4", err, sizeof err), TP_OK);
   expect_gpu_plan(&l, 4096, 8704, 4096, "tp_standard_bf16_bf16_128x256_c1", 132,
                   split_workspace(32, 256, 4));
+  /* A GPU of fewer SMs than the split count (a MIG slice): no grid of a
+   * multiple of 16 fits, so the tail stays whole on every SM (the plan
+   * divided by a grid of 0). 512 tiles leave no tail on 16 to 20 SMs. */
+  ck_assert_int_eq(set(&l, "tail_splits", "16", err, sizeof err), TP_OK);
+  for (int32_t sms = 1; sms <= 20; ++sms) {
+    tp_gpu_launch launch;
+    const tp_gemm_desc d = sized(4096, 4096, 65536);
+    ck_assert_msg(gpu_plan_on(&l, &d, sms, &launch, err, sizeof err) == TP_OK, "%d SMs: %s", sms,
+                  err);
+    ck_assert_uint_eq(launch.grid[0], (uint32_t)sms);
+    ck_assert_uint_eq(launch.workspace_bytes, 0);
+  }
   /* 1: no split, and 2048 x 7168 x 18432 goes back to 192 wide. */
   ck_assert_int_eq(set(&l, "tail_splits", "1", err, sizeof err), TP_OK);
   expect_gpu_plan(&l, 4096, 8704, 4096, "tp_standard_bf16_bf16_128x256_c1", 132, 0);

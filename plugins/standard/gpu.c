@@ -177,7 +177,8 @@ static double tail_split_waves(int64_t tiles, int64_t k_blocks, int32_t sm_count
     *grid = sm_count;
     return (double)((tiles + sm_count - 1) / sm_count);
   }
-  const int32_t g = sm_count / s * s;
+  const int32_t g = sm_count / s * s; /* 0 on a GPU of fewer SMs than s */
+  if (g == 0) return HUGE_VAL;
   const int64_t full = tiles / g * g, tail = tiles - full;
   if (tail == 0 || tail * s > g || k_blocks / s < MIN_SPLIT_K_BLOCKS) return HUGE_VAL;
   *split_from = full;
