@@ -47,6 +47,7 @@
 #include "plugins/standard/device/standard_params.h"
 #include "plugins/standard/standard.h"
 #include "tilepipe/dtype_codec.h"
+#include "tilepipe/fast_div.h"
 
 /* Output chunks: at least two (the store of one overlaps the writing of
  * the next), and as many more, up to a whole tile's, as the input stages
@@ -81,7 +82,10 @@ typedef struct standard_gpu_plan {
   int32_t tiles_m, tiles_n;
   int32_t splits;          /* K split over this many CTAs per tile, */
   int32_t split_from;      /* for the tiles from this one on */
-  int32_t grid;            /* CTAs (whole clusters) */
+  /* The kernel's schedule divisors (standard_params.h), made once here:
+   * gpu_args runs at every launch. */
+  tp_fast_div group_div, rows_div, last_rows_div, splits_div;
+  int32_t last_group;
 } standard_gpu_plan;
 
 _Static_assert(sizeof(standard_gpu_plan) <= TP_PLAN_PRIVATE_BYTES,
@@ -168,21 +172,19 @@ static int32_t best_splits(int64_t tiles, int64_t k_blocks, int32_t sm_count) {
  * of s, so no tile's splits straddle the grid's end (the last split of a
  * tile then waits only for CTAs of lower index). The time, in waves of
  * whole tiles, with the tail split s ways (s = 1: not split), and where the
- * split tiles start and on how many CTAs; HUGE_VAL where the tail does not
- * fit one wave or a split would take fewer than MIN_SPLIT_K_BLOCKS. */
+ * split tiles start; HUGE_VAL where the tail does not fit one wave or a
+ * split would take fewer than MIN_SPLIT_K_BLOCKS. */
 static double tail_split_waves(int64_t tiles, int64_t k_blocks, int32_t sm_count, int32_t s,
-                               int64_t *split_from, int32_t *grid) {
+                               int64_t *split_from) {
   if (s == 1) {
     *split_from = tiles;
-    *grid = sm_count;
     return (double)((tiles + sm_count - 1) / sm_count);
   }
-  const int32_t g = sm_count / s * s; /* 0 on a GPU of fewer SMs than s */
+  const int32_t g = sm_count / s * s; /* the grid; 0 on a GPU of fewer SMs than s */
   if (g == 0) return HUGE_VAL;
   const int64_t full = tiles / g * g, tail = tiles - full;
   if (tail == 0 || tail * s > g || k_blocks / s < MIN_SPLIT_K_BLOCKS) return HUGE_VAL;
   *split_from = full;
-  *grid = g;
   return (double)(full / g) +
          ((double)ceil_div(k_blocks, s) + TAIL_SPLIT_COST_KB * (s - 1)) / (double)k_blocks;
 }
@@ -203,7 +205,7 @@ static void best_shape(int32_t tiles_m, int64_t n, int64_t k_blocks, int32_t sm_
     const int32_t tiles_n = ceil_div(n, widths[i]);
     const int64_t tiles = (int64_t)tiles_m * tiles_n;
     const double used = (double)n / ((double)tiles_n * widths[i]);
-    int32_t splits = 1, grid = sm_count;
+    int32_t splits = 1;
     int64_t split_from = 0;
     double score;
     if (few_tiles || forced_splits) {
@@ -212,17 +214,15 @@ static void best_shape(int32_t tiles_m, int64_t n, int64_t k_blocks, int32_t sm_
     } else {
       /* Forced, the split count holds where the tail fits it; else the
        * tail stays whole. */
-      double waves = tail_split_waves(tiles, k_blocks, sm_count, 1, &split_from, &grid);
+      double waves = tail_split_waves(tiles, k_blocks, sm_count, 1, &split_from);
       for (int32_t s = forced_tail ? forced_tail : 2;
            s <= (forced_tail ? forced_tail : STANDARD_MAX_SPLITS); ++s) {
         int64_t from = 0;
-        int32_t on = sm_count;
-        const double w = tail_split_waves(tiles, k_blocks, sm_count, s, &from, &on);
+        const double w = tail_split_waves(tiles, k_blocks, sm_count, s, &from);
         if (w < waves - 1e-9 || (forced_tail && w < HUGE_VAL)) {
           waves = w;
           splits = s;
           split_from = from;
-          grid = on;
         }
       }
       score = (double)tiles / (waves * sm_count) * width_speed[i] * used;
@@ -232,7 +232,6 @@ static void best_shape(int32_t tiles_m, int64_t n, int64_t k_blocks, int32_t sm_
       g->tile_n = widths[i];
       g->splits = splits;
       g->split_from = splits > 1 ? (int32_t)split_from : 0;
-      g->grid = grid;
     }
   }
 }
@@ -277,6 +276,12 @@ static tp_status choose_shape(const tpc_tuning *tu, const tp_gemm_desc *desc,
              g->cluster_m > 1 ? 1 : tu->splits, g->cluster_m > 1 ? 1 : tu->tail_splits, g);
   g->tiles_n = ceil_div(desc->n, g->tile_n);
   g->raster_m = STANDARD_RASTER_TILES / g->cluster_m;
+  const int32_t cluster_rows = ceil_div(g->tiles_m, g->cluster_m);
+  g->last_group = (cluster_rows - 1) / g->raster_m;
+  g->group_div = tp_fast_div_make((uint32_t)(g->raster_m * g->tiles_n));
+  g->rows_div = tp_fast_div_make((uint32_t)g->raster_m);
+  g->last_rows_div = tp_fast_div_make((uint32_t)(cluster_rows - g->last_group * g->raster_m));
+  g->splits_div = tp_fast_div_make((uint32_t)g->splits);
   return TP_OK;
 }
 
@@ -370,12 +375,11 @@ tp_status standard_gpu_plan_slot(void *state, const tp_gemm_desc *desc, const tp
   /* One CTA per work unit up to a CTA per SM. The kernel gives the splits
    * of a tile to consecutive CTAs of one wave, the last of them waiting for
    * the others: the grid is a whole number of tiles' splits (and a tail's
-   * split tiles start a wave), so that a CTA only ever waits for CTAs of
-   * lower index (already resident). */
+   * split tiles start a wave of it), so that a CTA only ever waits for CTAs
+   * of lower index (already resident). */
   const int64_t tiles = (int64_t)ceil_div(g.tiles_m, g.cluster_m) * g.tiles_n;
   const int64_t units = g.split_from + (tiles - g.split_from) * g.splits;
-  const int64_t slots =
-      g.split_from > 0 ? g.grid : gpu->sm_count / g.cluster_m / g.splits * g.splits;
+  const int64_t slots = gpu->sm_count / g.cluster_m / g.splits * g.splits;
   launch->grid[0] = (uint32_t)((units < slots ? units : slots) * g.cluster_m);
   launch->grid[1] = launch->grid[2] = 1;
   launch->block[0] = TP_STANDARD_THREADS;
@@ -439,12 +443,11 @@ tp_status standard_gpu_args_slot(const tp_payload_plan *plan, const tp_epilogue_
   p->tiles_n = g.tiles_n;
   p->k_blocks = (int32_t)plan->k_blocks;
   p->raster_m = g.raster_m;
-  const int32_t cluster_rows = ceil_div(g.tiles_m, g.cluster_m);
-  p->last_group = (cluster_rows - 1) / g.raster_m;
-  p->group_div = tp_fast_div_make((uint32_t)(g.raster_m * g.tiles_n));
-  p->rows_div = tp_fast_div_make((uint32_t)g.raster_m);
-  p->last_rows_div = tp_fast_div_make((uint32_t)(cluster_rows - p->last_group * g.raster_m));
-  p->splits_div = tp_fast_div_make((uint32_t)g.splits);
+  p->last_group = g.last_group;
+  p->group_div = g.group_div;
+  p->rows_div = g.rows_div;
+  p->last_rows_div = g.last_rows_div;
+  p->splits_div = g.splits_div;
   p->n_tma = (int32_t)n_tma;
   p->d_data = desc->d.data;
   p->ldd = desc->d.stride[0];
