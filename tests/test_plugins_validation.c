@@ -647,6 +647,10 @@ START_TEST(test_gpu_plan_tail_split) {
    * (240 splits) do not fit; the tail stays whole on all 132 SMs. */
   ck_assert_int_eq(set(&l, "tail_splits", "5", err, sizeof err), TP_OK);
   expect_gpu_plan(&l, 4096, 8704, 4096, "tp_standard_bf16_bf16_128x256_c1", 132, 0);
+  /* Where 5 fit, the grid is 130: 2560 x 13568 makes 1060 tiles, 8 waves
+   * of 130 and 20 (100 CTAs in 5 splits). */
+  expect_gpu_plan(&l, 2560, 13568, 4096, "tp_standard_bf16_bf16_128x256_c1", 130,
+                  split_workspace(20, 256, 5));
   /* 4 fit (128 CTAs). */
   ck_assert_int_eq(set(&l, "tail_splits", "4", err, sizeof err), TP_OK);
   expect_gpu_plan(&l, 4096, 8704, 4096, "tp_standard_bf16_bf16_128x256_c1", 132,
