@@ -648,17 +648,13 @@ TP_DEV void run_consumer(const tp_standard_params &p, uint32_t wg) {
   float acc[BN / 2];
 #pragma unroll
   for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
-  /* Warpgroup 1 starts once warpgroup 0 has taken its first stage.
-   * Started together, the two would reach every epilogue together and
-   * leave the tensor cores idle through it; staggered, each one's epilogue
-   * runs while the other issues wgmmas. One stage, not more: a stage is
-   * refilled only once the lagging warpgroup frees it, so a lead of L
-   * stages leaves the leader L fewer loads in flight. With a lead of
-   * stages - 1 the memory-bound shapes lost a tenth of their speed (H100:
-   * 128 x 4096 x 7168, 31.1 -> 33.2 us), and at long K the lead shrinks to
-   * about a stage anyway, the leader waiting for the loads that the
-   * lagger's releases start. */
-  bool lead_given = wg == 1;
+  /* Warpgroup 1 starts once warpgroup 0 has taken `lead` stages of its
+   * first unit (all of them if it has fewer). Started together, the two
+   * would reach every epilogue together and leave the tensor cores idle
+   * through it; staggered, each one's epilogue runs while the other issues
+   * wgmmas, which the stages loaded ahead keep fed. */
+  const int32_t lead = max(1, (int32_t)p.smem.stages - 1);
+  bool lead_taken = wg == 1;
   if (wg == 1 && s.first < s.units) tp_named_barrier_sync(BAR_STAGGER, 256);
 
   for (int32_t u = s.first; u < s.units; u += s.stride) {
@@ -692,16 +688,16 @@ TP_DEV void run_consumer(const tp_standard_params &p, uint32_t wg) {
       tp_wgmma_wait_group<1>();
       if (kb > w.kb_begin) tp_input_consumer_stage_release(&held);
       held = st;
-      if (!lead_given) {
+      if (!lead_taken && kb - w.kb_begin + 1 == lead) {
         tp_named_barrier_arrive(BAR_STAGGER, 256);
-        lead_given = true;
+        lead_taken = true;
       }
     }
     tp_wgmma_wait_group<0>();
     tp_input_consumer_stage_release(&held);
-    if (!lead_given) { /* a unit without k-blocks (none is planned) */
+    if (!lead_taken) {
       tp_named_barrier_arrive(BAR_STAGGER, 256);
-      lead_given = true;
+      lead_taken = true;
     }
     if (w.split_k && !split_k_reduce<BN>(p, acc, w, wg)) continue;
     consumer_epilogue<BN, DT>(p, acc, m0 + (int32_t)wg * TP_STANDARD_WG_ROWS, n0, &out, &src);
