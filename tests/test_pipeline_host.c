@@ -94,7 +94,7 @@ typedef struct consumer_run {
 } consumer_run;
 
 static tp_input_pipeline handoff_pipeline(const handoff *h) {
-  return h->epi ? tp_storage_epi_load_pipeline(h->base, h->L, 0)
+  return h->epi ? tp_storage_epi_load_pipeline(h->base, h->L)
                 : tp_storage_input_pipeline(h->base, h->L, 1);
 }
 
@@ -312,7 +312,7 @@ typedef struct writer_arg {
 static void *output_writer(void *arg) {
   writer_arg *wa = arg;
   output_run *o = wa->o;
-  tp_output_pipeline op = tp_storage_output_pipeline(o->base, o->L, 0);
+  tp_output_pipeline op = tp_storage_output_pipeline(o->base, o->L);
   tp_output_writer wr = tp_output_pipeline_writer(&op, tp_arrival_warp());
   for (uint32_t v = 1; v <= o->items; ++v) {
     if (v % 2) {
@@ -334,7 +334,7 @@ static void *output_writer(void *arg) {
 
 static void *output_store(void *arg) {
   output_run *o = arg;
-  tp_output_pipeline op = tp_storage_output_pipeline(o->base, o->L, 0);
+  tp_output_pipeline op = tp_storage_output_pipeline(o->base, o->L);
   tp_output_store st = tp_output_pipeline_store(&op);
   size_t chunk_words = (size_t)o->writers * PART_WORDS;
   for (uint32_t v = 1; v <= o->items; ++v) {
@@ -417,7 +417,7 @@ typedef struct ring_writer_arg {
 
 static void *ring_c_loader(void *arg) {
   shared_ring_run *o = arg;
-  tp_input_pipeline ep = tp_storage_epi_load_pipeline(o->base, o->L, 0);
+  tp_input_pipeline ep = tp_storage_epi_load_pipeline(o->base, o->L);
   tp_input_producer prod = tp_input_pipeline_producer(&ep);
   for (uint32_t v = 1; v <= o->items; ++v) {
     TP_INPUT_PRODUCE(&prod, s) { fill_stage(&s, v, 0); } /* C word i: item_word(v, 0, i) */
@@ -429,9 +429,9 @@ static void *ring_c_loader(void *arg) {
 static void *ring_writer(void *arg) {
   ring_writer_arg *wa = arg;
   shared_ring_run *o = wa->o;
-  tp_input_pipeline ep = tp_storage_epi_load_pipeline(o->base, o->L, 0);
+  tp_input_pipeline ep = tp_storage_epi_load_pipeline(o->base, o->L);
   tp_input_consumer src = tp_input_pipeline_consumer(&ep, tp_arrival_warp());
-  tp_output_pipeline op = tp_storage_output_pipeline(o->base, o->L, 0);
+  tp_output_pipeline op = tp_storage_output_pipeline(o->base, o->L);
   tp_output_writer wr = tp_output_pipeline_writer(&op, tp_arrival_warp());
   uint32_t bad = 0;
   for (uint32_t v = 1; v <= o->items; ++v) {
@@ -453,9 +453,9 @@ static void *ring_writer(void *arg) {
 
 static void *ring_store(void *arg) {
   shared_ring_run *o = arg;
-  tp_output_pipeline op = tp_storage_output_pipeline(o->base, o->L, 0);
+  tp_output_pipeline op = tp_storage_output_pipeline(o->base, o->L);
   tp_output_store st = tp_output_pipeline_store(&op);
-  tp_input_pipeline ep = tp_storage_epi_load_pipeline(o->base, o->L, 0);
+  tp_input_pipeline ep = tp_storage_epi_load_pipeline(o->base, o->L);
   tp_input_consumer freer = tp_input_pipeline_consumer(&ep, tp_arrival_thread());
   const uint32_t words = o->writers * PART_WORDS;
   for (uint32_t v = 1; v <= o->items; ++v) {
@@ -652,7 +652,7 @@ static void *kernel_main_loader(void *arg) {
   kernel_run *k = arg;
   tp_input_pipeline ip = tp_storage_input_pipeline(k->base, k->L, 1);
   tp_input_producer prod = tp_input_pipeline_producer(&ip);
-  tp_load_order lo = tp_storage_load_order(k->base, k->L, 0);
+  tp_load_order lo = tp_storage_load_order(k->base, k->L);
   for (uint32_t t = 0; t < k->tiles; ++t) {
     TP_INPUT_PRODUCE(&prod, s) { fill_stage(&s, t + 1, 0); }
     tp_load_order_signal(&lo);
@@ -663,9 +663,9 @@ static void *kernel_main_loader(void *arg) {
 
 static void *kernel_c_loader(void *arg) {
   kernel_run *k = arg;
-  tp_input_pipeline ep = tp_storage_epi_load_pipeline(k->base, k->L, 0);
+  tp_input_pipeline ep = tp_storage_epi_load_pipeline(k->base, k->L);
   tp_input_producer prod = tp_input_pipeline_producer(&ep);
-  tp_load_order lo = tp_storage_load_order(k->base, k->L, 0);
+  tp_load_order lo = tp_storage_load_order(k->base, k->L);
   for (uint32_t t = 0; t < k->tiles; ++t) {
     tp_load_order_wait(&lo);
     for (uint32_t c = 0; c < 2; ++c) {
@@ -679,7 +679,7 @@ static void *kernel_c_loader(void *arg) {
 static void *kernel_consumer(void *arg) {
   kernel_run *k = arg;
   tp_input_pipeline ip = tp_storage_input_pipeline(k->base, k->L, 1);
-  tp_input_pipeline ep = tp_storage_epi_load_pipeline(k->base, k->L, 0);
+  tp_input_pipeline ep = tp_storage_epi_load_pipeline(k->base, k->L);
   tp_input_consumer in = tp_input_pipeline_consumer(&ip, tp_arrival_thread());
   tp_input_consumer src = tp_input_pipeline_consumer(&ep, tp_arrival_warp());
   consumer_run in_run = {NULL, 0, 0, 0}, src_run = {NULL, 0, 0, 0};

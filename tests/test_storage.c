@@ -250,9 +250,7 @@ static void check_invariants(const char *name, const tp_storage_request *r,
     arrays[na++] = &L->tensors[t];
   }
   /* The output ring: what was asked for, grown no further than allowed. */
-  const uint32_t ch = L->channels;
-  ck_assert_uint_eq(ch, r->channels);
-  ck_assert_uint_eq(L->output.count, ch * L->output_stages);
+  ck_assert_uint_eq(L->output.count, L->output_stages);
   ck_assert_uint_ge(L->output_stages, r->output_stages);
   ck_assert_uint_le(L->output_stages, r->output_stages_max > r->output_stages
                                           ? r->output_stages_max
@@ -266,7 +264,7 @@ static void check_invariants(const char *name, const tp_storage_request *r,
     ck_assert_uint_eq(L->source.count, L->output.count);
     ck_assert_uint_eq(L->source_stages, L->output_stages);
   } else {
-    ck_assert_uint_eq(L->source.count, ch * r->source_stages);
+    ck_assert_uint_eq(L->source.count, r->source_stages);
     ck_assert_uint_eq(L->source_stages, r->source_stages);
     aligns[na] = r->source_chunk.align;
     arrays[na++] = &L->source;
@@ -285,16 +283,16 @@ static void check_invariants(const char *name, const tp_storage_request *r,
     spans[n++] = (span){a->offset, (uint64_t)a->offset + (uint64_t)a->stride * a->count};
   }
   /* The barriers: counts follow from the stage counts. */
-  uint32_t expect_barrier_bytes = 16u * L->stages + ch * 16u * L->output_stages +
-                                  ch * 16u * L->source_stages + (L->source_stages ? 8u * ch : 0u) +
+  uint32_t expect_barrier_bytes = 16u * L->stages + 16u * L->output_stages +
+                                  16u * L->source_stages + (L->source_stages ? 8u : 0u) +
                                   8u * r->order_depth * r->order_groups + 8u * r->raw_barriers;
   ck_assert_uint_eq(L->barrier_bytes, expect_barrier_bytes);
   ck_assert_uint_eq(L->barrier_offset % 8, 0);
   ck_assert_uint_eq(L->input_barriers, L->barrier_offset);
   ck_assert_uint_eq(L->output_barriers, L->input_barriers + 16u * L->stages);
-  ck_assert_uint_eq(L->source_barriers, L->output_barriers + ch * 16u * L->output_stages);
-  ck_assert_uint_eq(L->load_order_barriers, L->source_barriers + ch * 16u * L->source_stages);
-  ck_assert_uint_eq(L->order_barriers, L->load_order_barriers + (L->source_stages ? 8u * ch : 0u));
+  ck_assert_uint_eq(L->source_barriers, L->output_barriers + 16u * L->output_stages);
+  ck_assert_uint_eq(L->load_order_barrier, L->source_barriers + 16u * L->source_stages);
+  ck_assert_uint_eq(L->order_barriers, L->load_order_barrier + (L->source_stages ? 8u : 0u));
   ck_assert_uint_eq(L->raw_barriers, L->order_barriers + 8u * r->order_depth * r->order_groups);
   spans[n++] = (span){L->barrier_offset, (uint64_t)L->barrier_offset + L->barrier_bytes};
   ck_assert_uint_eq(L->total_bytes, L->barrier_offset + L->barrier_bytes);
@@ -357,78 +355,21 @@ START_TEST(layout_in_memory) {
   ck_assert_uint_eq(tp_mbar_host_count(atomic_load(&ip.pipe.empty[0].word)), 8);
   ck_assert_uint_eq(tp_mbar_host_count(atomic_load(&ip.pipe.full[0].word)), 1);
 
-  tp_output_pipeline op = tp_storage_output_pipeline(base, &L, 0);
+  tp_output_pipeline op = tp_storage_output_pipeline(base, &L);
   ck_assert_uint_eq(op.pipe.stages, 2);
   ck_assert_ptr_eq(op.chunks.base, base + 147456);
   ck_assert_uint_eq(tp_mbar_host_count(atomic_load(&op.pipe.full[1].word)), 8);
   ck_assert_uint_eq(tp_mbar_host_count(atomic_load(&op.pipe.empty[1].word)), 1);
 
-  tp_input_pipeline ep = tp_storage_epi_load_pipeline(base, &L, 0);
+  tp_input_pipeline ep = tp_storage_epi_load_pipeline(base, &L);
   ck_assert_uint_eq(ep.expect_bytes, 16 * KB);
   ck_assert_ptr_eq(tp_tile_payload_tile(&ep.payload, 1, 0, 0), base + 180224 + 16384);
   ck_assert_uint_eq(tp_mbar_host_count(atomic_load(&ep.pipe.empty[0].word)), 8);
 
-  tp_load_order lo = tp_storage_load_order(base, &L, 0);
+  tp_load_order lo = tp_storage_load_order(base, &L);
   ck_assert_ptr_eq(lo.mbar, (tp_mbar *)(base + 213120));
   ck_assert_uint_eq(tp_mbar_host_count(atomic_load(&lo.mbar->word)), 1);
   free(base);
-}
-END_TEST
-
-/* Two epilogue channels (the standard kernel: one per consumer warpgroup,
- * bf16 128x256x64, C in the output chunks of 64 rows): each channel has
- * its own chunks, barrier pairs and load-order barrier, the second right
- * after the first; the ring grows a chunk per channel at a time. Worked
- * out by hand: 4 stages of 48 KiB, then 2 x 2 chunks of 8 KiB at 196608,
- * barriers at 229376: input 64 bytes, output 2 x 32, source 2 x 32, load
- * order 2 x 8. */
-START_TEST(two_channels) {
-  tp_storage_request r = tp_storage_request_make(TP_SMEM_BUDGET_H100);
-  r.num_tensors = 2;
-  r.tensors[0] = (tp_stage_tensor){16 * KB, 1024};
-  r.tensors[1] = (tp_stage_tensor){32 * KB, 1024};
-  r.output_chunk = (tp_stage_tensor){8 * KB, 1024};
-  r.output_stages = 2;
-  r.output_stages_max = 4;
-  r.source_in_output = 1;
-  r.channels = 2;
-  tp_storage_layout L;
-  ck_assert_int_eq(tp_storage_plan(&r, &L), TP_OK);
-  check_invariants("two channels", &r, &L);
-  ck_assert_uint_eq(L.stages, 4);
-  ck_assert_uint_eq(L.output_stages, 2); /* a third chunk per channel would not fit */
-  ck_assert_uint_eq(L.output.offset, 196608);
-  ck_assert_uint_eq(L.barrier_offset, 229376);
-  ck_assert_uint_eq(L.total_bytes, 229376 + 64 + 64 + 64 + 16);
-
-  unsigned char *base = aligned_alloc(1024, (L.total_bytes + 1023u) / 1024u * 1024u);
-  ck_assert_ptr_nonnull(base);
-  tp_storage_counts counts = {8, 4, 1, 1};
-  tp_storage_init_barriers(base, &L, &counts);
-  for (uint32_t ch = 0; ch < 2; ++ch) {
-    tp_output_pipeline op = tp_storage_output_pipeline(base, &L, ch);
-    ck_assert_uint_eq(op.pipe.stages, 2);
-    ck_assert_ptr_eq(op.chunks.base, base + 196608 + ch * 16 * KB);
-    ck_assert_ptr_eq(op.pipe.full, (tp_mbar *)(base + 229376 + 64 + ch * 32));
-    ck_assert_uint_eq(tp_mbar_host_count(atomic_load(&op.pipe.full[1].word)), 4);
-    ck_assert_uint_eq(tp_mbar_host_count(atomic_load(&op.pipe.empty[1].word)), 1);
-    tp_input_pipeline ep = tp_storage_epi_load_pipeline(base, &L, ch);
-    ck_assert_ptr_eq(tp_tile_payload_tile(&ep.payload, 1, 0, 0),
-                     base + 196608 + ch * 16 * KB + 8 * KB);
-    ck_assert_ptr_eq(ep.pipe.full, (tp_mbar *)(base + 229376 + 128 + ch * 32));
-    ck_assert_uint_eq(tp_mbar_host_count(atomic_load(&ep.pipe.empty[0].word)), 1);
-    tp_load_order lo = tp_storage_load_order(base, &L, ch);
-    ck_assert_ptr_eq(lo.mbar, (tp_mbar *)(base + 229376 + 192 + ch * 8));
-    ck_assert_uint_eq(tp_mbar_host_count(atomic_load(&lo.mbar->word)), 1);
-  }
-  free(base);
-
-  /* Channels: 1 to TP_STORAGE_MAX_CHANNELS. */
-  r.channels = 0;
-  ck_assert_int_eq(tp_storage_plan(&r, &L), TP_ERR_INVALID_ARGUMENT);
-  ck_assert_str_eq(L.error, "storage: 1 to 4 epilogue channels");
-  r.channels = TP_STORAGE_MAX_CHANNELS + 1;
-  ck_assert_int_eq(tp_storage_plan(&r, &L), TP_ERR_INVALID_ARGUMENT);
 }
 END_TEST
 
@@ -572,7 +513,6 @@ static Suite *storage_suite(void) {
   TCase *plan = tcase_create("planner");
   tcase_add_loop_test(plan, planner_table, 0, NUM_CONFIGS);
   tcase_add_test(plan, layout_in_memory);
-  tcase_add_test(plan, two_channels);
   tcase_add_loop_test(plan, epilogue_ring_choices, 0, (int)(sizeof kRings / sizeof kRings[0]));
   tcase_add_test(plan, budget_exhausted);
   tcase_add_test(plan, exact_stages_do_not_fit);

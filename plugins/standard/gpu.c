@@ -49,10 +49,10 @@
 #include "tilepipe/dtype_codec.h"
 #include "tilepipe/fast_div.h"
 
-/* Output chunks per epilogue channel: at least two (the store of one
- * overlaps the writing of the next), and as many more, up to a whole
- * tile's, as the input stages leave room for. C is loaded into them
- * (source_in_output), so each one also prefetches a chunk of C. */
+/* Output chunks: at least two (the store of one overlaps the writing of
+ * the next), and as many more, up to a whole tile's, as the input stages
+ * leave room for. C is loaded into them (source_in_output), so each one
+ * also prefetches a chunk of C. */
 #define STANDARD_OUTPUT_STAGES 2
 /* Tile rows walked together (raster group), in tiles. */
 #define STANDARD_RASTER_TILES 8
@@ -320,12 +320,7 @@ static tp_status lay_out(const tpc_tuning *tu, tp_payload_plan *plan,
   r.stages = (uint32_t)tu->stages;
   const uint32_t d_bits = tp_codec_bits(desc->d.dtype);
   const uint32_t tile_chunks = (uint32_t)g->tile_n * d_bits / (TP_STANDARD_K_BYTES * 8);
-  /* Each consumer warpgroup has an epilogue channel of its own: its rows
-   * of each chunk in a ring of its own, stored and refilled with C by a
-   * thread of its own, so that the two warpgroups' epilogues never wait for
-   * each other and one's epilogue can run under the other's mainloop. */
-  r.channels = 2;
-  r.output_chunk.bytes = TP_STANDARD_WG_ROWS * TP_STANDARD_K_BYTES;
+  r.output_chunk.bytes = TP_STANDARD_TILE_M * TP_STANDARD_K_BYTES;
   r.output_chunk.align = TP_SWIZZLE_128B_ALIGN;
   r.output_stages = STANDARD_OUTPUT_STAGES;
   r.output_stages_max = tile_chunks > STANDARD_OUTPUT_STAGES ? tile_chunks : STANDARD_OUTPUT_STAGES;
@@ -422,7 +417,7 @@ tp_status standard_gpu_args_slot(const tp_payload_plan *plan, const tp_epilogue_
   tp_standard_params *p = params;
   tp_status st =
       encode(host, &p->a, desc->a.dtype, desc->a.data, desc->m, desc->k, desc->a.stride[0],
-             TP_STANDARD_WG_ROWS, err, errlen);
+             TP_STANDARD_A_BOX_ROWS, err, errlen);
   if (st == TP_OK) {
     st = encode(host, &p->b, desc->b.dtype, desc->b.data, desc->n, desc->k, desc->b.stride[0],
                 (uint32_t)(g.tile_n / g.cluster_m), err, errlen);
@@ -433,11 +428,11 @@ tp_status standard_gpu_args_slot(const tp_payload_plan *plan, const tp_epilogue_
   const int64_t n_tma = desc->n / granule * granule;
   if (st == TP_OK && n_tma > 0) {
     st = encode(host, &p->d, desc->d.dtype, desc->d.data, desc->m, n_tma, desc->d.stride[0],
-                TP_STANDARD_WG_ROWS, err, errlen);
+                TP_STANDARD_TILE_M, err, errlen);
   }
   if (st == TP_OK && epi->source_dtype != TP_DTYPE_NONE) {
     st = encode(host, &p->c, desc->c.dtype, desc->c.data, desc->m, desc->n, desc->c.stride[0],
-                TP_STANDARD_WG_ROWS, err, errlen);
+                TP_STANDARD_TILE_M, err, errlen);
   }
   if (st != TP_OK) return st;
   p->smem = g.smem;

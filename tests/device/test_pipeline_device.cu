@@ -313,7 +313,7 @@ __global__ void output_kernel(run_args a) {
   tp_storage_request r = output_request(a.stages, writers);
   tp_storage_counts counts = {1, arrivals(a, writers), 1, 1};
   tp_storage_layout L = setup(r, counts, a, false);
-  tp_output_pipeline op = tp_storage_output_pipeline(g_smem, &L, 0);
+  tp_output_pipeline op = tp_storage_output_pipeline(g_smem, &L);
   uint32_t warp = threadIdx.x / 32u, lane = tp_lane_id();
   size_t chunk_words = (size_t)writers * PART_WORDS;
   if (warp < writers) {
@@ -578,7 +578,7 @@ static void run_layouts(const buffers &b) {
     bool same = g.stages == w.stages && g.total_bytes == w.total_bytes &&
                 g.barrier_offset == w.barrier_offset && g.expect_bytes == w.expect_bytes &&
                 g.output.offset == w.output.offset && g.source.offset == w.source.offset &&
-                g.load_order_barriers == w.load_order_barriers;
+                g.load_order_barrier == w.load_order_barrier;
     for (int t = 0; t < TP_MAX_STAGE_TENSORS; ++t)
       same = same && g.tensors[t].offset == w.tensors[t].offset &&
              g.tensors[t].stride == w.tensors[t].stride && g.tensors[t].count == w.tensors[t].count;

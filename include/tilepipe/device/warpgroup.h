@@ -29,12 +29,6 @@ TP_WG_FN void tp_named_barrier_sync(uint32_t id, uint32_t threads) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
 
-/* Arrives on named barrier `id` without waiting: the threads that sync on
- * it wait for these arrivals too. */
-TP_WG_FN void tp_named_barrier_arrive(uint32_t id, uint32_t threads) {
-  asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
-}
-
 /* One lane of the warp is elected (lane 0 when all are active). */
 TP_WG_FN bool tp_elect_one(void) {
   uint32_t pred = 0;

@@ -17,27 +17,19 @@
  *   tensor 0 tiles   stages*k_group_size tiles, each at its alignment
  *   ...              (128B-swizzled tiles: 1024), stride = bytes rounded
  *   tensor n-1 tiles up to that alignment
- *   output chunks    channels*output_stages chunks (D, before the TMA
- *                    store), channel by channel
- *   source chunks    channels*source_stages chunks (C, the epilogue-load
- *                    ring); none with source_in_output (below)
+ *   output chunks    output_stages chunks (D, before the TMA store)
+ *   source chunks    source_stages chunks (C, the epilogue-load ring);
+ *                    none with source_in_output (below)
  *   raw region       escape hatch: one region of the kernel's own
  *   barriers         8-byte aligned, in this order:
  *     input pair       2*stages mbarriers (full[], empty[])
- *     output pairs     2*output_stages per channel, channel by channel
- *     source pairs     2*source_stages per channel
- *     load order       1 per channel when there is a source ring, else 0
+ *     output pair      2*output_stages
+ *     source pair      2*source_stages
+ *     load order       1 when there is a source ring, else 0
  *     order barrier    order_depth*order_groups (ping-pong), else 0
  *     raw barriers     raw_barriers (escape hatch, the kernel inits them)
  *
  * Absent regions have count 0 and sit, empty, where they would start.
- *
- * Epilogue channels: with channels > 1 the epilogue's rings come once per
- * channel, each a ring of its own (chunks, barrier pairs, load-order
- * barrier) that one group of writers (a consumer warpgroup, its rows of
- * every chunk) and its own store and C-load thread walk, so that one
- * group's epilogue never waits for another's. output_stages and
- * source_stages count the chunks of one channel.
  *
  * Two choices trade the epilogue's bytes against input stages:
  *   - output_stages_max > output_stages: the output ring grows, chunk by
@@ -70,8 +62,6 @@
 #define TP_SMEM_BUDGET_H100 232448u
 /* Most input stages the planner returns (and the most it accepts). */
 #define TP_STORAGE_MAX_STAGES 32u
-/* Most epilogue channels (rings of the epilogue, one per writer group). */
-#define TP_STORAGE_MAX_CHANNELS 4u
 /* Largest transaction byte count one mbarrier phase can expect (PTX). */
 #define TP_MBAR_TX_MAX ((1u << 20) - 1u)
 
@@ -86,7 +76,6 @@ typedef struct tp_storage_request {
   tp_stage_tensor source_chunk;   /* bytes 0: no source ring of its own */
   uint32_t source_stages;
   uint32_t source_in_output;      /* 1: C in the output chunks; source_chunk/_stages 0 */
-  uint32_t channels;              /* epilogue channels, 1..TP_STORAGE_MAX_CHANNELS */
   uint32_t order_depth, order_groups; /* ping-pong ordering barrier; 0, 0: none */
   tp_stage_tensor raw;            /* escape hatch: a region of the kernel's own; bytes 0: none */
   uint32_t raw_barriers;          /* escape hatch: mbarriers of the kernel's own */
@@ -107,16 +96,15 @@ typedef struct tp_storage_layout {
   uint32_t num_tensors;
   uint32_t expect_bytes; /* bytes one input stage receives: k_group_size x sum of tile bytes */
   tp_smem_array tensors[TP_MAX_STAGE_TENSORS]; /* stages*k_group_size tiles each */
-  tp_smem_array output;  /* channels*output_stages chunks */
-  tp_smem_array source;  /* channels*source_stages chunks (the output chunks with source_in_output) */
+  tp_smem_array output;  /* output_stages chunks */
+  tp_smem_array source;  /* source_stages chunks (the output chunks with source_in_output) */
   tp_smem_array raw;     /* 1 or 0 regions */
-  uint32_t channels;
-  uint32_t output_stages, source_stages; /* per channel */
+  uint32_t output_stages, source_stages;
   uint32_t order_depth, order_groups;
   uint32_t raw_barrier_count;
   /* barrier offsets */
   uint32_t input_barriers, output_barriers, source_barriers;
-  uint32_t load_order_barriers; /* one per channel, present iff source_stages > 0 */
+  uint32_t load_order_barrier; /* present iff source_stages > 0 */
   uint32_t order_barriers, raw_barriers;
   uint32_t barrier_offset, barrier_bytes;
   uint32_t total_bytes;  /* dynamic shared memory to ask for */
@@ -143,7 +131,6 @@ TP_PLAN_FN tp_storage_request tp_storage_request_make(uint32_t budget) {
   r.source_chunk = none;
   r.source_stages = 0;
   r.source_in_output = 0;
-  r.channels = 1;
   r.order_depth = 0;
   r.order_groups = 0;
   r.raw = none;
@@ -197,8 +184,6 @@ TP_PLAN_FN const char *tp_storage_check(const tp_storage_request *r) {
   if (r->output_stages_max != 0 && r->output_stages_max < r->output_stages)
     return "storage: output_stages_max is below output_stages";
   if (r->source_in_output > 1u) return "storage: source_in_output is 0 or 1";
-  if (r->channels == 0 || r->channels > TP_STORAGE_MAX_CHANNELS)
-    return "storage: 1 to 4 epilogue channels";
   if (r->source_in_output && (r->output_stages == 0 || r->source_stages != 0))
     return "storage: source_in_output needs an output ring and no source ring of its own";
   const tp_stage_tensor *rings[3] = {&r->output_chunk, &r->source_chunk, &r->raw};
@@ -237,13 +222,11 @@ TP_PLAN_FN uint64_t tp_storage_lay_out(const tp_storage_request *r, uint32_t sta
     c = tp_storage_place(c, used ? r->tensors[t] : none, stages * r->k_group_size, &L->tensors[t]);
     if (used) L->expect_bytes += r->tensors[t].bytes * r->k_group_size;
   }
-  const uint32_t ch = r->channels;
-  c = tp_storage_place(c, r->output_chunk, ch * r->output_stages, &L->output);
-  c = tp_storage_place(c, r->source_chunk, ch * r->source_stages, &L->source);
+  c = tp_storage_place(c, r->output_chunk, r->output_stages, &L->output);
+  c = tp_storage_place(c, r->source_chunk, r->source_stages, &L->source);
   if (r->source_in_output) L->source = L->output;
   c = tp_storage_place(c, r->raw, 1, &L->raw);
   const uint32_t source_stages = r->source_in_output ? r->output_stages : r->source_stages;
-  L->channels = ch;
   L->output_stages = r->output_stages;
   L->source_stages = source_stages;
   L->order_depth = r->order_depth;
@@ -255,11 +238,11 @@ TP_PLAN_FN uint64_t tp_storage_lay_out(const tp_storage_request *r, uint32_t sta
   L->input_barriers = (uint32_t)c;
   c += TP_BARRIER_PAIR_BYTES(stages);
   L->output_barriers = (uint32_t)c;
-  c += ch * TP_BARRIER_PAIR_BYTES(r->output_stages);
+  c += TP_BARRIER_PAIR_BYTES(r->output_stages);
   L->source_barriers = (uint32_t)c;
-  c += ch * TP_BARRIER_PAIR_BYTES(source_stages);
-  L->load_order_barriers = (uint32_t)c;
-  c += source_stages ? 8u * ch : 0u;
+  c += TP_BARRIER_PAIR_BYTES(source_stages);
+  L->load_order_barrier = (uint32_t)c;
+  c += source_stages ? 8u : 0u;
   L->order_barriers = (uint32_t)c;
   c += TP_ORDER_BARRIER_BYTES(r->order_depth, r->order_groups);
   L->raw_barriers = (uint32_t)c;
@@ -353,17 +336,13 @@ TP_PIPE_FN void tp_storage_init_barriers(unsigned char *base, const tp_storage_l
                                          const tp_storage_counts *n) {
   tp_input_pipeline_init_barriers(tp_storage_mbar(base, L->input_barriers), L->stages,
                                   n->input_consumers);
-  for (uint32_t ch = 0; ch < L->channels; ++ch) {
-    if (L->output_stages)
-      tp_output_pipeline_init_barriers(
-          tp_storage_mbar(base, L->output_barriers + ch * TP_BARRIER_PAIR_BYTES(L->output_stages)),
-          L->output_stages, n->output_writers);
-    if (L->source_stages) {
-      tp_epi_load_pipeline_init_barriers(
-          tp_storage_mbar(base, L->source_barriers + ch * TP_BARRIER_PAIR_BYTES(L->source_stages)),
-          L->source_stages, n->source_readers);
-      tp_load_order_init(tp_storage_mbar(base, L->load_order_barriers + 8u * ch));
-    }
+  if (L->output_stages)
+    tp_output_pipeline_init_barriers(tp_storage_mbar(base, L->output_barriers), L->output_stages,
+                                     n->output_writers);
+  if (L->source_stages) {
+    tp_epi_load_pipeline_init_barriers(tp_storage_mbar(base, L->source_barriers),
+                                       L->source_stages, n->source_readers);
+    tp_load_order_init(tp_storage_mbar(base, L->load_order_barrier));
   }
   if (L->order_depth)
     tp_order_barrier_init(tp_storage_mbar(base, L->order_barriers), L->order_depth,
@@ -378,32 +357,20 @@ TP_PIPE_FN tp_input_pipeline tp_storage_input_pipeline(unsigned char *base,
                                 ctas_per_barrier);
 }
 
-/* Channel ch's `stages` chunks of a ring array. */
-TP_PIPE_FN tp_tile_array tp_storage_channel_tiles(unsigned char *base, const tp_smem_array *a,
-                                                  uint32_t stages, uint32_t ch) {
-  tp_tile_array t = tp_storage_tile_array(base, a);
-  t.base += (size_t)ch * stages * t.stride;
-  return t;
-}
-
-/* The rings of epilogue channel ch (0 .. L->channels - 1). */
 TP_PIPE_FN tp_output_pipeline tp_storage_output_pipeline(unsigned char *base,
-                                                         const tp_storage_layout *L, uint32_t ch) {
-  return tp_output_pipeline_make(
-      tp_storage_mbar(base, L->output_barriers + ch * TP_BARRIER_PAIR_BYTES(L->output_stages)),
-      L->output_stages, tp_storage_channel_tiles(base, &L->output, L->output_stages, ch));
+                                                         const tp_storage_layout *L) {
+  return tp_output_pipeline_make(tp_storage_mbar(base, L->output_barriers), L->output_stages,
+                                 tp_storage_tile_array(base, &L->output));
 }
 
 TP_PIPE_FN tp_input_pipeline tp_storage_epi_load_pipeline(unsigned char *base,
-                                                          const tp_storage_layout *L, uint32_t ch) {
-  return tp_epi_load_pipeline_make(
-      tp_storage_mbar(base, L->source_barriers + ch * TP_BARRIER_PAIR_BYTES(L->source_stages)),
-      L->source_stages, tp_storage_channel_tiles(base, &L->source, L->source_stages, ch));
+                                                          const tp_storage_layout *L) {
+  return tp_epi_load_pipeline_make(tp_storage_mbar(base, L->source_barriers), L->source_stages,
+                                   tp_storage_tile_array(base, &L->source));
 }
 
-TP_PIPE_FN tp_load_order tp_storage_load_order(unsigned char *base, const tp_storage_layout *L,
-                                               uint32_t ch) {
-  return tp_load_order_make(tp_storage_mbar(base, L->load_order_barriers + 8u * ch));
+TP_PIPE_FN tp_load_order tp_storage_load_order(unsigned char *base, const tp_storage_layout *L) {
+  return tp_load_order_make(tp_storage_mbar(base, L->load_order_barrier));
 }
 
 TP_PIPE_FN tp_order_barrier tp_storage_order_barrier(unsigned char *base,

@@ -8,27 +8,23 @@
  * One CTA = 384 threads, persistent over output tiles of 128 x BN (BN 64,
  * 128, 192 or 256, a multiple of every D chunk's width):
  *   warpgroup 0, producer (40 registers):
- *     warp 0      TMA loads of A (a 64-row box per consumer warpgroup, none
- *                 for rows wholly past M) and B k-blocks into the input
- *                 pipeline (B multicast to the CLUSTER_M CTAs that share it);
- *     warps 1, 2  epilogue channels 0 and 1: TMA stores of consumer
- *                 warpgroup w's D chunks out of its own output ring, and
- *                 TMA loads of its C into the chunks each store has read
- *                 (the C ring lives in them), a tile's C only after that
- *                 tile's first mainloop loads.
+ *     warp 0  TMA loads of A (a 64-row box per consumer warpgroup, none
+ *             for rows wholly past M) and B k-blocks into the input pipeline
+ *             (B multicast to the CLUSTER_M CTAs that share it);
+ *     warp 1  TMA stores of D chunks out of the output pipeline;
+ *     warp 2  TMA loads of the epilogue's source C into the output chunks
+ *             (the source ring lives in them), ordered after each tile's
+ *             first mainloop loads.
  *   warpgroups 1, 2, consumers (232 registers): wgmma on rows 64w..64w+63 of
  *     the tile with one wgmma group in flight, releasing each stage when the
  *     group that read it retires; then the epilogue, chunk by chunk
- *     (its 64 rows x 128 bytes of D): C out of the chunk, hook, convert, D
- *     into the same chunk (swizzled), hand it to its channel, go on with
+ *     (128 rows x 128 bytes of D): C out of the chunk, hook, convert, D
+ *     into the same chunk (swizzled), hand it to the store warp, go on with
  *     the next tile's mainloop while the store drains.
- * A chunk of a channel's ring thus goes round C load -> consumers -> TMA
- * store -> C load. The consumers never release C themselves, so every chunk
- * of the ring prefetches C (a whole tile's C for a ring as deep as the
- * tile). The two warpgroups share the input stages but nothing of the
- * epilogue: warpgroup 1 starts a few k-blocks behind warpgroup 0, so that
- * each one's epilogue runs while the other still (or already) issues
- * wgmmas, and a lone warpgroup's wgmmas keep the tensor cores busy.
+ * A chunk of the ring thus goes round C load -> consumers -> TMA store ->
+ * C load: the store warp, once the store has read a chunk, frees it for the
+ * next C. The consumers never release C themselves, so every chunk of the
+ * ring prefetches C (a whole tile's C for a ring as deep as the tile).
  * Split-K (p.splits > 1, single CTAs only): a work unit of a tile from
  * p.split_from on is one split of its k-blocks (every tile for shapes with
  * fewer tiles than SMs; those of the last, partial wave otherwise, so that
@@ -44,9 +40,8 @@
  *   - every role walks the same work-unit sequence (tile_schedule below);
  *   - barrier counts: input full 1 (expect_tx), input empty = 8 consumer
  *     warps x CLUSTER_M (every consumer warp of every CTA that received our
- *     multicast half of B frees it); per channel: output full 4 (the
- *     warpgroup's warps), empty 1; source full 1, empty 1 (the channel
- *     thread); load-order 1.
+ *     multicast half of B frees it); output full 8, empty 1; source full 1,
+ *     empty 1 (the store warp); load-order 1.
  *
  * Built by build-aux/device.mk into LTO-IR (nvcc -dc -fatbin
  * -gencode arch=compute_90a,code=lto_90a) that plugins/standard/ embeds;
@@ -68,9 +63,8 @@
 #define TP_DEV static __device__ __forceinline__
 
 /* Named barrier ids (0 is __syncthreads): consumer warpgroup w uses
- * BAR_CONSUMER_0 + w for its split-K handshakes; BAR_STAGGER holds
- * warpgroup 1 back at the start (run_consumer). */
-enum { BAR_CONSUMER_0 = 1, BAR_STAGGER = 3 };
+ * BAR_CONSUMER_0 + w for its split-K handshakes. */
+enum { BAR_CONSUMER_0 = 1 };
 
 /* setmaxnreg budgets. A CTA starts with LAUNCH_REGS per thread (what
  * __launch_bounds__(384, 1) leaves: 64K / 384 rounded down to 8), and
@@ -187,7 +181,7 @@ TP_DEV void tile_origin(const tp_standard_params &p, int32_t t, int32_t *m0, int
  * passes its stages on. TMA's zero fill of a box wholly past M is not free:
  * it cost M = 64 shapes up to a third more time. */
 TP_DEV uint32_t a_boxes_in_m(const tp_standard_params &p, int32_t m0) {
-  return m0 >= p.m ? 0u : m0 + TP_STANDARD_WG_ROWS >= p.m ? 1u : 2u;
+  return m0 >= p.m ? 0u : m0 + TP_STANDARD_A_BOX_ROWS >= p.m ? 1u : 2u;
 }
 
 /* --------------------------------------------------------- shared memory */
@@ -213,8 +207,8 @@ struct chunk_traits {
 
 /* ----------------------------------------------------------------- roles */
 
-/* C's TMA boxes: a channel's chunk of C covers the D chunk's columns in
- * 128-byte boxes of 64 rows, two for an f32 C under a 16-bit D. */
+/* C's TMA boxes: a chunk of C covers the D chunk's columns in 128-byte
+ * boxes, two for an f32 C under a 16-bit D. */
 struct c_boxes {
   int32_t cols, count; /* columns per box, boxes per chunk */
 };
@@ -238,14 +232,12 @@ TP_DEV c_boxes c_boxes_of(const tp_standard_params &p) {
 enum { C_PREFETCH_LEAD = 8 };
 
 template <int BN, int DT>
-TP_DEV void c_prefetch_past_ring(const tp_standard_params &p, int32_t m0, int32_t n0) {
+TP_DEV void c_prefetch_past_ring(const tp_standard_params &p, uint32_t ring, int32_t m0,
+                                 int32_t n0) {
   const c_boxes b = c_boxes_of<BN, DT>(p);
-  for (int32_t c = (int32_t)p.smem.source_stages; c < chunk_traits<BN, DT>::count; ++c) {
-    for (int32_t x = 0; x < b.count; ++x) {
-      for (int32_t h = 0; h < 2; ++h)
-        tp_tma_prefetch_l2_2d(&p.c, n0 + c * chunk_traits<BN, DT>::cols + x * b.cols,
-                              m0 + h * TP_STANDARD_WG_ROWS);
-    }
+  for (int32_t c = (int32_t)ring; c < chunk_traits<BN, DT>::count; ++c) {
+    for (int32_t x = 0; x < b.count; ++x)
+      tp_tma_prefetch_l2_2d(&p.c, n0 + c * chunk_traits<BN, DT>::cols + x * b.cols, m0);
   }
 }
 
@@ -253,9 +245,9 @@ template <int AB, int BN, int DT, int CLUSTER_M>
 TP_DEV void run_loader(const tp_standard_params &p) {
   tp_input_pipeline ip = tp_storage_input_pipeline(smem_base(), &p.smem, 1);
   tp_input_producer prod = tp_input_pipeline_producer(&ip);
-  const tp_load_order order0 = tp_storage_load_order(smem_base(), &p.smem, 0);
-  const tp_load_order order1 = tp_storage_load_order(smem_base(), &p.smem, 1);
+  const tp_load_order order = tp_storage_load_order(smem_base(), &p.smem);
   const bool has_source = p.epilogue.source_dtype != TP_DTYPE_NONE;
+  const uint32_t ring = tp_storage_epi_load_pipeline(smem_base(), &p.smem).pipe.stages;
   const tile_schedule s = tile_schedule_make<CLUSTER_M>(p);
   const uint32_t rank = CLUSTER_M > 1 ? tp_cluster_ctarank() : 0;
   const int32_t b_rows = BN / CLUSTER_M; /* our slice of the shared B tile */
@@ -271,10 +263,10 @@ TP_DEV void run_loader(const tp_standard_params &p) {
         const uint32_t a_boxes = a_boxes_in_m(p, m0);
         unsigned char *a = (unsigned char *)tp_input_producer_stage_tile(&st, 0, 0);
         tp_input_producer_stage_arrive_expect_bytes(
-            &st, (a_boxes * TP_STANDARD_WG_ROWS + BN) * TP_STANDARD_K_BYTES);
+            &st, (a_boxes * TP_STANDARD_A_BOX_ROWS + BN) * TP_STANDARD_K_BYTES);
         for (uint32_t h = 0; h < a_boxes; ++h) {
-          tp_tma_load_2d(a + h * TP_STANDARD_WG_ROWS * TP_STANDARD_K_BYTES, &p.a, full,
-                         kb * k_elems, m0 + (int32_t)(h * TP_STANDARD_WG_ROWS));
+          tp_tma_load_2d(a + h * TP_STANDARD_A_BOX_ROWS * TP_STANDARD_K_BYTES, &p.a, full,
+                         kb * k_elems, m0 + (int32_t)(h * TP_STANDARD_A_BOX_ROWS));
         }
         if (CLUSTER_M > 1) {
           tp_tma_load_2d_multicast(b + rank * b_rows * TP_STANDARD_K_BYTES, &p.b, full, kb * k_elems,
@@ -283,92 +275,35 @@ TP_DEV void run_loader(const tp_standard_params &p) {
           tp_tma_load_2d(b, &p.b, full, kb * k_elems, n0);
         }
       }
-      /* The channels may load this tile's C once its first k-block is on
-       * its way: C then never delays the mainloop's first loads. */
-      if (kb == w.kb_begin && w.last && has_source) {
-        tp_load_order_signal(&order0);
-        tp_load_order_signal(&order1);
-      }
+      /* The source loader may start on this tile once its first k-block is
+       * on its way: C then never delays the mainloop's first loads. */
+      if (kb == w.kb_begin && w.last && has_source) tp_load_order_signal(&order);
       if (kb == max(w.kb_begin, w.kb_end - C_PREFETCH_LEAD) && w.last && has_source)
-        c_prefetch_past_ring<BN, DT>(p, m0, n0);
+        c_prefetch_past_ring<BN, DT>(p, ring, m0, n0);
     }
   }
   tp_input_producer_drain(&prod);
 }
 
-/* The next chunk of C a channel loads: chunk c of work unit u, the units
- * being those that run the epilogue (the last split of their tile). */
-struct c_cursor {
-  int32_t u, c, m0, n0;
-};
-
-template <int BN, int CLUSTER_M>
-TP_DEV void c_cursor_unit(const tp_standard_params &p, const tile_schedule &s, c_cursor *k) {
-  for (; k->u < s.units; k->u += s.stride) {
-    const work_unit w = work_unit_of(p, k->u);
-    if (!w.last) continue;
-    tile_origin<CLUSTER_M, BN>(p, w.tile, &k->m0, &k->n0);
-    return;
-  }
-}
-
-/* Loads the chunk of C under the cursor (rows row0.. of the tile) into the
- * channel's next free chunk and moves the cursor on; waits, at a tile's
- * first chunk, until the main loader has issued that tile's first loads. */
 template <int BN, int DT, int CLUSTER_M>
-TP_DEV void c_load_next(const tp_standard_params &p, const tile_schedule &s, tp_input_producer *prod,
-                        const tp_load_order *order, int32_t row0, c_cursor *k) {
-  typedef chunk_traits<BN, DT> chunks;
-  const c_boxes b = c_boxes_of<BN, DT>(p);
-  if (k->c == 0) tp_load_order_wait(order);
-  TP_INPUT_PRODUCE(prod, st) {
-    unsigned char *chunk = (unsigned char *)tp_input_producer_stage_tile(&st, 0, 0);
-    tp_input_producer_stage_arrive_expect(&st);
-    for (int32_t x = 0; x < b.count; ++x) {
-      tp_tma_load_2d(chunk + x * TP_STANDARD_WG_ROWS * TP_STANDARD_K_BYTES, &p.c,
-                     tp_input_producer_stage_barrier(&st), k->n0 + k->c * chunks::cols + x * b.cols,
-                     k->m0 + row0);
-    }
-  }
-  if (++k->c == chunks::count) {
-    k->c = 0;
-    k->u += s.stride;
-    c_cursor_unit<BN, CLUSTER_M>(p, s, k);
-  }
-}
-
-/* Epilogue channel `ch` (one thread): consumer warpgroup ch's rows of every
- * chunk. Stores each chunk its warpgroup hands over, and once the store
- * has read it, frees it and loads the next chunk of C into it, as many
- * chunks ahead as the ring holds. */
-template <int BN, int DT, int CLUSTER_M>
-TP_DEV void run_channel(const tp_standard_params &p, uint32_t ch) {
-  typedef chunk_traits<BN, DT> chunks;
-  tp_output_pipeline op = tp_storage_output_pipeline(smem_base(), &p.smem, ch);
+TP_DEV void run_storer(const tp_standard_params &p) {
+  tp_output_pipeline op = tp_storage_output_pipeline(smem_base(), &p.smem);
   tp_output_store store = tp_output_pipeline_store(&op);
-  tp_input_pipeline ep = tp_storage_epi_load_pipeline(smem_base(), &p.smem, ch);
+  /* With C, the store hands each chunk back to the source loader. */
+  tp_input_pipeline ep = tp_storage_epi_load_pipeline(smem_base(), &p.smem);
   tp_input_consumer freer = tp_input_pipeline_consumer(&ep, tp_arrival_thread());
-  tp_input_producer loader = tp_input_pipeline_producer(&ep);
-  const tp_load_order order = tp_storage_load_order(smem_base(), &p.smem, ch);
   const bool has_source = p.epilogue.source_dtype != TP_DTYPE_NONE;
-  const int32_t row0 = (int32_t)ch * TP_STANDARD_WG_ROWS;
   const tile_schedule s = tile_schedule_make<CLUSTER_M>(p);
-  c_cursor next = {s.first, 0, 0, 0};
-  c_cursor_unit<BN, CLUSTER_M>(p, s, &next);
-  if (has_source) {
-    for (uint32_t i = 0; i < p.smem.source_stages && next.u < s.units; ++i)
-      c_load_next<BN, DT, CLUSTER_M>(p, s, &loader, &order, row0, &next);
-  }
   for (int32_t u = s.first; u < s.units; u += s.stride) {
     const work_unit w = work_unit_of(p, u);
     if (!w.last) continue;
     int32_t m0, n0;
     tile_origin<CLUSTER_M, BN>(p, w.tile, &m0, &n0);
-    for (int32_t c = 0; c < chunks::count; ++c) {
+    for (int32_t c = 0; c < chunk_traits<BN, DT>::count; ++c) {
       TP_OUTPUT_STORE(&store, st) {
-        const int32_t col0 = n0 + c * chunks::cols;
-        if (col0 < p.n_tma && m0 + row0 < p.m) {
-          tp_tma_store_2d(&p.d, tp_output_store_stage_tile(&st), col0, m0 + row0);
+        const int32_t col0 = n0 + c * chunk_traits<BN, DT>::cols;
+        if (col0 < p.n_tma) {
+          tp_tma_store_2d(&p.d, tp_output_store_stage_tile(&st), col0, m0);
           tp_tma_store_commit_group();
           /* The chunk is free once the store has read it out of smem. (Two
            * stores in flight, each chunk released only once the next one's
@@ -379,29 +314,51 @@ TP_DEV void run_channel(const tp_standard_params &p, uint32_t ch) {
       if (has_source) {
         tp_input_consumer_stage freed = tp_input_consumer_acquire_stage(&freer);
         tp_input_consumer_stage_release(&freed);
-        if (next.u < s.units) c_load_next<BN, DT, CLUSTER_M>(p, s, &loader, &order, row0, &next);
       }
     }
   }
   tp_output_store_drain(&store);
-  tp_input_producer_drain(&loader);
   tp_tma_store_wait<0>();
 }
 
-/* A thread's place in its warpgroup's chunk (64 rows): fragment column
- * group j (8 columns), half (rows +0 / +8); it owns columns col, col + 1 of
- * row `row`. */
+template <int BN, int DT, int CLUSTER_M>
+TP_DEV void run_source_loader(const tp_standard_params &p) {
+  tp_input_pipeline ep = tp_storage_epi_load_pipeline(smem_base(), &p.smem);
+  tp_input_producer prod = tp_input_pipeline_producer(&ep);
+  const tp_load_order order = tp_storage_load_order(smem_base(), &p.smem);
+  const tile_schedule s = tile_schedule_make<CLUSTER_M>(p);
+  const c_boxes b = c_boxes_of<BN, DT>(p);
+  for (int32_t u = s.first; u < s.units; u += s.stride) {
+    const work_unit w = work_unit_of(p, u);
+    if (!w.last) continue;
+    int32_t m0, n0;
+    tile_origin<CLUSTER_M, BN>(p, w.tile, &m0, &n0);
+    tp_load_order_wait(&order);
+    for (int32_t c = 0; c < chunk_traits<BN, DT>::count; ++c) {
+      TP_INPUT_PRODUCE(&prod, st) {
+        unsigned char *chunk = (unsigned char *)tp_input_producer_stage_tile(&st, 0, 0);
+        tp_input_producer_stage_arrive_expect(&st);
+        for (int32_t x = 0; x < b.count; ++x) {
+          tp_tma_load_2d(chunk + x * TP_STANDARD_TILE_M * TP_STANDARD_K_BYTES, &p.c,
+                         tp_input_producer_stage_barrier(&st),
+                         n0 + c * chunk_traits<BN, DT>::cols + x * b.cols, m0);
+        }
+      }
+    }
+  }
+  tp_input_producer_drain(&prod);
+}
+
+/* A thread's place in a chunk's epilogue: fragment column group j (8
+ * columns), half (rows +0 / +8); it owns columns col, col + 1 of row `row`. */
 struct chunk_pos {
   uint32_t row, col;
 };
 
-/* The first of the 16 chunk rows this thread's warp holds. */
-TP_DEV uint32_t warp_first_row(void) { return threadIdx.x % 128u / 32u * 16u; }
-
-TP_DEV chunk_pos chunk_pos_of(int j, int half) {
-  const uint32_t lane = threadIdx.x % 32u;
+TP_DEV chunk_pos chunk_pos_of(uint32_t wg, int j, int half) {
+  const uint32_t t = threadIdx.x % 128u, warp = t / 32u, lane = t % 32u;
   chunk_pos q;
-  q.row = warp_first_row() + lane / 4u + 8u * (uint32_t)half;
+  q.row = wg * 64u + warp * 16u + lane / 4u + 8u * (uint32_t)half;
   q.col = (uint32_t)j * 8u + 2u * (lane % 4u);
   return q;
 }
@@ -450,16 +407,16 @@ TP_DEV uint32_t pack_pair(float v0, float v1) {
  * without C. 16-bit C comes in with ldmatrix (tilepipe/device/smem_matrix.h),
  * f32 C pair by pair. */
 template <int DT>
-TP_DEV void source_fetch(const unsigned char *chunk, int kind, int j0, float *s) {
+TP_DEV void source_fetch(const unsigned char *chunk, int kind, uint32_t wg, int j0, float *s) {
   if (kind == SOURCE_NONE) {
 #pragma unroll
     for (int i = 0; i < EPI_STEP_J * 4; ++i) s[i] = 0.0f;
   } else if (DT != TP_DTYPE_F32 && kind == SOURCE_AS_D) {
+    const uint32_t warp_rows = wg * 64u + threadIdx.x % 128u / 32u * 16u;
 #pragma unroll
     for (int j = 0; j < EPI_STEP_J; j += 2) {
       uint32_t v[4];
-      tp_smem_matrix_load_x4(tp_smem_matrix_lane_addr(tp_smem_addr(chunk), warp_first_row(), j0 + j),
-                             v);
+      tp_smem_matrix_load_x4(tp_smem_matrix_lane_addr(tp_smem_addr(chunk), warp_rows, j0 + j), v);
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
         const float2 f = unpack_pair<DT>(v[i]);
@@ -472,10 +429,10 @@ TP_DEV void source_fetch(const unsigned char *chunk, int kind, int j0, float *s)
     for (int j = 0; j < EPI_STEP_J; ++j) {
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
-        const chunk_pos q = chunk_pos_of(j0 + j, half);
+        const chunk_pos q = chunk_pos_of(wg, j0 + j, half);
         const uint32_t box = q.col / 32u, cb = (q.col % 32u) * 4u;
         const float2 v =
-            *(const float2 *)(chunk + box * TP_STANDARD_WG_ROWS * 128u + swizzle128(q.row, cb));
+            *(const float2 *)(chunk + box * TP_STANDARD_TILE_M * 128u + swizzle128(q.row, cb));
         s[4 * j + 2 * half] = v.x;
         s[4 * j + 2 * half + 1] = v.y;
       }
@@ -486,43 +443,43 @@ TP_DEV void source_fetch(const unsigned char *chunk, int kind, int j0, float *s)
 /* Writes the results d[4 j + 2 half + e] of column groups j0.. of a step
  * into the swizzled D chunk: stmatrix for a 16-bit D, pair by pair for f32. */
 template <int DT>
-TP_DEV void chunk_write(unsigned char *chunk, int j0, const float *d) {
+TP_DEV void chunk_write(unsigned char *chunk, uint32_t wg, int j0, const float *d) {
   if (DT == TP_DTYPE_F32) {
 #pragma unroll
     for (int j = 0; j < EPI_STEP_J; ++j) {
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
-        const chunk_pos q = chunk_pos_of(j0 + j, half);
+        const chunk_pos q = chunk_pos_of(wg, j0 + j, half);
         *(float2 *)(chunk + swizzle128(q.row, q.col * 4u)) =
             make_float2(d[4 * j + 2 * half], d[4 * j + 2 * half + 1]);
       }
     }
   } else {
+    const uint32_t warp_rows = wg * 64u + threadIdx.x % 128u / 32u * 16u;
 #pragma unroll
     for (int j = 0; j < EPI_STEP_J; j += 2) {
       uint32_t v[4];
 #pragma unroll
       for (int i = 0; i < 4; ++i) v[i] = pack_pair<DT>(d[4 * j + 2 * i], d[4 * j + 2 * i + 1]);
-      tp_smem_matrix_store_x4(
-          tp_smem_matrix_lane_addr(tp_smem_addr(chunk), warp_first_row(), j0 + j), v);
+      tp_smem_matrix_store_x4(tp_smem_matrix_lane_addr(tp_smem_addr(chunk), warp_rows, j0 + j), v);
     }
   }
 }
 
 /* At D's edge: copies this thread's outputs in columns [n_tma, n) of rows
- * < m (row0, col0: the chunk's first global row and column) out of the
- * chunk it has just written, already in D's dtype, straight to global
- * memory; the TMA store moves whole 16 bytes of a row only. */
+ * < m (col0: the chunk's first global column) out of the chunk it has just
+ * written, already in D's dtype, straight to global memory; the TMA store
+ * moves whole 16 bytes of a row only. */
 template <int BN, int DT>
-TP_DEV void store_ragged(const tp_standard_params &p, const unsigned char *chunk, int32_t row0,
-                         int32_t col0) {
+TP_DEV void store_ragged(const tp_standard_params &p, const unsigned char *chunk, int32_t m0,
+                         int32_t col0, uint32_t wg) {
   typedef chunk_traits<BN, DT> chunks;
 #pragma unroll
   for (int j = 0; j < chunks::cols / 8; ++j) {
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
-      const chunk_pos q = chunk_pos_of(j, half);
-      const int32_t grow = row0 + (int32_t)q.row;
+      const chunk_pos q = chunk_pos_of(wg, j, half);
+      const int32_t grow = m0 + (int32_t)q.row;
 #pragma unroll
       for (uint32_t e = 0; e < 2; ++e) {
         const int32_t gcol = col0 + (int32_t)(q.col + e);
@@ -537,11 +494,10 @@ TP_DEV void store_ragged(const tp_standard_params &p, const unsigned char *chunk
   }
 }
 
-/* The epilogue of one tile for a consumer warpgroup (global rows
- * row0..row0+63), chunk by chunk (its 64 rows x 128 bytes of D) through
- * its own channel: the chunk (holding C when there is one), hook -> D
- * dtype -> the same chunk, swizzled, then the chunk to the channel's
- * store thread.
+/* The epilogue of one tile for consumer warpgroup `wg` (rows 64wg..+63),
+ * chunk by chunk (128 rows x 128 bytes of D): the chunk (holding C when
+ * there is one), hook -> D dtype -> the same chunk, swizzled, then the
+ * chunk to the store warp.
  *
  * When K is short the epilogue is on the critical path, so the hook's loop
  * is straight-line code: per element the hook, a conversion and a shared
@@ -551,8 +507,9 @@ TP_DEV void store_ragged(const tp_standard_params &p, const unsigned char *chunk
  * which keeps one hook call site per element rather than a bounds-checked
  * copy (code size, and link time with a heavy hook). */
 template <int BN, int DT>
-TP_DEV void consumer_epilogue(const tp_standard_params &p, const float *acc, int32_t row0,
-                              int32_t n0, tp_output_writer *out, tp_input_consumer *src) {
+TP_DEV void consumer_epilogue(const tp_standard_params &p, const float *acc, int32_t m0,
+                              int32_t n0, uint32_t wg, tp_output_writer *out,
+                              tp_input_consumer *src) {
   typedef chunk_traits<BN, DT> chunks;
   static_assert(chunks::cols / 8 % EPI_STEP_J == 0, "a chunk is whole epilogue steps");
   const int32_t source_dtype = p.epilogue.source_dtype;
@@ -562,7 +519,7 @@ TP_DEV void consumer_epilogue(const tp_standard_params &p, const float *acc, int
    * than D's, a thread's D lands on C that other lanes of its warp (the
    * row's owners) read in the same step: they must all have read first. */
   const bool c_wider = source_dtype == TP_DTYPE_F32 && DT != TP_DTYPE_F32;
-  const bool edge = row0 + TP_STANDARD_WG_ROWS > p.m || n0 + BN > p.n_tma;
+  const bool edge = m0 + TP_STANDARD_TILE_M > p.m || n0 + BN > p.n_tma;
   const int32_t last_row = p.m - 1, last_col = p.n - 1;
 #pragma unroll
   for (int c = 0; c < chunks::count; ++c) {
@@ -574,15 +531,15 @@ TP_DEV void consumer_epilogue(const tp_standard_params &p, const float *acc, int
 #pragma unroll
     for (int j0 = 0; j0 < chunks::cols / 8; j0 += EPI_STEP_J) {
       float s[EPI_STEP_J * 4], d[EPI_STEP_J * 4];
-      source_fetch<DT>(chunk, kind, j0, s);
+      source_fetch<DT>(chunk, kind, wg, j0, s);
       if (c_wider) __syncwarp();
 #pragma unroll
       for (int j = 0; j < EPI_STEP_J; ++j) {
         const int frag = (c * chunks::cols / 8 + j0 + j) * 4;
 #pragma unroll
         for (int half = 0; half < 2; ++half) {
-          const chunk_pos q = chunk_pos_of(j0 + j, half);
-          const int32_t hrow = min(row0 + (int32_t)q.row, last_row);
+          const chunk_pos q = chunk_pos_of(wg, j0 + j, half);
+          const int32_t hrow = min(m0 + (int32_t)q.row, last_row);
           const int32_t gcol = col0 + (int32_t)q.col;
 #pragma unroll
           for (int e = 0; e < 2; ++e) {
@@ -592,14 +549,14 @@ TP_DEV void consumer_epilogue(const tp_standard_params &p, const float *acc, int
           }
         }
       }
-      chunk_write<DT>(chunk, j0, d);
+      chunk_write<DT>(chunk, wg, j0, d);
     }
     if (edge) {
       __syncwarp(); /* stmatrix wrote this thread's values from other lanes' addresses */
-      store_ragged<BN, DT>(p, chunk, row0, col0);
+      store_ragged<BN, DT>(p, chunk, m0, col0, wg);
     }
     tp_output_write_stage_release(&os); /* fence for the TMA, one arrival per warp */
-    /* The channel thread frees the chunk for the next C, once stored. */
+    /* The store warp frees the chunk for the next C, once stored. */
     if (has_source) tp_input_consumer_stage_release_without_signal(&in);
   }
 }
@@ -636,9 +593,9 @@ TP_DEV void run_consumer(const tp_standard_params &p, uint32_t wg) {
   const tp_arrival arrival = tp_arrival_make(1, CLUSTER_M > 1 ? (1u << CLUSTER_M) - 1u : 0u);
   tp_input_pipeline ip = tp_storage_input_pipeline(smem_base(), &p.smem, 1);
   tp_input_consumer cons = tp_input_pipeline_consumer(&ip, arrival);
-  tp_output_pipeline op = tp_storage_output_pipeline(smem_base(), &p.smem, wg);
+  tp_output_pipeline op = tp_storage_output_pipeline(smem_base(), &p.smem);
   tp_output_writer out = tp_output_pipeline_writer(&op, tp_arrival_warp());
-  tp_input_pipeline ep = tp_storage_epi_load_pipeline(smem_base(), &p.smem, wg);
+  tp_input_pipeline ep = tp_storage_epi_load_pipeline(smem_base(), &p.smem);
   tp_input_consumer src = tp_input_pipeline_consumer(&ep, tp_arrival_warp());
   const tile_schedule s = tile_schedule_make<CLUSTER_M>(p);
   constexpr int k_bytes = ab_traits<AB>::k_step * ab_traits<AB>::elem_bytes;
@@ -648,14 +605,6 @@ TP_DEV void run_consumer(const tp_standard_params &p, uint32_t wg) {
   float acc[BN / 2];
 #pragma unroll
   for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
-  /* Warpgroup 1 starts once warpgroup 0 has taken `lead` stages of its
-   * first unit (all of them if it has fewer). Started together, the two
-   * would reach every epilogue together and leave the tensor cores idle
-   * through it; staggered, each one's epilogue runs while the other issues
-   * wgmmas, which the stages loaded ahead keep fed. */
-  const int32_t lead = max(1, (int32_t)p.smem.stages - 1);
-  bool lead_taken = wg == 1;
-  if (wg == 1 && s.first < s.units) tp_named_barrier_sync(BAR_STAGGER, 256);
 
   for (int32_t u = s.first; u < s.units; u += s.stride) {
     const work_unit w = work_unit_of(p, u);
@@ -675,7 +624,7 @@ TP_DEV void run_consumer(const tp_standard_params &p, uint32_t wg) {
       tp_input_consumer_stage st = tp_input_consumer_acquire_stage(&cons);
       if (rows_in_m) {
         const uint32_t a = tp_smem_addr(tp_input_consumer_stage_tile(&st, 0, 0)) +
-                           wg * TP_STANDARD_WG_ROWS * TP_STANDARD_K_BYTES;
+                           wg * TP_STANDARD_A_BOX_ROWS * TP_STANDARD_K_BYTES;
         const uint32_t b = tp_smem_addr(tp_input_consumer_stage_tile(&st, 1, 0));
         tp_wgmma_fence();
 #pragma unroll
@@ -688,19 +637,11 @@ TP_DEV void run_consumer(const tp_standard_params &p, uint32_t wg) {
       tp_wgmma_wait_group<1>();
       if (kb > w.kb_begin) tp_input_consumer_stage_release(&held);
       held = st;
-      if (!lead_taken && kb - w.kb_begin + 1 == lead) {
-        tp_named_barrier_arrive(BAR_STAGGER, 256);
-        lead_taken = true;
-      }
     }
     tp_wgmma_wait_group<0>();
     tp_input_consumer_stage_release(&held);
-    if (!lead_taken) {
-      tp_named_barrier_arrive(BAR_STAGGER, 256);
-      lead_taken = true;
-    }
     if (w.split_k && !split_k_reduce<BN>(p, acc, w, wg)) continue;
-    consumer_epilogue<BN, DT>(p, acc, m0 + (int32_t)wg * TP_STANDARD_WG_ROWS, n0, &out, &src);
+    consumer_epilogue<BN, DT>(p, acc, m0, n0, wg, &out, &src);
   }
   tp_input_consumer_drain(&cons);
   tp_output_writer_drain(&out);
@@ -712,8 +653,8 @@ TP_DEV void standard_gemm(const tp_standard_params &p) {
   if (threadIdx.x == 0) {
     tp_storage_counts counts;
     counts.input_consumers = 8u * CLUSTER_M;
-    counts.output_writers = 4u; /* a channel's warpgroup */
-    counts.source_readers = 1u; /* the channel thread */
+    counts.output_writers = 8u;
+    counts.source_readers = 1u; /* the store warp */
     /* No ping-pong ordering here; still a valid count: ptxas (13.0) crashes
      * on a constant mbarrier.init count of 0, even in a branch never taken. */
     counts.order_arrivals = 1u;
@@ -734,8 +675,10 @@ TP_DEV void standard_gemm(const tp_standard_params &p) {
     tp_setmaxnreg_dec<PRODUCER_REGS>();
     if (warp == 0 && tp_elect_one()) {
       run_loader<AB, BN, DT, CLUSTER_M>(p);
-    } else if ((warp == 1 || warp == 2) && tp_elect_one()) {
-      run_channel<BN, DT, CLUSTER_M>(p, warp - 1u);
+    } else if (warp == 1 && tp_elect_one()) {
+      run_storer<BN, DT, CLUSTER_M>(p);
+    } else if (warp == 2 && p.epilogue.source_dtype != TP_DTYPE_NONE && tp_elect_one()) {
+      run_source_loader<BN, DT, CLUSTER_M>(p);
     }
   } else {
     tp_setmaxnreg_inc<CONSUMER_REGS>();

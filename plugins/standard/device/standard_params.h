@@ -16,10 +16,9 @@
 
 /* Rows of an output tile; the two consumer warpgroups take 64 each. */
 #define TP_STANDARD_TILE_M 128
-/* Rows of a tile per consumer warpgroup: its box of A (a box wholly past M
- * is not loaded), and its half of every D and C chunk, which its own
- * epilogue channel stores and loads. */
-#define TP_STANDARD_WG_ROWS (TP_STANDARD_TILE_M / 2)
+/* Rows of A per TMA box: one consumer warpgroup's half of the tile (a box
+ * wholly past M is not loaded). */
+#define TP_STANDARD_A_BOX_ROWS (TP_STANDARD_TILE_M / 2)
 /* Every operand tile row is 128 bytes of K (the 128-byte swizzle span). */
 #define TP_STANDARD_K_BYTES 128
 /* Threads: one producer warpgroup and two consumer warpgroups. */
@@ -28,8 +27,8 @@
 typedef struct tp_standard_params {
   tp_tma_desc a;      /* A [M, K]: boxes of 64 rows x 128 bytes, 128B swizzle */
   tp_tma_desc b;      /* B [N, K]: boxes of tile_n / cluster_m rows x 128 bytes */
-  tp_tma_desc d;      /* D [M, N]: boxes of 64 rows x 128 bytes */
-  tp_tma_desc c;      /* C [M, N], when the epilogue reads a source: 64 rows x 128 bytes */
+  tp_tma_desc d;      /* D [M, N]: boxes of 128 rows x 128 bytes */
+  tp_tma_desc c;      /* C [M, N], when the epilogue reads a source: 128 rows x 128 bytes */
   tp_storage_layout smem;
   int32_t m, n, k;
   int32_t tiles_m, tiles_n, k_blocks;
