@@ -232,10 +232,9 @@ TP_DEV c_boxes c_boxes_of(const tp_standard_params &p) {
 enum { C_PREFETCH_LEAD = 8 };
 
 template <int BN, int DT>
-TP_DEV void c_prefetch_past_ring(const tp_standard_params &p, uint32_t ring, int32_t m0,
-                                 int32_t n0) {
+TP_DEV void c_prefetch_past_ring(const tp_standard_params &p, int32_t m0, int32_t n0) {
   const c_boxes b = c_boxes_of<BN, DT>(p);
-  for (int32_t c = (int32_t)ring; c < chunk_traits<BN, DT>::count; ++c) {
+  for (int32_t c = (int32_t)p.smem.source_stages; c < chunk_traits<BN, DT>::count; ++c) {
     for (int32_t x = 0; x < b.count; ++x)
       tp_tma_prefetch_l2_2d(&p.c, n0 + c * chunk_traits<BN, DT>::cols + x * b.cols, m0);
   }
@@ -247,7 +246,6 @@ TP_DEV void run_loader(const tp_standard_params &p) {
   tp_input_producer prod = tp_input_pipeline_producer(&ip);
   const tp_load_order order = tp_storage_load_order(smem_base(), &p.smem);
   const bool has_source = p.epilogue.source_dtype != TP_DTYPE_NONE;
-  const uint32_t ring = tp_storage_epi_load_pipeline(smem_base(), &p.smem).pipe.stages;
   const tile_schedule s = tile_schedule_make<CLUSTER_M>(p);
   const uint32_t rank = CLUSTER_M > 1 ? tp_cluster_ctarank() : 0;
   const int32_t b_rows = BN / CLUSTER_M; /* our slice of the shared B tile */
@@ -279,7 +277,7 @@ TP_DEV void run_loader(const tp_standard_params &p) {
        * on its way: C then never delays the mainloop's first loads. */
       if (kb == w.kb_begin && w.last && has_source) tp_load_order_signal(&order);
       if (kb == max(w.kb_begin, w.kb_end - C_PREFETCH_LEAD) && w.last && has_source)
-        c_prefetch_past_ring<BN, DT>(p, ring, m0, n0);
+        c_prefetch_past_ring<BN, DT>(p, m0, n0);
     }
   }
   tp_input_producer_drain(&prod);
@@ -355,10 +353,14 @@ struct chunk_pos {
   uint32_t row, col;
 };
 
+/* The first of the 16 chunk rows that this thread's warp of consumer
+ * warpgroup wg holds. */
+TP_DEV uint32_t warp_first_row(uint32_t wg) { return wg * 64u + threadIdx.x % 128u / 32u * 16u; }
+
 TP_DEV chunk_pos chunk_pos_of(uint32_t wg, int j, int half) {
-  const uint32_t t = threadIdx.x % 128u, warp = t / 32u, lane = t % 32u;
+  const uint32_t lane = threadIdx.x % 32u;
   chunk_pos q;
-  q.row = wg * 64u + warp * 16u + lane / 4u + 8u * (uint32_t)half;
+  q.row = warp_first_row(wg) + lane / 4u + 8u * (uint32_t)half;
   q.col = (uint32_t)j * 8u + 2u * (lane % 4u);
   return q;
 }
@@ -412,11 +414,11 @@ TP_DEV void source_fetch(const unsigned char *chunk, int kind, uint32_t wg, int 
 #pragma unroll
     for (int i = 0; i < EPI_STEP_J * 4; ++i) s[i] = 0.0f;
   } else if (DT != TP_DTYPE_F32 && kind == SOURCE_AS_D) {
-    const uint32_t warp_rows = wg * 64u + threadIdx.x % 128u / 32u * 16u;
 #pragma unroll
     for (int j = 0; j < EPI_STEP_J; j += 2) {
       uint32_t v[4];
-      tp_smem_matrix_load_x4(tp_smem_matrix_lane_addr(tp_smem_addr(chunk), warp_rows, j0 + j), v);
+      tp_smem_matrix_load_x4(
+          tp_smem_matrix_lane_addr(tp_smem_addr(chunk), warp_first_row(wg), j0 + j), v);
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
         const float2 f = unpack_pair<DT>(v[i]);
@@ -455,13 +457,13 @@ TP_DEV void chunk_write(unsigned char *chunk, uint32_t wg, int j0, const float *
       }
     }
   } else {
-    const uint32_t warp_rows = wg * 64u + threadIdx.x % 128u / 32u * 16u;
 #pragma unroll
     for (int j = 0; j < EPI_STEP_J; j += 2) {
       uint32_t v[4];
 #pragma unroll
       for (int i = 0; i < 4; ++i) v[i] = pack_pair<DT>(d[4 * j + 2 * i], d[4 * j + 2 * i + 1]);
-      tp_smem_matrix_store_x4(tp_smem_matrix_lane_addr(tp_smem_addr(chunk), warp_rows, j0 + j), v);
+      tp_smem_matrix_store_x4(
+          tp_smem_matrix_lane_addr(tp_smem_addr(chunk), warp_first_row(wg), j0 + j), v);
     }
   }
 }
