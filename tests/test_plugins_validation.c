@@ -568,9 +568,8 @@ START_TEST(test_cuda_plans) {
 }
 END_TEST
 
-/* The standard payload's gpu_plan for an H100's figures (no GPU needed):
- * plan, then gpu_plan, as the core calls them. */
-/* gpu_plan on an H100's figures with `sm_count` SMs (132: the H100's). */
+/* The standard payload's gpu_plan on an H100's figures with `sm_count` SMs
+ * (no GPU needed): plan, then gpu_plan, as the core calls them. */
 static tp_status gpu_plan_on(loaded *l, const tp_gemm_desc *desc, int32_t sm_count,
                              tp_gpu_launch *launch, char *err, size_t errlen) {
   tp_gpu_info h100 = {.sm_count = sm_count, .cc_major = 9, .smem_per_block = 232448,

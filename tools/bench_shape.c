@@ -14,6 +14,9 @@
 #include "tools/timing.h"
 
 enum { MAX_COPIES = 64 };
+/* Sides timed against each other: ours, our store as a residual's
+ * baseline, cuBLASLt. */
+enum { MAX_SIDES = 3 };
 
 /* Everything one shape holds; a[0], b[0] are the gpu problem's own. */
 typedef struct shape_state {
@@ -130,8 +133,8 @@ static void release(shape_state *s) {
  * tools/timing.h) into *ms[i]; NaN and a note when they cannot run. */
 static void time_sides(const tp_bench_env *env, side *const *sides, double *const *ms, int n,
                        tp_bench_row *row) {
-  tp_timed_side timed[3];
-  double median[3];
+  tp_timed_side timed[MAX_SIDES];
+  double median[MAX_SIDES];
   char err[256];
   if (n == 0) return;
   for (int i = 0; i < n; i++) timed[i] = (tp_timed_side){run_side, sides[i]};
@@ -205,8 +208,8 @@ void tp_bench_shape(const tp_bench_env *env, tp_shape shape, tp_bench_row *row) 
   }
   row->copies = s.copies;
   side ours = {.desc = s.gpu.desc, .s = &s}, store, theirs = {.desc = s.gpu.desc, .s = &s};
-  side *sides[3];
-  double *ms[3];
+  side *sides[MAX_SIDES];
+  double *ms[MAX_SIDES];
   int n = 0;
   const double t0 = tp_time_now_ms();
   if (tp_plan_create(&s.plan, env->registry, env->payload, env->epilogue, &s.gpu.desc,
