@@ -16,13 +16,21 @@
  * is (j, rows 0-7), 1 (j, rows 8-15), 2 (j + 1, rows 0-7), 3 (j + 1, rows
  * 8-15), so registers 0..3 hold the fragment's values of (j, half 0), (j,
  * half 1), (j + 1, half 0), (j + 1, half 1). Each lane passes the address
- * of one matrix row: lane l row l % 8 of matrix l / 8. */
+ * of one matrix row: lane l row l % 8 of matrix l / 8. tp_smem_swizzle128
+ * is that layout's byte offset, for code that moves values one by one
+ * (f32 tiles, ragged edges). */
 #ifndef TILEPIPE_DEVICE_SMEM_MATRIX_H
 #define TILEPIPE_DEVICE_SMEM_MATRIX_H
 
 #include <stdint.h>
 
 #define TP_SMEM_MATRIX_FN static __device__ __forceinline__
+
+/* Byte offset of byte col_byte of row `row` in a tile of 128-byte rows,
+ * 128B-swizzled: 16-byte units XOR row % 8 (what TMA's SWIZZLE_128B does). */
+TP_SMEM_MATRIX_FN uint32_t tp_smem_swizzle128(uint32_t row, uint32_t col_byte) {
+  return row * 128u + ((((col_byte >> 4) ^ (row & 7u)) << 4) | (col_byte & 15u));
+}
 
 /* This lane's row address for column groups (j, j + 1) of the warp's rows
  * first_row..first_row + 15 (a multiple of 8) in the swizzled tile at
@@ -31,7 +39,7 @@ TP_SMEM_MATRIX_FN uint32_t tp_smem_matrix_lane_addr(uint32_t tile, uint32_t firs
   const uint32_t lane = threadIdx.x % 32u, matrix = lane / 8u, r = lane % 8u;
   const uint32_t row = first_row + (matrix & 1u) * 8u + r;
   const uint32_t unit = (uint32_t)j + (matrix >> 1);
-  return tile + row * 128u + ((unit ^ r) << 4);
+  return tile + tp_smem_swizzle128(row, unit << 4);
 }
 
 TP_SMEM_MATRIX_FN void tp_smem_matrix_load_x4(uint32_t addr, uint32_t v[4]) {

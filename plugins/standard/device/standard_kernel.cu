@@ -191,12 +191,6 @@ TP_DEV unsigned char *smem_base(void) {
   return tp_smem;
 }
 
-/* Byte offset of element (row, col_byte) in a 128B-swizzled tile whose rows
- * are 128 bytes: 16-byte chunks XOR row % 8 (what TMA's SWIZZLE_128B does). */
-TP_DEV uint32_t swizzle128(uint32_t row, uint32_t col_byte) {
-  return row * 128u + ((((col_byte >> 4) ^ (row & 7u)) << 4) | (col_byte & 15u));
-}
-
 /* Chunks of a tile: 128 bytes of D per row each. */
 template <int BN, int DT>
 struct chunk_traits {
@@ -254,11 +248,11 @@ TP_DEV void run_loader(const tp_standard_params &p) {
     const work_unit w = work_unit_of(p, u);
     int32_t m0, n0;
     tile_origin<CLUSTER_M, BN>(p, w.tile, &m0, &n0);
+    const uint32_t a_boxes = a_boxes_in_m(p, m0);
     for (int32_t kb = w.kb_begin; kb < w.kb_end; ++kb) {
       TP_INPUT_PRODUCE(&prod, st) {
         tp_mbar *full = tp_input_producer_stage_barrier(&st);
         unsigned char *b = (unsigned char *)tp_input_producer_stage_tile(&st, 1, 0);
-        const uint32_t a_boxes = a_boxes_in_m(p, m0);
         unsigned char *a = (unsigned char *)tp_input_producer_stage_tile(&st, 0, 0);
         tp_input_producer_stage_arrive_expect_bytes(
             &st, (a_boxes * TP_STANDARD_A_BOX_ROWS + BN) * TP_STANDARD_K_BYTES);
@@ -433,8 +427,8 @@ TP_DEV void source_fetch(const unsigned char *chunk, int kind, uint32_t wg, int 
       for (int half = 0; half < 2; ++half) {
         const chunk_pos q = chunk_pos_of(wg, j0 + j, half);
         const uint32_t box = q.col / 32u, cb = (q.col % 32u) * 4u;
-        const float2 v =
-            *(const float2 *)(chunk + box * TP_STANDARD_TILE_M * 128u + swizzle128(q.row, cb));
+        const float2 v = *(const float2 *)(chunk + box * TP_STANDARD_TILE_M * 128u +
+                                           tp_smem_swizzle128(q.row, cb));
         s[4 * j + 2 * half] = v.x;
         s[4 * j + 2 * half + 1] = v.y;
       }
@@ -452,7 +446,7 @@ TP_DEV void chunk_write(unsigned char *chunk, uint32_t wg, int j0, const float *
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
         const chunk_pos q = chunk_pos_of(wg, j0 + j, half);
-        *(float2 *)(chunk + swizzle128(q.row, q.col * 4u)) =
+        *(float2 *)(chunk + tp_smem_swizzle128(q.row, q.col * 4u)) =
             make_float2(d[4 * j + 2 * half], d[4 * j + 2 * half + 1]);
       }
     }
@@ -486,7 +480,8 @@ TP_DEV void store_ragged(const tp_standard_params &p, const unsigned char *chunk
       for (uint32_t e = 0; e < 2; ++e) {
         const int32_t gcol = col0 + (int32_t)(q.col + e);
         if (grow >= p.m || gcol < p.n_tma || gcol >= p.n) continue;
-        const unsigned char *from = chunk + swizzle128(q.row, (q.col + e) * chunks::d_bytes);
+        const unsigned char *from =
+            chunk + tp_smem_swizzle128(q.row, (q.col + e) * chunks::d_bytes);
         unsigned char *to =
             (unsigned char *)p.d_data + ((int64_t)grow * p.ldd + gcol) * chunks::d_bytes;
         if (chunks::d_bytes == 4) *(uint32_t *)to = *(const uint32_t *)from;
