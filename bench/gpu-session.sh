@@ -19,7 +19,7 @@
 #   check     make check (GPU tests included; 77 would mean no GPU)
 #   sanitize  compute-sanitizer memcheck/racecheck/synccheck on the pipeline
 #             test and on fused GEMMs (store, residual with f32 C, 2-CTA
-#             clusters, split-K, a split last wave)
+#             clusters, split-K, a split last wave, 176-wide tiles)
 #   example   installs into /tmp/tp-prefix, builds examples/bias_silu out of
 #             tree and runs its test (CPU and CUDA)
 #   bench     tilepipe bench over bench/shapes.txt: bf16 store, e4m3 store,
@@ -107,6 +107,16 @@ for step in $steps; do
         --registry "$reg" --payload standard_tail3 --epilogue residual -m 1025 -n 2017 -k 1009 \
         > "$logs/sanitize-tail-$tool.log" 2>&1
       say "sanitize gemm tail split residual $tool: rc=$? $(grep -o 'grid [0-9]*.*workspace' "$logs/sanitize-tail-$tool.log" | head -n 1)"
+    done
+    # 176-wide tiles: the last chunk (48 columns) through boxes of its own;
+    # N = 529 ends in a one-column tile, past the TMA store's reach.
+    printf '\n[standard_n176]\nkind = payload\nlibrary = %s\ntile = 128x176x64\n' \
+      "$(sed -n 's/^library = \(.*tp_standard.so\)$/\1/p' tilepipe.ini | head -n 1)" >> "$reg"
+    for tool in memcheck racecheck; do
+      timeout 90 "$cs" --tool $tool --error-exitcode 9 ./tools/tilepipe run --backend cuda --verify \
+        --registry "$reg" --payload standard_n176 --epilogue residual -m 300 -n 529 -k 1009 \
+        > "$logs/sanitize-n176-$tool.log" 2>&1
+      say "sanitize gemm 176-wide residual $tool: rc=$?"
     done
     for tool in memcheck racecheck synccheck; do
       timeout 90 "$cs" --tool $tool --error-exitcode 9 ./tools/tilepipe run --backend cuda --verify \

@@ -11,9 +11,9 @@
  * sections of the standard library with `splits = 3` (uneven k-blocks per
  * split) and `splits = 16` (one k-block each), with both epilogues and C
  * aliasing D; asking for more splits than k-blocks is refused at plan time.
- * The 64-wide tile, 2-CTA clusters and the split of a partial last wave
- * run forced the same way (`tile = 128x64x..`, `cluster = 2x1`,
- * `tail_splits`).
+ * The 64-wide tile, the 176-wide tile (its last chunk narrower), 2-CTA
+ * clusters and the split of a partial last wave run forced the same way
+ * (`tile = 128x64x..`, `tile = 128x176x..`, `cluster = 2x1`, `tail_splits`).
  * Exits 77 when there is no usable GPU.
  *
  * Runs without fork (CUDA cannot be used in a child forked after cuInit). */
@@ -254,6 +254,27 @@ START_TEST(tail_split) {
 }
 END_TEST
 
+/* 176-wide tiles, whose last chunk is 48 columns stored and loaded through
+ * boxes of their own: N = 529 (three tiles and one of a single column, past
+ * the TMA store's 16-byte reach) in few enough tiles to split K, N = 1000
+ * and 513 (a last tile whose narrow chunk lies wholly or partly past N),
+ * 4096 x 2112 in whole tiles (384, 3 waves), both epilogues, C aliasing
+ * D, f16 and fp8. */
+START_TEST(tile_n176) {
+  static const gpu_case cases[] = {
+      {"standard_n176", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_NONE, "store", 0,
+       0, 1.5f, 0.0f, 300, 529, 1009, 15, 2},
+      {"standard_n176", TP_DTYPE_F16, TP_DTYPE_F16, TP_DTYPE_F16, TP_DTYPE_F16, "residual", 1, 0,
+       0.75f, -1.25f, 1000, 1000, 1000, 8, 1},
+      {"standard_n176", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16, "residual",
+       0, 0, 0.5f, 2.0f, 4096, 2112, 256, 0, 2},
+      {"standard_n176_fp8", TP_DTYPE_E4M3, TP_DTYPE_E4M3, TP_DTYPE_BF16, TP_DTYPE_BF16,
+       "residual", 1, 0, 1.0f, 1.0f, 4097, 513, 257, 15, 1},
+  };
+  run_cases(cases, sizeof cases / sizeof cases[0], 17000u);
+}
+END_TEST
+
 /* More splits than k-blocks: refused at plan time, saying so. */
 START_TEST(split_k_refused) {
   char err[256] = "";
@@ -303,6 +324,8 @@ static int write_tuned_registry(char *path, size_t size) {
       {"standard_tail3", "tile = 128x128x64\ntail_splits = 3"},
       {"standard_tail5", "tile = 128x128x64\ntail_splits = 5"},
       {"standard_tail2_fp8", "tile = 128x128x128\ntail_splits = 2"},
+      {"standard_n176", "tile = 128x176x64"},
+      {"standard_n176_fp8", "tile = 128x176x128"},
   };
   for (size_t i = 0; ok && i < sizeof tunings / sizeof tunings[0]; ++i)
     fprintf(out, "\n[%s]\nkind = payload\nlibrary = %s\n%s\n", tunings[i][0], info.library,
@@ -342,6 +365,7 @@ int main(void) {
   tcase_add_test(tc, tile_n64);
   tcase_add_test(tc, cluster_2x1);
   tcase_add_test(tc, tail_split);
+  tcase_add_test(tc, tile_n176);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_set_fork_status(sr, CK_NOFORK);

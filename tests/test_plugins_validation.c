@@ -666,13 +666,14 @@ START_TEST(test_gpu_plan_tail_split) {
     ck_assert_uint_eq(launch.grid[0], (uint32_t)sms);
     ck_assert_uint_eq(launch.workspace_bytes, 0);
   }
-  /* 1: no split, and 2048 x 7168 x 18432 goes back to 192 wide. */
+  /* 1: no split, and 2048 x 7168 x 18432 goes to 176 wide (656 tiles: 5
+   * waves, 99% full; 192 wide makes 608, the fifth wave 61% full). */
   ck_assert_int_eq(set(&l, "tail_splits", "1", err, sizeof err), TP_OK);
   expect_gpu_plan(&l, 4096, 8704, 4096, "tp_standard_bf16_bf16_128x256_c1", 132, 0);
   unload(&l);
   l = load("standard");
   ck_assert_int_eq(set(&l, "tail_splits", "1", err, sizeof err), TP_OK);
-  expect_gpu_plan(&l, 2048, 7168, 18432, "tp_standard_bf16_bf16_128x192_c1", 132, 0);
+  expect_gpu_plan(&l, 2048, 7168, 18432, "tp_standard_bf16_bf16_128x176_c1", 132, 0);
   unload(&l);
 }
 END_TEST
@@ -695,11 +696,13 @@ START_TEST(test_gpu_plan_split_k) {
   /* Short K: a split takes at least 4 k-blocks; 7 k-blocks stay whole. */
   expect_gpu_plan(&l, 128, 128, 448, "tp_standard_bf16_bf16_128x64_c1", 2, 0);
   /* Many tiles: never 64 wide (4096 x 2112: 544 tiles of 128 would fill 8
-   * waves of 64-wide ones exactly; 192 wide it is). */
-  expect_gpu_plan(&l, 4096, 2112, 7168, "tp_standard_bf16_bf16_128x192_c1", 132, 0);
+   * waves of 64-wide ones exactly); 176 wide (384 tiles, 2.9 waves) beats
+   * 192 (352, 2.7 waves). */
+  expect_gpu_plan(&l, 4096, 2112, 7168, "tp_standard_bf16_bf16_128x176_c1", 132, 0);
   /* 2048 x 7168 x 18432: 448 tiles of 128 x 256 in 3 waves and 52 more;
    * those 52 split in 2 (104 CTAs) finish in about half a tile's time,
-   * which beats 192 wide (608 tiles: a fifth wave 61% full, too many to
+   * which beats 176 wide (656 tiles in 5 waves) and 192 wide (608 tiles: a
+   * fifth wave 61% full, too many to
    * split) and 128 wide (uncertain speed on the H100). */
   expect_gpu_plan(&l, 2048, 7168, 18432, "tp_standard_bf16_bf16_128x256_c1", 132,
                   split_workspace(52, 256, 2));
@@ -723,8 +726,33 @@ START_TEST(test_gpu_plan_split_k) {
   /* A tile width without a kernel, naming those there are. */
   ck_assert_int_eq(set(&l, "tile", "128x96x64", err, sizeof err), TP_OK);
   expect_gpu_plan_refused(&l, 4096, 4096, 4096,
-                          "take tile 128xNx64 with N 64, 128, 192 or 256 for bf16 operands "
+                          "take tile 128xNx64 with N 64, 128, 176, 192 or 256 for bf16 operands "
                           "(the registry asks for 128x96x64)");
+  /* 176 wide in a 2-CTA cluster: no such kernel, and the plan says why. */
+  ck_assert_int_eq(set(&l, "tile", "128x176x64", err, sizeof err), TP_OK);
+  expect_gpu_plan_refused(&l, 4096, 2112, 7168, "here D bf16, C none, cluster 2x1");
+  unload(&l);
+}
+END_TEST
+
+/* The 176-wide kernels exist for a 16-bit D only (their last chunk is 48
+ * columns of it): under an f32 D the heuristic keeps 4096 x 2112 at 192
+ * wide, and a forced 176 is refused, naming D's dtype. */
+START_TEST(test_gpu_plan_width_176_needs_16bit_d) {
+  char err[256];
+  loaded l = load("standard");
+  tp_ref_problem_spec spec = {.payload = "standard", .a = TP_DTYPE_BF16, .b = TP_DTYPE_BF16,
+                              .d = TP_DTYPE_F32, .m = 4096, .n = 2112, .k = 7168,
+                              .alpha = 1.0f};
+  tp_gemm_desc d;
+  ck_assert_msg(tp_ref_problem_describe(&spec, &d, err, sizeof err) == TP_OK, "%s", err);
+  tp_gpu_launch launch;
+  ck_assert_msg(gpu_plan_slot(&l, &d, &launch, err, sizeof err) == TP_OK, "%s", err);
+  ck_assert_str_eq(launch.kernel, "tp_standard_bf16_f32_128x192_c1");
+  ck_assert_int_eq(set(&l, "tile", "128x176x64", err, sizeof err), TP_OK);
+  ck_assert_int_eq(gpu_plan_slot(&l, &d, &launch, err, sizeof err), TP_ERR_UNSUPPORTED);
+  ASSERT_HAS(err, "the 176-wide kernels take a bf16 or f16 D");
+  ASSERT_HAS(err, "here D f32");
   unload(&l);
 }
 END_TEST
@@ -829,6 +857,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_cpu_plans);
   tcase_add_test(tc, test_cuda_plans);
   tcase_add_test(tc, test_gpu_plan_split_k);
+  tcase_add_test(tc, test_gpu_plan_width_176_needs_16bit_d);
   tcase_add_test(tc, test_gpu_plan_tail_split);
   suite_add_tcase(s, tc);
 

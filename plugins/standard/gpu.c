@@ -1,7 +1,7 @@
 /* plugins/standard/gpu.c: the standard payload on the GPU, host side.
  *
  * gpu_plan picks one of the kernels of device/standard_kernel.cu (output tile
- * 128 x BN with BN 64, 128, 192 or 256; 1 or 2 CTAs per cluster sharing B by
+ * 128 x BN with BN 64, 128, 176, 192 or 256; 1 or 2 CTAs per cluster sharing B by
  * multicast) from the problem and the GPU, lays out shared memory through
  * the core's storage planner, and sizes the persistent grid. gpu_args fills
  * the kernel's parameter block for each run (TMA descriptors through the
@@ -126,11 +126,16 @@ static uint32_t row_elems(tp_dtype dtype) { return TP_STANDARD_K_BYTES * 8 / tp_
  * shapes whose 128-wide tiles fill less than one wave (few_tiles): bound by
  * memory, where it doubles the CTAs that pull data at little cost in split
  * sums; its speed is what bench/tune.sh measured there against 128 in
- * splits (M <= 128). */
-static const int32_t widths[] = {256, 192, 128, 64};
-static const double width_speed[] = {1.0, 0.96, 0.88, 0.85};
+ * splits (M <= 128). 176 (TAIL_WIDTH) is not whole 64-column chunks of D:
+ * it exists for a 16-bit D with C absent or in D's dtype, single CTAs, and
+ * shapes of at least a wave of tiles (4096 x 2112: 384 tiles, 2.9 waves,
+ * where 192 wide makes 2.7); its speed is from one bench/tune.sh run there
+ * (0.946 of the 192-wide kernel's time, bf16; 0.948 e4m3). */
+static const int32_t widths[] = {256, 192, 176, 128, 64};
+static const double width_speed[] = {1.0, 0.96, 0.93, 0.88, 0.85};
 #define WIDTH_COUNT (sizeof widths / sizeof widths[0])
 #define NARROW_WIDTH 64
+#define TAIL_WIDTH 176
 
 static bool width_has_kernel(int32_t width) {
   for (size_t i = 0; i < WIDTH_COUNT; ++i)
@@ -193,14 +198,16 @@ static double tail_split_waves(int64_t tiles, int64_t k_blocks, int32_t sm_count
  * speed and split cost: for few tiles (less than a wave of 128-wide ones)
  * every tile split (`splits` forces that), else the partial last wave's
  * (`tail_splits` forces its split count, 1: none); forced_width, when not
- * 0, is the only width tried. */
+ * 0, is the only width tried; TAIL_WIDTH only where tail_ok. */
 static void best_shape(int32_t tiles_m, int64_t n, int64_t k_blocks, int32_t sm_count,
                        int32_t forced_width, int32_t forced_splits, int32_t forced_tail,
-                       standard_gpu_plan *g) {
+                       bool tail_ok, standard_gpu_plan *g) {
   double best_score = -1.0;
   const bool few_tiles = (int64_t)tiles_m * ceil_div(n, 128) < sm_count;
   for (size_t i = 0; i < WIDTH_COUNT; ++i) {
-    if (forced_width ? widths[i] != forced_width : widths[i] == NARROW_WIDTH && !few_tiles)
+    if (forced_width ? widths[i] != forced_width
+                     : (widths[i] == NARROW_WIDTH && !few_tiles) ||
+                           (widths[i] == TAIL_WIDTH && (few_tiles || !tail_ok)))
       continue;
     const int32_t tiles_n = ceil_div(n, widths[i]);
     const int64_t tiles = (int64_t)tiles_m * tiles_n;
@@ -236,19 +243,34 @@ static void best_shape(int32_t tiles_m, int64_t n, int64_t k_blocks, int32_t sm_
   }
 }
 
+/* Whether the 176-wide kernels take the problem (TAIL_WIDTH above). */
+static bool tail_width_ok(const tp_gemm_desc *desc, const tp_epilogue_plan *epi,
+                          int32_t cluster_m) {
+  const bool d16 = desc->d.dtype == TP_DTYPE_BF16 || desc->d.dtype == TP_DTYPE_F16;
+  return d16 && cluster_m == 1 &&
+         (epi->source_dtype == TP_DTYPE_NONE || epi->source_dtype == desc->d.dtype);
+}
+
 /* The tile shape and cluster: the INI's where it set them (checked against
  * what the kernels take), the heuristic's elsewhere. */
 static tp_status choose_shape(const tpc_tuning *tu, const tp_gemm_desc *desc,
-                              const tp_gpu_info *gpu, standard_gpu_plan *g, char *err,
-                              size_t errlen) {
+                              const tp_epilogue_plan *epi, const tp_gpu_info *gpu,
+                              standard_gpu_plan *g, char *err, size_t errlen) {
   const int32_t k_elems = (int32_t)row_elems(desc->a.dtype);
   if ((tu->tile_m && tu->tile_m != TP_STANDARD_TILE_M) ||
       (tu->tile_n && !width_has_kernel(tu->tile_n)) || (tu->tile_k && tu->tile_k != k_elems)) {
     return tpc_fail(err, errlen, TP_ERR_UNSUPPORTED,
-                    "the GPU kernels take tile 128xNx%d with N 64, 128, 192 or 256 for %s "
+                    "the GPU kernels take tile 128xNx%d with N 64, 128, 176, 192 or 256 for %s "
                     "operands (the registry asks for %dx%dx%d)",
                     k_elems, tp_codec_name(desc->a.dtype), tu->tile_m, tu->tile_n,
                     tu->tile_k);
+  }
+  const int32_t cluster_m = tu->cluster_m ? tu->cluster_m : 1;
+  if (tu->tile_n == TAIL_WIDTH && !tail_width_ok(desc, epi, cluster_m)) {
+    return tpc_fail(err, errlen, TP_ERR_UNSUPPORTED,
+                    "tile 128x176: the 176-wide kernels take a bf16 or f16 D with C absent or "
+                    "of D's dtype, in single CTAs (here D %s, C %s, cluster %dx1)",
+                    tp_codec_name(desc->d.dtype), tp_codec_name(epi->source_dtype), cluster_m);
   }
   if ((tu->cluster_m && tu->cluster_m > 2) || (tu->cluster_n && tu->cluster_n != 1) ||
       (tu->consumers && tu->consumers != 2)) {
@@ -270,10 +292,11 @@ static tp_status choose_shape(const tpc_tuning *tu, const tp_gemm_desc *desc,
   }
   /* 2-CTA clusters (B multicast) stay opt-in: 1-4% slower than single
    * CTAs on the H100 (bench/results/, fourth session). */
-  g->cluster_m = tu->cluster_m ? tu->cluster_m : 1;
+  g->cluster_m = cluster_m;
   g->tiles_m = ceil_div(desc->m, TP_STANDARD_TILE_M);
   best_shape(g->tiles_m, desc->n, k_blocks, gpu->sm_count, tu->tile_n,
-             g->cluster_m > 1 ? 1 : tu->splits, g->cluster_m > 1 ? 1 : tu->tail_splits, g);
+             g->cluster_m > 1 ? 1 : tu->splits, g->cluster_m > 1 ? 1 : tu->tail_splits,
+             tail_width_ok(desc, epi, cluster_m), g);
   g->tiles_n = ceil_div(desc->n, g->tile_n);
   g->raster_m = STANDARD_RASTER_TILES / g->cluster_m;
   const int32_t cluster_rows = ceil_div(g->tiles_m, g->cluster_m);
@@ -319,7 +342,7 @@ static tp_status lay_out(const tpc_tuning *tu, tp_payload_plan *plan,
   r.tensors[1] = plan->tensors[1];
   r.stages = (uint32_t)tu->stages;
   const uint32_t d_bits = tp_codec_bits(desc->d.dtype);
-  const uint32_t tile_chunks = (uint32_t)g->tile_n * d_bits / (TP_STANDARD_K_BYTES * 8);
+  const uint32_t tile_chunks = (uint32_t)ceil_div((int64_t)g->tile_n * d_bits, TP_STANDARD_K_BYTES * 8);
   r.output_chunk.bytes = TP_STANDARD_TILE_M * TP_STANDARD_K_BYTES;
   r.output_chunk.align = TP_SWIZZLE_128B_ALIGN;
   r.output_stages = STANDARD_OUTPUT_STAGES;
@@ -356,7 +379,7 @@ tp_status standard_gpu_plan_slot(void *state, const tp_gemm_desc *desc, const tp
   }
   standard_gpu_plan g;
   memset(&g, 0, sizeof g);
-  tp_status st = choose_shape(tu, desc, gpu, &g, err, errlen);
+  tp_status st = choose_shape(tu, desc, epi, gpu, &g, err, errlen);
   if (st == TP_OK) st = lay_out(tu, plan, epi, desc, gpu, &g, err, errlen);
   if (st != TP_OK) return st;
 
@@ -394,9 +417,11 @@ tp_status standard_gpu_plan_slot(void *state, const tp_gemm_desc *desc, const tp
   return TP_OK;
 }
 
+/* A descriptor of box_rows x one 128-byte swizzled row, or, with tail_cols
+ * set, of box_rows x tail_cols unswizzled (a 176-wide tile's last chunk). */
 static tp_status encode(const tp_host_api *host, tp_tma_desc *out, tp_dtype dtype, const void *data,
-                        int64_t rows, int64_t cols, int64_t ld, uint32_t box_rows, char *err,
-                        size_t errlen) {
+                        int64_t rows, int64_t cols, int64_t ld, uint32_t box_rows,
+                        uint32_t tail_cols, char *err, size_t errlen) {
   tp_tma_2d r;
   r.dtype = dtype;
   r.global = data;
@@ -404,8 +429,8 @@ static tp_status encode(const tp_host_api *host, tp_tma_desc *out, tp_dtype dtyp
   r.cols = cols;
   r.row_stride = ld;
   r.box_rows = box_rows;
-  r.box_cols = row_elems(dtype);
-  r.swizzle = 128;
+  r.box_cols = tail_cols ? tail_cols : row_elems(dtype);
+  r.swizzle = tail_cols ? 0 : 128;
   return host->tma_encode_2d(out, &r, err, errlen);
 }
 
@@ -417,22 +442,32 @@ tp_status standard_gpu_args_slot(const tp_payload_plan *plan, const tp_epilogue_
   tp_standard_params *p = params;
   tp_status st =
       encode(host, &p->a, desc->a.dtype, desc->a.data, desc->m, desc->k, desc->a.stride[0],
-             TP_STANDARD_A_BOX_ROWS, err, errlen);
+             TP_STANDARD_A_BOX_ROWS, 0, err, errlen);
   if (st == TP_OK) {
     st = encode(host, &p->b, desc->b.dtype, desc->b.data, desc->n, desc->k, desc->b.stride[0],
-                (uint32_t)(g.tile_n / g.cluster_m), err, errlen);
+                (uint32_t)(g.tile_n / g.cluster_m), 0, err, errlen);
   }
   /* D's columns up to the last full 16-byte granule of a row go through TMA
    * (see standard_params.h); none when a row is shorter than 16 bytes. */
   const int64_t granule = 128 / tp_codec_bits(desc->d.dtype);
   const int64_t n_tma = desc->n / granule * granule;
+  /* A 176-wide tile's last chunk: 48 columns of a 16-bit D (and C). */
+  const uint32_t tail_cols = (uint32_t)(g.tile_n % (int32_t)row_elems(desc->d.dtype));
   if (st == TP_OK && n_tma > 0) {
     st = encode(host, &p->d, desc->d.dtype, desc->d.data, desc->m, n_tma, desc->d.stride[0],
-                TP_STANDARD_TILE_M, err, errlen);
+                TP_STANDARD_TILE_M, 0, err, errlen);
+  }
+  if (st == TP_OK && n_tma > 0 && tail_cols) {
+    st = encode(host, &p->d_tail, desc->d.dtype, desc->d.data, desc->m, n_tma,
+                desc->d.stride[0], TP_STANDARD_TILE_M, tail_cols, err, errlen);
   }
   if (st == TP_OK && epi->source_dtype != TP_DTYPE_NONE) {
     st = encode(host, &p->c, desc->c.dtype, desc->c.data, desc->m, desc->n, desc->c.stride[0],
-                TP_STANDARD_TILE_M, err, errlen);
+                TP_STANDARD_TILE_M, 0, err, errlen);
+  }
+  if (st == TP_OK && epi->source_dtype != TP_DTYPE_NONE && tail_cols) {
+    st = encode(host, &p->c_tail, desc->c.dtype, desc->c.data, desc->m, desc->n,
+                desc->c.stride[0], TP_STANDARD_TILE_M, tail_cols, err, errlen);
   }
   if (st != TP_OK) return st;
   p->smem = g.smem;

@@ -18,7 +18,8 @@
  * half 1), (j + 1, half 0), (j + 1, half 1). Each lane passes the address
  * of one matrix row: lane l row l % 8 of matrix l / 8. tp_smem_swizzle128
  * is that layout's byte offset, for code that moves values one by one
- * (f32 tiles, ragged edges). */
+ * (f32 tiles, ragged edges). tp_smem_matrix_lane_addr_dense does the same
+ * in an unswizzled tile of narrower rows (a tile's last, partial chunk). */
 #ifndef TILEPIPE_DEVICE_SMEM_MATRIX_H
 #define TILEPIPE_DEVICE_SMEM_MATRIX_H
 
@@ -32,14 +33,31 @@ TP_SMEM_MATRIX_FN uint32_t tp_smem_swizzle128(uint32_t row, uint32_t col_byte) {
   return row * 128u + ((((col_byte >> 4) ^ (row & 7u)) << 4) | (col_byte & 15u));
 }
 
+/* The matrix row that this lane addresses for column groups (j, j + 1) of
+ * the warp's rows first_row..first_row + 15 (a multiple of 8): its row and
+ * its 16-byte unit within the row. */
+TP_SMEM_MATRIX_FN void tp_smem_matrix_lane_pos(uint32_t first_row, int j, uint32_t *row,
+                                               uint32_t *unit) {
+  const uint32_t lane = threadIdx.x % 32u, matrix = lane / 8u;
+  *row = first_row + (matrix & 1u) * 8u + lane % 8u;
+  *unit = (uint32_t)j + (matrix >> 1);
+}
+
 /* This lane's row address for column groups (j, j + 1) of the warp's rows
- * first_row..first_row + 15 (a multiple of 8) in the swizzled tile at
- * shared address `tile`. */
+ * first_row..first_row + 15 in the swizzled tile at shared address `tile`. */
 TP_SMEM_MATRIX_FN uint32_t tp_smem_matrix_lane_addr(uint32_t tile, uint32_t first_row, int j) {
-  const uint32_t lane = threadIdx.x % 32u, matrix = lane / 8u, r = lane % 8u;
-  const uint32_t row = first_row + (matrix & 1u) * 8u + r;
-  const uint32_t unit = (uint32_t)j + (matrix >> 1);
+  uint32_t row, unit;
+  tp_smem_matrix_lane_pos(first_row, j, &row, &unit);
   return tile + tp_smem_swizzle128(row, unit << 4);
+}
+
+/* The same in an unswizzled tile of dense rows `pitch` bytes apart (a
+ * multiple of 16: TMA's plain box layout). */
+TP_SMEM_MATRIX_FN uint32_t tp_smem_matrix_lane_addr_dense(uint32_t tile, uint32_t pitch,
+                                                          uint32_t first_row, int j) {
+  uint32_t row, unit;
+  tp_smem_matrix_lane_pos(first_row, j, &row, &unit);
+  return tile + row * pitch + (unit << 4);
 }
 
 TP_SMEM_MATRIX_FN void tp_smem_matrix_load_x4(uint32_t addr, uint32_t v[4]) {

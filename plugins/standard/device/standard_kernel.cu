@@ -6,7 +6,8 @@
  * tilepipe/device/epilogue.h, linked in at plan time (nvJitLink, LTO).
  *
  * One CTA = 384 threads, persistent over output tiles of 128 x BN (BN 64,
- * 128, 192 or 256, a multiple of every D chunk's width):
+ * 128, 192 or 256, whole D chunks; or 176 for a 16-bit D, whose last chunk
+ * is 48 columns wide):
  *   warpgroup 0, producer (40 registers):
  *     warp 0  TMA loads of A (a 64-row box per consumer warpgroup, none
  *             for rows wholly past M) and B k-blocks into the input pipeline
@@ -191,13 +192,48 @@ TP_DEV unsigned char *smem_base(void) {
   return tp_smem;
 }
 
-/* Chunks of a tile: 128 bytes of D per row each. */
+/* Chunks of a tile: 128 bytes of D per row each, 128B-swizzled, but for a
+ * width that is not whole chunks (176: 2 chunks and 48 columns of a 16-bit
+ * D), whose last chunk holds tail_cols columns in dense, unswizzled rows
+ * of tail_cols x d_bytes bytes: TMA stores and loads it through boxes of
+ * its own width (p.d_tail, p.c_tail), since a whole chunk's box would
+ * write into the next tile. */
 template <int BN, int DT>
 struct chunk_traits {
   static constexpr int d_bytes = DT == TP_DTYPE_F32 ? 4 : 2;
   static constexpr int cols = TP_STANDARD_K_BYTES / d_bytes;
-  static constexpr int count = BN / cols;
+  static constexpr int count = (BN + cols - 1) / cols;
+  static constexpr int tail_cols = BN % cols; /* 0: every chunk whole */
+  static constexpr int tail_pitch = tail_cols * d_bytes;
+  static_assert(tail_cols % 16 == 0, "a tail chunk is whole pairs of column groups");
 };
+
+/* Chunk c's columns, and whether it is a tail chunk. */
+template <int BN, int DT>
+TP_DEV bool chunk_is_tail(int c) {
+  return chunk_traits<BN, DT>::tail_cols != 0 && c == chunk_traits<BN, DT>::count - 1;
+}
+
+template <int BN, int DT>
+TP_DEV int chunk_cols(int c) {
+  return chunk_is_tail<BN, DT>(c) ? chunk_traits<BN, DT>::tail_cols : chunk_traits<BN, DT>::cols;
+}
+
+/* Byte offset of byte `col_byte` of row `row` in chunk c. */
+template <int BN, int DT>
+TP_DEV uint32_t chunk_offset(int c, uint32_t row, uint32_t col_byte) {
+  return chunk_is_tail<BN, DT>(c) ? row * chunk_traits<BN, DT>::tail_pitch + col_byte
+                                  : tp_smem_swizzle128(row, col_byte);
+}
+
+/* This lane's ldmatrix / stmatrix row address for column groups (j, j + 1)
+ * of the warp's rows in chunk c at shared address `chunk`. */
+template <int BN, int DT>
+TP_DEV uint32_t chunk_lane_addr(int c, uint32_t chunk, uint32_t first_row, int j) {
+  return chunk_is_tail<BN, DT>(c)
+             ? tp_smem_matrix_lane_addr_dense(chunk, chunk_traits<BN, DT>::tail_pitch, first_row, j)
+             : tp_smem_matrix_lane_addr(chunk, first_row, j);
+}
 
 /* ----------------------------------------------------------------- roles */
 
@@ -295,7 +331,8 @@ TP_DEV void run_storer(const tp_standard_params &p) {
       TP_OUTPUT_STORE(&store, st) {
         const int32_t col0 = n0 + c * chunk_traits<BN, DT>::cols;
         if (col0 < p.n_tma) {
-          tp_tma_store_2d(&p.d, tp_output_store_stage_tile(&st), col0, m0);
+          tp_tma_store_2d(chunk_is_tail<BN, DT>(c) ? &p.d_tail : &p.d,
+                          tp_output_store_stage_tile(&st), col0, m0);
           tp_tma_store_commit_group();
           /* The chunk is free once the store has read it out of smem. (Two
            * stores in flight, each chunk released only once the next one's
@@ -329,11 +366,18 @@ TP_DEV void run_source_loader(const tp_standard_params &p) {
     for (int32_t c = 0; c < chunk_traits<BN, DT>::count; ++c) {
       TP_INPUT_PRODUCE(&prod, st) {
         unsigned char *chunk = (unsigned char *)tp_input_producer_stage_tile(&st, 0, 0);
-        tp_input_producer_stage_arrive_expect(&st);
-        for (int32_t x = 0; x < b.count; ++x) {
-          tp_tma_load_2d(chunk + x * TP_STANDARD_TILE_M * TP_STANDARD_K_BYTES, &p.c,
-                         tp_input_producer_stage_barrier(&st),
-                         n0 + c * chunk_traits<BN, DT>::cols + x * b.cols, m0);
+        const int32_t col0 = n0 + c * chunk_traits<BN, DT>::cols;
+        if (chunk_is_tail<BN, DT>(c)) {
+          /* C in D's dtype (gpu.c takes no other under a tail chunk). */
+          tp_input_producer_stage_arrive_expect_bytes(
+              &st, TP_STANDARD_TILE_M * chunk_traits<BN, DT>::tail_pitch);
+          tp_tma_load_2d(chunk, &p.c_tail, tp_input_producer_stage_barrier(&st), col0, m0);
+        } else {
+          tp_input_producer_stage_arrive_expect(&st);
+          for (int32_t x = 0; x < b.count; ++x) {
+            tp_tma_load_2d(chunk + x * TP_STANDARD_TILE_M * TP_STANDARD_K_BYTES, &p.c,
+                           tp_input_producer_stage_barrier(&st), col0 + x * b.cols, m0);
+          }
         }
       }
     }
@@ -398,21 +442,23 @@ TP_DEV uint32_t pack_pair(float v0, float v1) {
   return v;
 }
 
-/* The source values of column groups j0..j0+EPI_STEP_J-1 of a staged chunk
- * into s[4 j + 2 half + e] (the accumulator fragment's order), or zeros
- * without C. 16-bit C comes in with ldmatrix (tilepipe/device/smem_matrix.h),
- * f32 C pair by pair. */
-template <int DT>
-TP_DEV void source_fetch(const unsigned char *chunk, int kind, uint32_t wg, int j0, float *s) {
+/* The source values of column groups j0..j0+nj-1 (nj <= EPI_STEP_J, even)
+ * of staged chunk c into s[4 j + 2 half + e] (the accumulator fragment's
+ * order), or zeros without C. 16-bit C comes in with ldmatrix
+ * (tilepipe/device/smem_matrix.h), f32 C pair by pair. */
+template <int BN, int DT>
+TP_DEV void source_fetch(int c, const unsigned char *chunk, int kind, uint32_t wg, int j0, int nj,
+                         float *s) {
   if (kind == SOURCE_NONE) {
 #pragma unroll
     for (int i = 0; i < EPI_STEP_J * 4; ++i) s[i] = 0.0f;
   } else if (DT != TP_DTYPE_F32 && kind == SOURCE_AS_D) {
 #pragma unroll
     for (int j = 0; j < EPI_STEP_J; j += 2) {
+      if (j >= nj) break;
       uint32_t v[4];
       tp_smem_matrix_load_x4(
-          tp_smem_matrix_lane_addr(tp_smem_addr(chunk), warp_first_row(wg), j0 + j), v);
+          chunk_lane_addr<BN, DT>(c, tp_smem_addr(chunk), warp_first_row(wg), j0 + j), v);
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
         const float2 f = unpack_pair<DT>(v[i]);
@@ -421,8 +467,10 @@ TP_DEV void source_fetch(const unsigned char *chunk, int kind, uint32_t wg, int 
       }
     }
   } else {
+    /* Never in a tail chunk: gpu.c takes no f32 C under one. */
 #pragma unroll
     for (int j = 0; j < EPI_STEP_J; ++j) {
+      if (j >= nj) break;
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
         const chunk_pos q = chunk_pos_of(wg, j0 + j, half);
@@ -436,42 +484,45 @@ TP_DEV void source_fetch(const unsigned char *chunk, int kind, uint32_t wg, int 
   }
 }
 
-/* Writes the results d[4 j + 2 half + e] of column groups j0.. of a step
- * into the swizzled D chunk: stmatrix for a 16-bit D, pair by pair for f32. */
-template <int DT>
-TP_DEV void chunk_write(unsigned char *chunk, uint32_t wg, int j0, const float *d) {
+/* Writes the results d[4 j + 2 half + e] of column groups j0..j0+nj-1 of a
+ * step into D chunk c: stmatrix for a 16-bit D, pair by pair for f32. */
+template <int BN, int DT>
+TP_DEV void chunk_write(int c, unsigned char *chunk, uint32_t wg, int j0, int nj, const float *d) {
   if (DT == TP_DTYPE_F32) {
 #pragma unroll
     for (int j = 0; j < EPI_STEP_J; ++j) {
+      if (j >= nj) break;
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
         const chunk_pos q = chunk_pos_of(wg, j0 + j, half);
-        *(float2 *)(chunk + tp_smem_swizzle128(q.row, q.col * 4u)) =
+        *(float2 *)(chunk + chunk_offset<BN, DT>(c, q.row, q.col * 4u)) =
             make_float2(d[4 * j + 2 * half], d[4 * j + 2 * half + 1]);
       }
     }
   } else {
 #pragma unroll
     for (int j = 0; j < EPI_STEP_J; j += 2) {
+      if (j >= nj) break;
       uint32_t v[4];
 #pragma unroll
       for (int i = 0; i < 4; ++i) v[i] = pack_pair<DT>(d[4 * j + 2 * i], d[4 * j + 2 * i + 1]);
       tp_smem_matrix_store_x4(
-          tp_smem_matrix_lane_addr(tp_smem_addr(chunk), warp_first_row(wg), j0 + j), v);
+          chunk_lane_addr<BN, DT>(c, tp_smem_addr(chunk), warp_first_row(wg), j0 + j), v);
     }
   }
 }
 
 /* At D's edge: copies this thread's outputs in columns [n_tma, n) of rows
- * < m (col0: the chunk's first global column) out of the chunk it has just
+ * < m (col0: chunk c's first global column) out of the chunk it has just
  * written, already in D's dtype, straight to global memory; the TMA store
  * moves whole 16 bytes of a row only. */
 template <int BN, int DT>
-TP_DEV void store_ragged(const tp_standard_params &p, const unsigned char *chunk, int32_t m0,
-                         int32_t col0, uint32_t wg) {
+TP_DEV void store_ragged(const tp_standard_params &p, int c, const unsigned char *chunk,
+                         int32_t m0, int32_t col0, uint32_t wg) {
   typedef chunk_traits<BN, DT> chunks;
 #pragma unroll
   for (int j = 0; j < chunks::cols / 8; ++j) {
+    if (j >= chunk_cols<BN, DT>(c) / 8) break;
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
       const chunk_pos q = chunk_pos_of(wg, j, half);
@@ -481,7 +532,7 @@ TP_DEV void store_ragged(const tp_standard_params &p, const unsigned char *chunk
         const int32_t gcol = col0 + (int32_t)(q.col + e);
         if (grow >= p.m || gcol < p.n_tma || gcol >= p.n) continue;
         const unsigned char *from =
-            chunk + tp_smem_swizzle128(q.row, (q.col + e) * chunks::d_bytes);
+            chunk + chunk_offset<BN, DT>(c, q.row, (q.col + e) * chunks::d_bytes);
         unsigned char *to =
             (unsigned char *)p.d_data + ((int64_t)grow * p.ldd + gcol) * chunks::d_bytes;
         if (chunks::d_bytes == 4) *(uint32_t *)to = *(const uint32_t *)from;
@@ -492,14 +543,15 @@ TP_DEV void store_ragged(const tp_standard_params &p, const unsigned char *chunk
 }
 
 /* The epilogue of one tile for consumer warpgroup `wg` (rows 64wg..+63),
- * chunk by chunk (128 rows x 128 bytes of D): the chunk (holding C when
- * there is one), hook -> D dtype -> the same chunk, swizzled, then the
- * chunk to the store warp.
+ * chunk by chunk (128 rows x 128 bytes of D, or a tail chunk's columns):
+ * the chunk (holding C when there is one), hook -> D dtype -> the same
+ * chunk, then the chunk to the store warp.
  *
  * When K is short the epilogue is on the critical path, so the hook's loop
  * is straight-line code: per element the hook, a conversion and a shared
  * store, nothing else. Branches stay outside it: the source dtype
- * (source_fetch) and D's edge (store_ragged, `edge` tiles only). Outside D
+ * (source_fetch) and D's edge (store_ragged, `edge` tiles only); the chunk
+ * and step bounds are constants once the loops are unrolled. Outside D
  * the hook runs at clamped indices and the TMA store clips its results,
  * which keeps one hook call site per element rather than a bounds-checked
  * copy (code size, and link time with a heavy hook). */
@@ -525,13 +577,17 @@ TP_DEV void consumer_epilogue(const tp_standard_params &p, const float *acc, int
     tp_output_write_stage os = tp_output_writer_acquire_stage(out);
     unsigned char *chunk = (unsigned char *)tp_output_write_stage_tile(&os);
     const int32_t col0 = n0 + c * chunks::cols;
+    const int groups = chunk_cols<BN, DT>(c) / 8;
 #pragma unroll
     for (int j0 = 0; j0 < chunks::cols / 8; j0 += EPI_STEP_J) {
+      if (j0 >= groups) break;
+      const int nj = min(EPI_STEP_J, groups - j0);
       float s[EPI_STEP_J * 4], d[EPI_STEP_J * 4];
-      source_fetch<DT>(chunk, kind, wg, j0, s);
+      source_fetch<BN, DT>(c, chunk, kind, wg, j0, nj, s);
       if (c_wider) __syncwarp();
 #pragma unroll
       for (int j = 0; j < EPI_STEP_J; ++j) {
+        if (j >= nj) break;
         const int frag = (c * chunks::cols / 8 + j0 + j) * 4;
 #pragma unroll
         for (int half = 0; half < 2; ++half) {
@@ -546,11 +602,11 @@ TP_DEV void consumer_epilogue(const tp_standard_params &p, const float *acc, int
           }
         }
       }
-      chunk_write<DT>(chunk, wg, j0, d);
+      chunk_write<BN, DT>(c, chunk, wg, j0, nj, d);
     }
     if (edge) {
       __syncwarp(); /* stmatrix wrote this thread's values from other lanes' addresses */
-      store_ragged<BN, DT>(p, chunk, m0, col0, wg);
+      store_ragged<BN, DT>(p, c, chunk, m0, col0, wg);
     }
     tp_output_write_stage_release(&os); /* fence for the TMA, one arrival per warp */
     /* The store warp frees the chunk for the next C, once stored. */
@@ -705,10 +761,14 @@ TP_DEV void standard_gemm(const tp_standard_params &p) {
   TP_STANDARD_KERNEL(ab_name, AB, d_name, DT, 64, 1)      \
   TP_STANDARD_KERNEL(ab_name, AB, d_name, DT, 64, 2)
 
+/* 176 wide (2112 = 12 x 176: 2.9 waves of 132 where 192 makes 2.7) for a
+ * 16-bit D, single CTAs: its tail chunk is 48 columns of a 16-bit D. */
 #define TP_STANDARD_KERNELS_FOR_AB(ab_name, AB)                  \
   TP_STANDARD_KERNELS_FOR_D(ab_name, AB, bf16, TP_DTYPE_BF16)    \
   TP_STANDARD_KERNELS_FOR_D(ab_name, AB, f16, TP_DTYPE_F16)      \
-  TP_STANDARD_KERNELS_FOR_D(ab_name, AB, f32, TP_DTYPE_F32)
+  TP_STANDARD_KERNELS_FOR_D(ab_name, AB, f32, TP_DTYPE_F32)      \
+  TP_STANDARD_KERNEL(ab_name, AB, bf16, TP_DTYPE_BF16, 176, 1)   \
+  TP_STANDARD_KERNEL(ab_name, AB, f16, TP_DTYPE_F16, 176, 1)
 
 TP_STANDARD_KERNELS_FOR_AB(bf16, AB_BF16)
 TP_STANDARD_KERNELS_FOR_AB(f16, AB_F16)

@@ -29,6 +29,9 @@ typedef struct tp_standard_params {
   tp_tma_desc b;      /* B [N, K]: boxes of tile_n / cluster_m rows x 128 bytes */
   tp_tma_desc d;      /* D [M, N]: boxes of 128 rows x 128 bytes */
   tp_tma_desc c;      /* C [M, N], when the epilogue reads a source: 128 rows x 128 bytes */
+  /* A 176-wide tile's last chunk (standard_kernel.cu's chunk_traits): D's
+   * and C's boxes of 128 rows x 48 columns, unswizzled. */
+  tp_tma_desc d_tail, c_tail;
   tp_storage_layout smem;
   int32_t m, n, k;
   int32_t tiles_m, tiles_n, k_blocks;
