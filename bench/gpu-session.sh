@@ -73,56 +73,45 @@ for step in $steps; do
   sanitize)
     timeout 120 make check-pipeline-sanitize > "$logs/sanitize-pipeline.log" 2>&1
     say "sanitize pipeline: rc=$? $(grep -cE 'ERROR SUMMARY: 0 errors|0 hazards' "$logs/sanitize-pipeline.log") clean reports"
-    for tool in memcheck racecheck synccheck; do
-      timeout 90 "$cs" --tool $tool --error-exitcode 9 ./tools/tilepipe run --backend cuda --verify \
-        -m 200 -n 136 -k 300 > "$logs/sanitize-$tool.log" 2>&1
-      say "sanitize gemm store $tool: rc=$?"
-    done
+    # The tuned GEMMs run from sections of the standard library added to a
+    # copy of the build's registry.
+    reg=/tmp/tp-sanitize.ini
+    lib=$(sed -n 's/^library = \(.*tp_standard.so\)$/\1/p' tilepipe.ini | head -n 1)
+    cp tilepipe.ini "$reg"
+    section() { printf '\n[%s]\nkind = payload\nlibrary = %s\n%b\n' "$1" "$lib" "$2" >> "$reg"; }
+    section standard_cluster2 'cluster = 2x1'
+    section standard_tail3 'tile = 128x128x64\ntail_splits = 3'
+    section standard_n176 'tile = 128x176x64'
+    # sanitize_gemm NAME "TOOLS" ARGS...: `tilepipe run --verify ARGS` under
+    # each tool, its log sanitize-NAME-TOOL.log.
+    sanitize_gemm() {
+      local name=$1 tools=$2 tool log
+      shift 2
+      for tool in $tools; do
+        log="$logs/sanitize-$name-$tool.log"
+        timeout 120 "$cs" --tool "$tool" --error-exitcode 9 ./tools/tilepipe run --backend cuda \
+          --verify --registry "$reg" "$@" > "$log" 2>&1
+        say "sanitize gemm $name $tool: rc=$? $(grep -o 'grid [0-9]*.*workspace' "$log" | head -n 1)"
+      done
+    }
+    sanitize_gemm store "memcheck racecheck synccheck" -m 200 -n 136 -k 300
     # f32 C under a bf16 D: D is written over C in the same chunk, wider
     # elements under narrower ones (the case that needs a warp barrier).
-    for tool in memcheck racecheck; do
-      timeout 90 "$cs" --tool $tool --error-exitcode 9 ./tools/tilepipe run --backend cuda --verify \
-        --epilogue residual --dtype a=e4m3,b=e4m3,d=bf16,c=f32 -m 129 -n 264 -k 300 \
-        > "$logs/sanitize-residual-$tool.log" 2>&1
-      say "sanitize gemm residual (f32 C) $tool: rc=$?"
-    done
+    sanitize_gemm residual-f32-c "memcheck racecheck" --epilogue residual \
+      --dtype a=e4m3,b=e4m3,d=bf16,c=f32 -m 129 -n 264 -k 300
     # 2-CTA clusters (B multicast, remote empty arrivals), residual, 3 tile
     # rows: the second cluster's upper CTA lies wholly past M.
-    reg=/tmp/tp-cluster.ini
-    cp tilepipe.ini "$reg"
-    printf '\n[standard_cluster2]\nkind = payload\nlibrary = %s\ncluster = 2x1\n' \
-      "$(sed -n 's/^library = \(.*tp_standard.so\)$/\1/p' tilepipe.ini | head -n 1)" >> "$reg"
-    for tool in memcheck racecheck synccheck; do
-      timeout 90 "$cs" --tool $tool --error-exitcode 9 ./tools/tilepipe run --backend cuda --verify \
-        --registry "$reg" --payload standard_cluster2 --epilogue residual -m 300 -n 264 -k 300 \
-        > "$logs/sanitize-cluster-$tool.log" 2>&1
-      say "sanitize gemm 2-CTA cluster residual $tool: rc=$?"
-    done
+    sanitize_gemm cluster "memcheck racecheck synccheck" --payload standard_cluster2 \
+      --epilogue residual -m 300 -n 264 -k 300
     # The partial last wave split (tail_splits = 3, 128 x 128): 144 tiles,
     # 12 of them in 3 splits.
-    printf '\n[standard_tail3]\nkind = payload\nlibrary = %s\ntile = 128x128x64\ntail_splits = 3\n' \
-      "$(sed -n 's/^library = \(.*tp_standard.so\)$/\1/p' tilepipe.ini | head -n 1)" >> "$reg"
-    for tool in memcheck synccheck; do
-      timeout 120 "$cs" --tool $tool --error-exitcode 9 ./tools/tilepipe run --backend cuda --verify \
-        --registry "$reg" --payload standard_tail3 --epilogue residual -m 1025 -n 2017 -k 1009 \
-        > "$logs/sanitize-tail-$tool.log" 2>&1
-      say "sanitize gemm tail split residual $tool: rc=$? $(grep -o 'grid [0-9]*.*workspace' "$logs/sanitize-tail-$tool.log" | head -n 1)"
-    done
+    sanitize_gemm tail-split "memcheck synccheck" --payload standard_tail3 --epilogue residual \
+      -m 1025 -n 2017 -k 1009
     # 176-wide tiles: the last chunk (48 columns) through boxes of its own;
     # N = 529 ends in a one-column tile, past the TMA store's reach.
-    printf '\n[standard_n176]\nkind = payload\nlibrary = %s\ntile = 128x176x64\n' \
-      "$(sed -n 's/^library = \(.*tp_standard.so\)$/\1/p' tilepipe.ini | head -n 1)" >> "$reg"
-    for tool in memcheck racecheck; do
-      timeout 90 "$cs" --tool $tool --error-exitcode 9 ./tools/tilepipe run --backend cuda --verify \
-        --registry "$reg" --payload standard_n176 --epilogue residual -m 300 -n 529 -k 1009 \
-        > "$logs/sanitize-n176-$tool.log" 2>&1
-      say "sanitize gemm 176-wide residual $tool: rc=$?"
-    done
-    for tool in memcheck racecheck synccheck; do
-      timeout 90 "$cs" --tool $tool --error-exitcode 9 ./tools/tilepipe run --backend cuda --verify \
-        --epilogue residual -m 128 -n 264 -k 2048 > "$logs/sanitize-split-$tool.log" 2>&1
-      say "sanitize gemm split-K residual $tool: rc=$? $(grep -o 'grid [0-9]*.*workspace' "$logs/sanitize-split-$tool.log" | head -n 1)"
-    done
+    sanitize_gemm n176 "memcheck racecheck" --payload standard_n176 --epilogue residual \
+      -m 300 -n 529 -k 1009
+    sanitize_gemm split-k "memcheck racecheck synccheck" --epilogue residual -m 128 -n 264 -k 2048
     ;;
   profile)
     # Nsight Compute on one run of PROFILE_ARGS (default the short-K shape),

@@ -12,9 +12,9 @@
  *   - BN and the K split together: the pair whose work units (tiles x
  *     splits) fill the SMs' waves best, weighted by how fast a full tile of
  *     that width runs (wider reuses more of each load), by the share of its
- *     columns inside N and by what the split costs. 4096 x 2112 takes 192
- *     (352 tiles, 2.7 waves of 132) over 256 (288 tiles, the third wave 18%
- *     full). Shapes with fewer 128-wide tiles than SMs (M <= 128) are bound
+ *     columns inside N and by what the split costs. 4096 x 2112 takes 176
+ *     (384 tiles, 2.9 waves of 132) over 192 (352 tiles, 2.7 waves) and
+ *     256 (288 tiles, the third wave 18% full). Shapes with fewer 128-wide tiles than SMs (M <= 128) are bound
  *     by memory and need more CTAs than tiles: they may also take BN 64, and
  *     K is split when the tiles alone occupy fewer than SPLIT_SATURATION of
  *     the SMs, into the fewest splits that reach it (each at least
