@@ -14,16 +14,17 @@
  *     that width runs (wider reuses more of each load), by the share of its
  *     columns inside N and by what the split costs. 4096 x 2112 takes 176
  *     (384 tiles, 2.9 waves of 132) over 192 (352 tiles, 2.7 waves) and
- *     256 (288 tiles, the third wave 18% full). Shapes with fewer 128-wide tiles than SMs (M <= 128) are bound
- *     by memory and need more CTAs than tiles: they may also take BN 64, and
- *     K is split when the tiles alone occupy fewer than SPLIT_SATURATION of
- *     the SMs, into the fewest splits that reach it (each at least
- *     MIN_SPLIT_K_BLOCKS k-blocks, all in one wave); each split adds
- *     (splits - 1) partial tiles that the last CTA of a tile reads back
- *     alone (SPLIT_COST). On the H100 (bench/results/, bf16 / e4m3):
- *     128 x 4096 x 7168 takes 64 x 2 splits (31.2 / 19.8 us) over 128 x 2
- *     (33.2 / 21.6) or 128 x 4 (34.2 / 22.3); 128 x 7168 x 16384 takes
- *     112 tiles of 64 unsplit (88.8 / 48.9 us) over 128 x 2 (92.3 / 53.3).
+ *     256 (288 tiles, the third wave 18% full). Shapes with fewer 128-wide
+ *     tiles than SMs (M <= 128) are bound by memory and need more CTAs than
+ *     tiles: they may also take BN 64, and K is split when the tiles alone
+ *     occupy fewer than SPLIT_SATURATION of the SMs, into the fewest splits
+ *     that reach it (each at least MIN_SPLIT_K_BLOCKS k-blocks, all in one
+ *     wave); each split adds (splits - 1) partial tiles that the last CTA
+ *     of a tile reads back alone (SPLIT_COST). On the H100
+ *     (bench/results/, bf16 / e4m3): 128 x 4096 x 7168 takes 64 x 2 splits
+ *     (31.2 / 19.8 us) over 128 x 2 (33.2 / 21.6) or 128 x 4 (34.2 / 22.3);
+ *     128 x 7168 x 16384 takes 112 tiles of 64 unsplit (88.8 / 48.9 us)
+ *     over 128 x 2 (92.3 / 53.3).
  *     Shapes with at least a wave of tiles may split the tiles of their
  *     partial last wave instead (tail_split_waves): 2048 x 7168 x 18432
  *     takes 128 x 256 with its 52 tail tiles in 2 splits;
@@ -342,7 +343,8 @@ static tp_status lay_out(const tpc_tuning *tu, tp_payload_plan *plan,
   r.tensors[1] = plan->tensors[1];
   r.stages = (uint32_t)tu->stages;
   const uint32_t d_bits = tp_codec_bits(desc->d.dtype);
-  const uint32_t tile_chunks = (uint32_t)ceil_div((int64_t)g->tile_n * d_bits, TP_STANDARD_K_BYTES * 8);
+  const uint32_t tile_chunks =
+      (uint32_t)ceil_div((int64_t)g->tile_n * d_bits, TP_STANDARD_K_BYTES * 8);
   r.output_chunk.bytes = TP_STANDARD_TILE_M * TP_STANDARD_K_BYTES;
   r.output_chunk.align = TP_SWIZZLE_128B_ALIGN;
   r.output_stages = STANDARD_OUTPUT_STAGES;
