@@ -267,7 +267,8 @@ static tp_status choose_shape(const tpc_tuning *tu, const tp_gemm_desc *desc,
                     tu->tile_k);
   }
   const int32_t cluster_m = tu->cluster_m ? tu->cluster_m : 1;
-  if (tu->tile_n == TAIL_WIDTH && !tail_width_ok(desc, epi, cluster_m)) {
+  const bool tail_ok = tail_width_ok(desc, epi, cluster_m);
+  if (tu->tile_n == TAIL_WIDTH && !tail_ok) {
     return tpc_fail(err, errlen, TP_ERR_UNSUPPORTED,
                     "tile 128x176: the 176-wide kernels take a bf16 or f16 D with C absent or "
                     "of D's dtype, in single CTAs (here D %s, C %s, cluster %dx1)",
@@ -296,8 +297,8 @@ static tp_status choose_shape(const tpc_tuning *tu, const tp_gemm_desc *desc,
   g->cluster_m = cluster_m;
   g->tiles_m = ceil_div(desc->m, TP_STANDARD_TILE_M);
   best_shape(g->tiles_m, desc->n, k_blocks, gpu->sm_count, tu->tile_n,
-             g->cluster_m > 1 ? 1 : tu->splits, g->cluster_m > 1 ? 1 : tu->tail_splits,
-             tail_width_ok(desc, epi, cluster_m), g);
+             g->cluster_m > 1 ? 1 : tu->splits, g->cluster_m > 1 ? 1 : tu->tail_splits, tail_ok,
+             g);
   g->tiles_n = ceil_div(desc->n, g->tile_n);
   g->raster_m = STANDARD_RASTER_TILES / g->cluster_m;
   const int32_t cluster_rows = ceil_div(g->tiles_m, g->cluster_m);
