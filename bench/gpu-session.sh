@@ -19,7 +19,8 @@
 #   check     make check (GPU tests included; 77 would mean no GPU)
 #   sanitize  compute-sanitizer memcheck/racecheck/synccheck on the pipeline
 #             test and on fused GEMMs (store, residual with f32 C, 2-CTA
-#             clusters, split-K, a split last wave, 176-wide tiles)
+#             clusters, split-K, a split last wave, 176-wide tiles, 64 x 64
+#             tiles)
 #   example   installs into /tmp/tp-prefix, builds examples/bias_silu out of
 #             tree and runs its test (CPU and CUDA)
 #   bench     tilepipe bench over bench/shapes.txt: bf16 store, e4m3 store,
@@ -79,7 +80,8 @@ for step in $steps; do
     lib=$(sed -n 's/^library = \(.*tp_standard.so\)$/\1/p' tilepipe.ini | head -n 1)
     cp tilepipe.ini "$reg"
     section() { printf '\n[%s]\nkind = payload\nlibrary = %s\n%b\n' "$1" "$lib" "$2" >> "$reg"; }
-    section standard_cluster2 'cluster = 2x1'
+    section standard_cluster2 'tile = 128x128x64\ncluster = 2x1'
+    section standard_m64_cluster2 'tile = 64x64x64\ncluster = 2x1'
     section standard_tail3 'tile = 128x128x64\ntail_splits = 3'
     section standard_n176 'tile = 128x176x64'
     # sanitize_gemm NAME "TOOLS" ARGS...: `tilepipe run --verify ARGS` under
@@ -111,6 +113,10 @@ for step in $steps; do
     # N = 529 ends in a one-column tile, past the TMA store's reach.
     sanitize_gemm n176 "memcheck racecheck" --payload standard_n176 --epilogue residual \
       -m 300 -n 529 -k 1009
+    # 64 x 64 tiles (one consumer warpgroup) in 2-CTA clusters, 5 tile
+    # rows; split-K below runs them too (the heuristic's choice at M = 128).
+    sanitize_gemm m64 "memcheck racecheck synccheck" --payload standard_m64_cluster2 \
+      --epilogue residual -m 300 -n 264 -k 300
     sanitize_gemm split-k "memcheck racecheck synccheck" --epilogue residual -m 128 -n 264 -k 2048
     ;;
   profile)
@@ -160,8 +166,8 @@ for step in $steps; do
   tune)
     # Tunings against each other, for each of TUNE_DTYPES (default bf16):
     # TUNE_TUNINGS ('|' between tunings, '' the heuristic's choice), by
-    # default tile widths x splits (K in a tile is the dtype's k-block: 64,
-    # fp8 128); over TUNE_SHAPES (';' between shapes), by default the
+    # default tile shapes x splits (K in a tile is the dtype's k-block: 64,
+    # fp8 128), and 64 x 64 in 2-CTA clusters; over TUNE_SHAPES (';' between shapes), by default the
     # M <= 128 ones. TUNE_EPILOGUE=residual times the residual.
     IFS=';' read -r -a tune_shapes <<< "${TUNE_SHAPES:-128 4096 7168;64 4096 7168;128 7168 16384;64 7168 16384}"
     for dt in ${TUNE_DTYPES:-bf16}; do
@@ -170,9 +176,9 @@ for step in $steps; do
       if [ -n "${TUNE_TUNINGS:-}" ]; then
         IFS='|' read -r -a tunings <<< "$TUNE_TUNINGS"
       else
-        for t in "" "128x128 2" "128x128 4" "128x64 1" "128x64 2" "128x64 4" "128x192 3"; do
+        for t in "" "128x128 2" "128x64 1" "128x64 2" "64x64 1" "64x64 2" "64x64 1 2x1"; do
           set -- $t
-          tunings+=("${1:+tile = ${1}x$kb; splits = $2}")
+          tunings+=("${1:+tile = ${1}x$kb; splits = $2}${3:+; cluster = $3}")
         done
       fi
       timeout 300 "$repo/bench/tune.sh" . "$dt" "${tune_shapes[@]}" -- "${tunings[@]}" \

@@ -11,9 +11,10 @@
  * sections of the standard library with `splits = 3` (uneven k-blocks per
  * split) and `splits = 16` (one k-block each), with both epilogues and C
  * aliasing D; asking for more splits than k-blocks is refused at plan time.
- * The 64-wide tile, the 176-wide tile (its last chunk narrower), 2-CTA
- * clusters and the split of a partial last wave run forced the same way
- * (`tile = 128x64x..`, `tile = 128x176x..`, `cluster = 2x1`, `tail_splits`).
+ * The 64-wide tile, the 64 x 64 tile, the 176-wide tile (its last chunk
+ * narrower), 2-CTA clusters and the split of a partial last wave run forced
+ * the same way (`tile = 128x64x..`, `tile = 64x64x..`, `tile = 128x176x..`,
+ * `cluster = 2x1`, `tail_splits`).
  * Exits 77 when there is no usable GPU.
  *
  * Runs without fork (CUDA cannot be used in a child forked after cuInit). */
@@ -275,6 +276,37 @@ START_TEST(tile_n176) {
 }
 END_TEST
 
+/* 64 x 64 tiles (one consumer warpgroup), forced on shapes of many
+ * tile rows, ragged M and N: both epilogues, C aliasing D, f32 C under a
+ * bf16 D (its two boxes per chunk 64 rows apart), fp8 into f32, 2-CTA
+ * clusters (5 tile rows: the last pair's second CTA lies past M), K split
+ * 3 ways unevenly; and the heuristic's choice at M = 128 (128 tiles, no
+ * split) and M = 64 (K split). */
+START_TEST(tile_m64) {
+  static const gpu_case cases[] = {
+      {"standard_m64", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_NONE, "store", 0, 0,
+       1.5f, 0.0f, 300, 521, 1009, 15, 2},
+      {"standard_m64", TP_DTYPE_F16, TP_DTYPE_F16, TP_DTYPE_F16, TP_DTYPE_F16, "residual", 1, 0,
+       0.75f, -1.25f, 1000, 1000, 1000, 8, 1},
+      {"standard_m64", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_F32, "residual", 0,
+       0, 0.5f, 2.0f, 129, 257, 305, 15, 2},
+      {"standard_m64_fp8", TP_DTYPE_E4M3, TP_DTYPE_E4M3, TP_DTYPE_F32, TP_DTYPE_F32, "residual",
+       1, 0, 1.0f, 1.0f, 127, 129, 1009, 15, 1},
+      {"standard_m64_cluster2", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_NONE,
+       "store", 0, 0, 1.5f, 0.0f, 300, 521, 1009, 15, 2},
+      {"standard_m64_cluster2", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16,
+       "residual", 1, 0, 0.75f, -1.25f, 129, 257, 305, 15, 1},
+      {"standard_m64_split3", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_F32, TP_DTYPE_F32,
+       "residual", 0, 0, 0.5f, 2.0f, 100, 1000, 1009, 8, 2},
+      {"standard", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16, "residual", 0, 0,
+       1.0f, 1.0f, 128, 4096, 1024, 0, 2},
+      {"standard", TP_DTYPE_E4M3, TP_DTYPE_E4M3, TP_DTYPE_BF16, TP_DTYPE_NONE, "store", 0, 0,
+       1.0f, 0.0f, 64, 2048, 2048, 0, 2},
+  };
+  run_cases(cases, sizeof cases / sizeof cases[0], 18000u);
+}
+END_TEST
+
 /* More splits than k-blocks: refused at plan time, saying so. */
 START_TEST(split_k_refused) {
   char err[256] = "";
@@ -326,6 +358,10 @@ static int write_tuned_registry(char *path, size_t size) {
       {"standard_tail2_fp8", "tile = 128x128x128\ntail_splits = 2"},
       {"standard_n176", "tile = 128x176x64"},
       {"standard_n176_fp8", "tile = 128x176x128"},
+      {"standard_m64", "tile = 64x64x64"},
+      {"standard_m64_fp8", "tile = 64x64x128"},
+      {"standard_m64_cluster2", "tile = 64x64x64\ncluster = 2x1"},
+      {"standard_m64_split3", "tile = 64x64x64\nsplits = 3"},
   };
   for (size_t i = 0; ok && i < sizeof tunings / sizeof tunings[0]; ++i)
     fprintf(out, "\n[%s]\nkind = payload\nlibrary = %s\n%s\n", tunings[i][0], info.library,
@@ -366,6 +402,7 @@ int main(void) {
   tcase_add_test(tc, cluster_2x1);
   tcase_add_test(tc, tail_split);
   tcase_add_test(tc, tile_n176);
+  tcase_add_test(tc, tile_m64);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_set_fork_status(sr, CK_NOFORK);

@@ -599,10 +599,16 @@ static tp_gemm_desc sized(int64_t m, int64_t n, int64_t k) {
   return d;
 }
 
-/* Split-K's workspace for `tiles` tiles of 128 x tile_n in `splits`: the
- * counters (2 per tile, rounded to 256 bytes), then the partial sums. */
+/* Split-K's workspace for `tiles` tiles of tile_m x tile_n in `splits`:
+ * the counters (one per tile and 64-row consumer warpgroup, rounded to 256
+ * bytes), then the partial sums. */
+static uint64_t split_workspace_m(uint64_t tiles, uint64_t tile_m, uint64_t tile_n,
+                                  uint64_t splits) {
+  return (tiles * tile_m / 64 * 4 + 255) / 256 * 256 + tiles * (splits - 1) * tile_m * tile_n * 4;
+}
+
 static uint64_t split_workspace(uint64_t tiles, uint64_t tile_n, uint64_t splits) {
-  return (tiles * 8 + 255) / 256 * 256 + tiles * (splits - 1) * 128 * tile_n * 4;
+  return split_workspace_m(tiles, 128, tile_n, splits);
 }
 
 /* gpu_plan for bf16 m x n x k plans, launching `kernel` (NULL: any) on
@@ -684,17 +690,20 @@ START_TEST(test_gpu_plan_split_k) {
   /* Enough tiles for the SMs: no split, no workspace, one CTA per SM. */
   expect_gpu_plan(&l, 4096, 4096, 4096, "tp_standard_bf16_bf16_128x256_c1", 132, 0);
   /* 128 x 4096 x 7168: fewer 128-wide tiles (32) than SMs, so 64-wide ones
-   * count too: 64 tiles, K (112 k-blocks) split in 2, 128 CTAs (at least
-   * SPLIT_SATURATION of the SMs). */
-  expect_gpu_plan(&l, 128, 4096, 7168, "tp_standard_bf16_bf16_128x64_c1", 128,
-                  split_workspace(64, 64, 2));
-  /* 128 x 7168 x 16384: 112 tiles of 64 fill 85% of the SMs unsplit. */
+   * count too: 128 tiles of 64 x 64 (at least SPLIT_SATURATION of the SMs)
+   * need no split, where 128 x 64 would split K in 2. */
+  expect_gpu_plan(&l, 128, 4096, 7168, "tp_standard_bf16_bf16_64x64_c1", 128, 0);
+  /* M = 64: as many 64 x 64 tiles as 128 x 64 ones (64), K split in 2. */
+  expect_gpu_plan(&l, 64, 4096, 7168, "tp_standard_bf16_bf16_64x64_c1", 128,
+                  split_workspace_m(64, 64, 64, 2));
+  /* 128 x 7168 x 16384: 112 tiles of 128 x 64 fill 85% of the SMs unsplit;
+   * 224 of 64 x 64 would take two waves. */
   expect_gpu_plan(&l, 128, 7168, 16384, "tp_standard_bf16_bf16_128x64_c1", 112, 0);
-  /* 128 x 128 x 8192: two 64-wide tiles, 128 k-blocks: 16 splits (the most). */
-  expect_gpu_plan(&l, 128, 128, 8192, "tp_standard_bf16_bf16_128x64_c1", 32,
-                  split_workspace(2, 64, 16));
+  /* 128 x 128 x 8192: four 64 x 64 tiles, 128 k-blocks: 16 splits (the most). */
+  expect_gpu_plan(&l, 128, 128, 8192, "tp_standard_bf16_bf16_64x64_c1", 64,
+                  split_workspace_m(4, 64, 64, 16));
   /* Short K: a split takes at least 4 k-blocks; 7 k-blocks stay whole. */
-  expect_gpu_plan(&l, 128, 128, 448, "tp_standard_bf16_bf16_128x64_c1", 2, 0);
+  expect_gpu_plan(&l, 128, 128, 448, "tp_standard_bf16_bf16_64x64_c1", 4, 0);
   /* Many tiles: never 64 wide (4096 x 2112: 544 tiles of 128 would fill 8
    * waves of 64-wide ones exactly); 176 wide (384 tiles, 2.9 waves) beats
    * 192 (352, 2.7 waves). */
@@ -726,11 +735,37 @@ START_TEST(test_gpu_plan_split_k) {
   /* A tile width without a kernel, naming those there are. */
   ck_assert_int_eq(set(&l, "tile", "128x96x64", err, sizeof err), TP_OK);
   expect_gpu_plan_refused(&l, 4096, 4096, 4096,
-                          "take tile 128xNx64 with N 64, 128, 176, 192 or 256 for bf16 operands "
-                          "(the registry asks for 128x96x64)");
+                          "take tile 128xNx64 with N 64, 128, 176, 192 or 256 (2 consumers), or "
+                          "64x64x64 (1 consumer), for bf16 operands (the registry asks for "
+                          "128x96x64, consumers 0; 0: not set)");
   /* 176 wide in a 2-CTA cluster: no such kernel, and the plan says why. */
   ck_assert_int_eq(set(&l, "tile", "128x176x64", err, sizeof err), TP_OK);
   expect_gpu_plan_refused(&l, 4096, 2112, 7168, "here D bf16, C none, cluster 2x1");
+  unload(&l);
+}
+END_TEST
+
+/* 64-row tiles, forced: through `tile` or through `consumers = 1` (one
+ * consumer warpgroup per 64 rows), 64 wide only, in 2-CTA clusters too;
+ * the other shapes are refused, naming those there are. */
+START_TEST(test_gpu_plan_tile_m64) {
+  char err[256];
+  loaded l = load("standard");
+  ck_assert_int_eq(set(&l, "tile", "64x64x64", err, sizeof err), TP_OK);
+  /* 1024^3: 256 tiles, a wave and 124 (too many to split). */
+  expect_gpu_plan(&l, 1024, 1024, 1024, "tp_standard_bf16_bf16_64x64_c1", 132, 0);
+  ck_assert_int_eq(set(&l, "cluster", "2x1", err, sizeof err), TP_OK);
+  expect_gpu_plan(&l, 128, 4096, 7168, "tp_standard_bf16_bf16_64x64_c2", 128, 0);
+  unload(&l);
+  l = load("standard");
+  ck_assert_int_eq(set(&l, "consumers", "1", err, sizeof err), TP_OK);
+  expect_gpu_plan(&l, 1024, 1024, 1024, "tp_standard_bf16_bf16_64x64_c1", 132, 0);
+  ck_assert_int_eq(set(&l, "tile", "128x64x64", err, sizeof err), TP_OK);
+  expect_gpu_plan_refused(&l, 1024, 1024, 1024, "asks for 128x64x64, consumers 1;");
+  unload(&l);
+  l = load("standard");
+  ck_assert_int_eq(set(&l, "tile", "64x128x64", err, sizeof err), TP_OK);
+  expect_gpu_plan_refused(&l, 1024, 1024, 1024, "the registry asks for 64x128x64");
   unload(&l);
 }
 END_TEST
@@ -858,6 +893,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_cuda_plans);
   tcase_add_test(tc, test_gpu_plan_split_k);
   tcase_add_test(tc, test_gpu_plan_width_176_needs_16bit_d);
+  tcase_add_test(tc, test_gpu_plan_tile_m64);
   tcase_add_test(tc, test_gpu_plan_tail_split);
   suite_add_tcase(s, tc);
 

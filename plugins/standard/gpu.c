@@ -79,7 +79,7 @@
 /* What gpu_plan decided, kept in the payload plan's private bytes. */
 typedef struct standard_gpu_plan {
   tp_storage_layout smem;
-  int32_t tile_n, cluster_m, raster_m;
+  int32_t tile_m, tile_n, cluster_m, raster_m;
   int32_t tiles_m, tiles_n;
   int32_t splits;          /* K split over this many CTAs per tile, */
   int32_t split_from;      /* for the tiles from this one on */
@@ -132,15 +132,23 @@ static uint32_t row_elems(tp_dtype dtype) { return TP_STANDARD_K_BYTES * 8 / tp_
  * shapes of at least a wave of tiles (4096 x 2112: 384 tiles, 2.9 waves,
  * where 192 wide makes 2.7); its speed is from one bench/tune.sh run there
  * (0.946 of the 192-wide kernel's time, bf16; 0.948 e4m3). */
-static const int32_t widths[] = {256, 192, 176, 128, 64};
-static const double width_speed[] = {1.0, 0.96, 0.93, 0.88, 0.85};
-#define WIDTH_COUNT (sizeof widths / sizeof widths[0])
+typedef struct tile_kind {
+  int32_t m, n;
+  double speed;
+} tile_kind;
+
+static const tile_kind tile_kinds[] = {
+    {128, 256, 1.0}, {128, 192, 0.96}, {128, 176, 0.93}, {128, 128, 0.88},
+    {64, 64, 0.85},  {128, 64, 0.85},
+};
+#define TILE_KIND_COUNT (sizeof tile_kinds / sizeof tile_kinds[0])
 #define NARROW_WIDTH 64
 #define TAIL_WIDTH 176
 
-static bool width_has_kernel(int32_t width) {
-  for (size_t i = 0; i < WIDTH_COUNT; ++i)
-    if (widths[i] == width) return true;
+static bool tile_has_kernel(int32_t tile_m, int32_t tile_n) {
+  for (size_t i = 0; i < TILE_KIND_COUNT; ++i)
+    if ((tile_m == 0 || tile_kinds[i].m == tile_m) && (tile_n == 0 || tile_kinds[i].n == tile_n))
+      return true;
   return false;
 }
 
@@ -195,30 +203,34 @@ static double tail_split_waves(int64_t tiles, int64_t k_blocks, int32_t sm_count
          ((double)ceil_div(k_blocks, s) + TAIL_SPLIT_COST_KB * (s - 1)) / (double)k_blocks;
 }
 
-/* The width and its splits that fill whole waves of SMs best, weighted by
- * speed and split cost: for few tiles (less than a wave of 128-wide ones)
- * every tile split (`splits` forces that), else the partial last wave's
- * (`tail_splits` forces its split count, 1: none); forced_width, when not
- * 0, is the only width tried; TAIL_WIDTH only where tail_ok. */
-static void best_shape(int32_t tiles_m, int64_t n, int64_t k_blocks, int32_t sm_count,
-                       int32_t forced_width, int32_t forced_splits, int32_t forced_tail,
-                       bool tail_ok, standard_gpu_plan *g) {
+/* The tile and its splits that fill whole waves of SMs best, weighted by
+ * speed and split cost: for few tiles (less than a wave of 128 x 128) every
+ * tile split (`splits` forces that), else the partial last wave's
+ * (`tail_splits` forces its split count, 1: none); forced_m and forced_n,
+ * when not 0, are the only tile rows and width tried; NARROW_WIDTH only for
+ * few tiles, TAIL_WIDTH only where tail_ok and not. Ties go to the earlier
+ * kind of tile_kinds: 64 x 64 before 128 x 64, whose second A box would
+ * lie past M = 64 and whose stages are fewer. */
+static void best_shape(int64_t m, int64_t n, int64_t k_blocks, int32_t sm_count, int32_t forced_m,
+                       int32_t forced_n, int32_t forced_splits, int32_t forced_tail, bool tail_ok,
+                       standard_gpu_plan *g) {
   double best_score = -1.0;
-  const bool few_tiles = (int64_t)tiles_m * ceil_div(n, 128) < sm_count;
-  for (size_t i = 0; i < WIDTH_COUNT; ++i) {
-    if (forced_width ? widths[i] != forced_width
-                     : (widths[i] == NARROW_WIDTH && !few_tiles) ||
-                           (widths[i] == TAIL_WIDTH && (few_tiles || !tail_ok)))
+  const bool few_tiles = (int64_t)ceil_div(m, TP_STANDARD_TILE_M) * ceil_div(n, 128) < sm_count;
+  for (size_t i = 0; i < TILE_KIND_COUNT; ++i) {
+    const tile_kind *t = &tile_kinds[i];
+    if ((forced_m && t->m != forced_m) || (forced_n && t->n != forced_n)) continue;
+    if (!forced_n && ((t->n == NARROW_WIDTH && !few_tiles) ||
+                      (t->n == TAIL_WIDTH && (few_tiles || !tail_ok))))
       continue;
-    const int32_t tiles_n = ceil_div(n, widths[i]);
-    const int64_t tiles = (int64_t)tiles_m * tiles_n;
-    const double used = (double)n / ((double)tiles_n * widths[i]);
+    const int32_t tiles_n = ceil_div(n, t->n);
+    const int64_t tiles = (int64_t)ceil_div(m, t->m) * tiles_n;
+    const double used = (double)n / ((double)tiles_n * t->n);
     int32_t splits = 1;
     int64_t split_from = 0;
     double score;
     if (few_tiles || forced_splits) {
       splits = forced_splits ? forced_splits : best_splits(tiles, k_blocks, sm_count);
-      score = shape_score(tiles * splits, splits, widths[i], width_speed[i], used, sm_count);
+      score = shape_score(tiles * splits, splits, t->n, t->speed, used, sm_count);
     } else {
       /* Forced, the split count holds where the tail fits it; else the
        * tail stays whole. */
@@ -233,11 +245,12 @@ static void best_shape(int32_t tiles_m, int64_t n, int64_t k_blocks, int32_t sm_
           split_from = from;
         }
       }
-      score = (double)tiles / (waves * sm_count) * width_speed[i] * used;
+      score = (double)tiles / (waves * sm_count) * t->speed * used;
     }
     if (score > best_score + 1e-9) {
       best_score = score;
-      g->tile_n = widths[i];
+      g->tile_m = t->m;
+      g->tile_n = t->n;
       g->splits = splits;
       g->split_from = splits > 1 ? (int32_t)split_from : 0;
     }
@@ -258,14 +271,20 @@ static tp_status choose_shape(const tpc_tuning *tu, const tp_gemm_desc *desc,
                               const tp_epilogue_plan *epi, const tp_gpu_info *gpu,
                               standard_gpu_plan *g, char *err, size_t errlen) {
   const int32_t k_elems = (int32_t)row_elems(desc->a.dtype);
-  if ((tu->tile_m && tu->tile_m != TP_STANDARD_TILE_M) ||
-      (tu->tile_n && !width_has_kernel(tu->tile_n)) || (tu->tile_k && tu->tile_k != k_elems)) {
+  /* Tile rows: the INI's, or one 64-row block per consumer warpgroup. */
+  const int32_t forced_m = tu->tile_m ? tu->tile_m : tu->consumers * TP_STANDARD_A_BOX_ROWS;
+  if (!tile_has_kernel(forced_m, tu->tile_n) || (tu->tile_k && tu->tile_k != k_elems) ||
+      (tu->consumers && forced_m != tu->consumers * TP_STANDARD_A_BOX_ROWS)) {
     return tpc_fail(err, errlen, TP_ERR_UNSUPPORTED,
-                    "the GPU kernels take tile 128xNx%d with N 64, 128, 176, 192 or 256 for %s "
-                    "operands (the registry asks for %dx%dx%d)",
-                    k_elems, tp_codec_name(desc->a.dtype), tu->tile_m, tu->tile_n,
-                    tu->tile_k);
+                    "the GPU kernels take tile 128xNx%d with N 64, 128, 176, 192 or 256 (2 "
+                    "consumers), or 64x64x%d (1 consumer), for %s operands (the registry asks "
+                    "for %dx%dx%d, consumers %d; 0: not set)",
+                    k_elems, k_elems, tp_codec_name(desc->a.dtype), tu->tile_m, tu->tile_n,
+                    tu->tile_k, tu->consumers);
   }
+  /* 64-row tiles come 64 wide only. */
+  const int32_t forced_n =
+      tu->tile_n ? tu->tile_n : forced_m == TP_STANDARD_TILE_M_NARROW ? NARROW_WIDTH : 0;
   const int32_t cluster_m = tu->cluster_m ? tu->cluster_m : 1;
   const bool tail_ok = tail_width_ok(desc, epi, cluster_m);
   if (tu->tile_n == TAIL_WIDTH && !tail_ok) {
@@ -274,12 +293,11 @@ static tp_status choose_shape(const tpc_tuning *tu, const tp_gemm_desc *desc,
                     "of D's dtype, in single CTAs (here D %s, C %s, cluster %dx1)",
                     tp_codec_name(desc->d.dtype), tp_codec_name(epi->source_dtype), cluster_m);
   }
-  if ((tu->cluster_m && tu->cluster_m > 2) || (tu->cluster_n && tu->cluster_n != 1) ||
-      (tu->consumers && tu->consumers != 2)) {
+  if ((tu->cluster_m && tu->cluster_m > 2) || (tu->cluster_n && tu->cluster_n != 1)) {
     return tpc_fail(err, errlen, TP_ERR_UNSUPPORTED,
-                    "the GPU kernels take clusters 1x1 or 2x1 and 2 consumers (the registry asks "
-                    "for cluster %dx%d, %d consumers)",
-                    tu->cluster_m, tu->cluster_n, tu->consumers);
+                    "the GPU kernels take clusters 1x1 or 2x1 (the registry asks for cluster "
+                    "%dx%d)",
+                    tu->cluster_m, tu->cluster_n);
   }
   const int64_t k_blocks = ceil_div(desc->k, k_elems);
   if (tu->splits > k_blocks) {
@@ -295,10 +313,10 @@ static tp_status choose_shape(const tpc_tuning *tu, const tp_gemm_desc *desc,
   /* 2-CTA clusters (B multicast) stay opt-in: 1-4% slower than single
    * CTAs on the H100 (bench/results/, fourth session). */
   g->cluster_m = cluster_m;
-  g->tiles_m = ceil_div(desc->m, TP_STANDARD_TILE_M);
-  best_shape(g->tiles_m, desc->n, k_blocks, gpu->sm_count, tu->tile_n,
+  best_shape(desc->m, desc->n, k_blocks, gpu->sm_count, forced_m, forced_n,
              g->cluster_m > 1 ? 1 : tu->splits, g->cluster_m > 1 ? 1 : tu->tail_splits, tail_ok,
              g);
+  g->tiles_m = ceil_div(desc->m, g->tile_m);
   g->tiles_n = ceil_div(desc->n, g->tile_n);
   g->raster_m = STANDARD_RASTER_TILES / g->cluster_m;
   const int32_t cluster_rows = ceil_div(g->tiles_m, g->cluster_m);
@@ -312,19 +330,20 @@ static tp_status choose_shape(const tpc_tuning *tu, const tp_gemm_desc *desc,
 
 /* Split-K's workspace: one counter per split tile and consumer warpgroup
  * (the first counter_bytes), then the partial sums of every split but the
- * last (128 x BN f32 each). */
+ * last (tile_m x BN f32 each). */
 static uint64_t split_tiles(const standard_gpu_plan *g) {
   return (uint64_t)g->tiles_m * (uint64_t)g->tiles_n - (uint64_t)g->split_from;
 }
 
 static uint64_t counter_bytes(const standard_gpu_plan *g) {
-  const uint64_t counters = split_tiles(g) * 2u * sizeof(uint32_t);
+  const uint64_t warpgroups = (uint64_t)(g->tile_m / TP_STANDARD_A_BOX_ROWS);
+  const uint64_t counters = split_tiles(g) * warpgroups * sizeof(uint32_t);
   return (counters + STANDARD_COUNTER_ALIGN - 1) / STANDARD_COUNTER_ALIGN * STANDARD_COUNTER_ALIGN;
 }
 
 static uint64_t workspace_bytes(const standard_gpu_plan *g) {
   if (g->splits == 1) return 0;
-  return counter_bytes(g) + split_tiles(g) * (uint64_t)(g->splits - 1) * TP_STANDARD_TILE_M *
+  return counter_bytes(g) + split_tiles(g) * (uint64_t)(g->splits - 1) * (uint64_t)g->tile_m *
                                 (uint64_t)g->tile_n * sizeof(float);
 }
 
@@ -333,7 +352,7 @@ static uint64_t workspace_bytes(const standard_gpu_plan *g) {
 static tp_status lay_out(const tpc_tuning *tu, tp_payload_plan *plan,
                          const tp_epilogue_plan *epi, const tp_gemm_desc *desc,
                          const tp_gpu_info *gpu, standard_gpu_plan *g, char *err, size_t errlen) {
-  const tp_stage_tensor a = {TP_STANDARD_TILE_M * TP_STANDARD_K_BYTES, TP_SWIZZLE_128B_ALIGN};
+  const tp_stage_tensor a = {(uint32_t)g->tile_m * TP_STANDARD_K_BYTES, TP_SWIZZLE_128B_ALIGN};
   const tp_stage_tensor b = {(uint32_t)g->tile_n * TP_STANDARD_K_BYTES, TP_SWIZZLE_128B_ALIGN};
   plan->num_tensors = 2;
   plan->tensors[0] = a;
@@ -346,7 +365,7 @@ static tp_status lay_out(const tpc_tuning *tu, tp_payload_plan *plan,
   const uint32_t d_bits = tp_codec_bits(desc->d.dtype);
   const uint32_t tile_chunks =
       (uint32_t)ceil_div((int64_t)g->tile_n * d_bits, TP_STANDARD_K_BYTES * 8);
-  r.output_chunk.bytes = TP_STANDARD_TILE_M * TP_STANDARD_K_BYTES;
+  r.output_chunk.bytes = (uint32_t)g->tile_m * TP_STANDARD_K_BYTES;
   r.output_chunk.align = TP_SWIZZLE_128B_ALIGN;
   r.output_stages = STANDARD_OUTPUT_STAGES;
   r.output_stages_max = tile_chunks > STANDARD_OUTPUT_STAGES ? tile_chunks : STANDARD_OUTPUT_STAGES;
@@ -386,18 +405,18 @@ tp_status standard_gpu_plan_slot(void *state, const tp_gemm_desc *desc, const tp
   if (st == TP_OK) st = lay_out(tu, plan, epi, desc, gpu, &g, err, errlen);
   if (st != TP_OK) return st;
 
-  plan->tile.tile_m = TP_STANDARD_TILE_M;
+  plan->tile.tile_m = g.tile_m;
   plan->tile.tile_n = g.tile_n;
   plan->tile.tile_k = (int32_t)row_elems(desc->a.dtype);
   plan->tile.stages = (int32_t)g.smem.stages;
   plan->tile.cluster_m = g.cluster_m;
   plan->tile.cluster_n = 1;
-  plan->tile.consumers = 2;
+  plan->tile.consumers = g.tile_m / TP_STANDARD_A_BOX_ROWS;
   plan->k_blocks = ceil_div(desc->k, plan->tile.tile_k);
 
   memset(launch, 0, sizeof *launch);
-  snprintf(launch->kernel, sizeof launch->kernel, "tp_standard_%s_%s_128x%d_c%d", ab, d, g.tile_n,
-           g.cluster_m);
+  snprintf(launch->kernel, sizeof launch->kernel, "tp_standard_%s_%s_%dx%d_c%d", ab, d, g.tile_m,
+           g.tile_n, g.cluster_m);
   /* One CTA per work unit up to a CTA per SM. The kernel gives the splits
    * of a tile to consecutive CTAs of one wave, the last of them waiting for
    * the others: the grid is a whole number of tiles' splits (and a tail's
@@ -458,19 +477,19 @@ tp_status standard_gpu_args_slot(const tp_payload_plan *plan, const tp_epilogue_
   const uint32_t tail_cols = (uint32_t)(g.tile_n % (int32_t)row_elems(desc->d.dtype));
   if (st == TP_OK && n_tma > 0) {
     st = encode(host, &p->d, desc->d.dtype, desc->d.data, desc->m, n_tma, desc->d.stride[0],
-                TP_STANDARD_TILE_M, 0, err, errlen);
+                (uint32_t)g.tile_m, 0, err, errlen);
   }
   if (st == TP_OK && n_tma > 0 && tail_cols) {
     st = encode(host, &p->d_tail, desc->d.dtype, desc->d.data, desc->m, n_tma,
-                desc->d.stride[0], TP_STANDARD_TILE_M, tail_cols, err, errlen);
+                desc->d.stride[0], (uint32_t)g.tile_m, tail_cols, err, errlen);
   }
   if (st == TP_OK && epi->source_dtype != TP_DTYPE_NONE) {
     st = encode(host, &p->c, desc->c.dtype, desc->c.data, desc->m, desc->n, desc->c.stride[0],
-                TP_STANDARD_TILE_M, 0, err, errlen);
+                (uint32_t)g.tile_m, 0, err, errlen);
   }
   if (st == TP_OK && epi->source_dtype != TP_DTYPE_NONE && tail_cols) {
     st = encode(host, &p->c_tail, desc->c.dtype, desc->c.data, desc->m, desc->n,
-                desc->c.stride[0], TP_STANDARD_TILE_M, tail_cols, err, errlen);
+                desc->c.stride[0], (uint32_t)g.tile_m, tail_cols, err, errlen);
   }
   if (st != TP_OK) return st;
   p->smem = g.smem;

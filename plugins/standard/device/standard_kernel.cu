@@ -7,7 +7,8 @@
  *
  * One CTA = 384 threads, persistent over output tiles of 128 x BN (BN 64,
  * 128, 192 or 256, whole D chunks; or 176 for a 16-bit D, whose last chunk
- * is 48 columns wide):
+ * is 48 columns wide), or of 64 x 64 for memory-bound shapes of few tiles
+ * (the second consumer warpgroup then has no work and waits at the end):
  *   warpgroup 0, producer (40 registers):
  *     warp 0  TMA loads of A (a 64-row box per consumer warpgroup, none
  *             for rows wholly past M) and B k-blocks into the input pipeline
@@ -19,7 +20,7 @@
  *   warpgroups 1, 2, consumers (232 registers): wgmma on rows 64w..64w+63 of
  *     the tile with one wgmma group in flight, releasing each stage when the
  *     group that read it retires; then the epilogue, chunk by chunk
- *     (128 rows x 128 bytes of D): C out of the chunk, hook, convert, D
+ *     (the tile's rows x 128 bytes of D): C out of the chunk, hook, convert, D
  *     into the same chunk (swizzled), hand it to the store warp, go on with
  *     the next tile's mainloop while the store drains.
  * A chunk of the ring thus goes round C load -> consumers -> TMA store ->
@@ -39,10 +40,11 @@
  *   - operand tiles are K-major, 128 bytes of K per row, 128B-swizzled, each
  *     1024-byte aligned (the storage planner guarantees it);
  *   - every role walks the same work-unit sequence (tile_schedule below);
- *   - barrier counts: input full 1 (expect_tx), input empty = 8 consumer
- *     warps x CLUSTER_M (every consumer warp of every CTA that received our
- *     multicast half of B frees it); output full 8, empty 1; source full 1,
- *     empty 1 (the store warp); load-order 1.
+ *   - barrier counts: input full 1 (expect_tx), input empty = the consumer
+ *     warps (8 in a 128-row tile, 4 in a 64-row one) x CLUSTER_M (every
+ *     consumer warp of every CTA that received our multicast half of B frees
+ *     it); output full the consumer warps, empty 1; source full 1, empty 1
+ *     (the store warp); load-order 1.
  *
  * Built by build-aux/device.mk into LTO-IR (nvcc -dc -fatbin
  * -gencode arch=compute_90a,code=lto_90a) that plugins/standard/ embeds;
@@ -165,7 +167,7 @@ TP_DEV work_unit work_unit_of(const tp_standard_params &p, int32_t u) {
 }
 
 /* Output tile origin (m0, n0) of cluster tile t for this CTA. */
-template <int CLUSTER_M, int BN>
+template <int CLUSTER_M, int BM, int BN>
 TP_DEV void tile_origin(const tp_standard_params &p, int32_t t, int32_t *m0, int32_t *n0) {
   const int32_t group = (int32_t)tp_fast_div_quot(p.group_div, (uint32_t)t);
   const int32_t in_group = t - group * (int32_t)p.group_div.divisor;
@@ -173,16 +175,26 @@ TP_DEV void tile_origin(const tp_standard_params &p, int32_t t, int32_t *m0, int
   const int32_t col = (int32_t)tp_fast_div_quot(rows, (uint32_t)in_group);
   const int32_t cluster_row = group * p.raster_m + in_group - col * (int32_t)rows.divisor;
   const int32_t rank = CLUSTER_M > 1 ? (int32_t)tp_cluster_ctarank() : 0;
-  *m0 = (cluster_row * CLUSTER_M + rank) * TP_STANDARD_TILE_M;
+  *m0 = (cluster_row * CLUSTER_M + rank) * BM;
   *n0 = col * BN;
 }
 
-/* How many of a tile's two A boxes (one per consumer warpgroup) hold rows
+/* Consumer warpgroups of a BM-row tile, one A box of 64 rows each; in a
+ * 64-row tile the second warpgroup has no work. */
+template <int BM>
+struct tile_rows {
+  static constexpr uint32_t warpgroups = BM / TP_STANDARD_A_BOX_ROWS;
+  static_assert(BM == 64 || BM == 128, "tiles are 64 or 128 rows");
+};
+
+/* How many of a tile's A boxes (one per consumer warpgroup) hold rows
  * inside M: the loader loads those only, and a warpgroup past them only
  * passes its stages on. TMA's zero fill of a box wholly past M is not free:
  * it cost M = 64 shapes up to a third more time. */
+template <int BM>
 TP_DEV uint32_t a_boxes_in_m(const tp_standard_params &p, int32_t m0) {
-  return m0 >= p.m ? 0u : m0 + TP_STANDARD_A_BOX_ROWS >= p.m ? 1u : 2u;
+  return m0 >= p.m ? 0u
+                   : tile_rows<BM>::warpgroups == 1 || m0 + TP_STANDARD_A_BOX_ROWS >= p.m ? 1u : 2u;
 }
 
 /* --------------------------------------------------------- shared memory */
@@ -270,7 +282,7 @@ TP_DEV void c_prefetch_past_ring(const tp_standard_params &p, int32_t m0, int32_
   }
 }
 
-template <int AB, int BN, int DT, int CLUSTER_M>
+template <int AB, int BM, int BN, int DT, int CLUSTER_M>
 TP_DEV void run_loader(const tp_standard_params &p) {
   tp_input_pipeline ip = tp_storage_input_pipeline(smem_base(), &p.smem, 1);
   tp_input_producer prod = tp_input_pipeline_producer(&ip);
@@ -283,8 +295,8 @@ TP_DEV void run_loader(const tp_standard_params &p) {
   for (int32_t u = s.first; u < s.units; u += s.stride) {
     const work_unit w = work_unit_of(p, u);
     int32_t m0, n0;
-    tile_origin<CLUSTER_M, BN>(p, w.tile, &m0, &n0);
-    const uint32_t a_boxes = a_boxes_in_m(p, m0);
+    tile_origin<CLUSTER_M, BM, BN>(p, w.tile, &m0, &n0);
+    const uint32_t a_boxes = a_boxes_in_m<BM>(p, m0);
     for (int32_t kb = w.kb_begin; kb < w.kb_end; ++kb) {
       TP_INPUT_PRODUCE(&prod, st) {
         tp_mbar *full = tp_input_producer_stage_barrier(&st);
@@ -313,7 +325,7 @@ TP_DEV void run_loader(const tp_standard_params &p) {
   tp_input_producer_drain(&prod);
 }
 
-template <int BN, int DT, int CLUSTER_M>
+template <int BM, int BN, int DT, int CLUSTER_M>
 TP_DEV void run_storer(const tp_standard_params &p) {
   tp_output_pipeline op = tp_storage_output_pipeline(smem_base(), &p.smem);
   tp_output_store store = tp_output_pipeline_store(&op);
@@ -326,7 +338,7 @@ TP_DEV void run_storer(const tp_standard_params &p) {
     const work_unit w = work_unit_of(p, u);
     if (!w.last) continue;
     int32_t m0, n0;
-    tile_origin<CLUSTER_M, BN>(p, w.tile, &m0, &n0);
+    tile_origin<CLUSTER_M, BM, BN>(p, w.tile, &m0, &n0);
     for (int32_t c = 0; c < chunk_traits<BN, DT>::count; ++c) {
       TP_OUTPUT_STORE(&store, st) {
         const int32_t col0 = n0 + c * chunk_traits<BN, DT>::cols;
@@ -350,7 +362,7 @@ TP_DEV void run_storer(const tp_standard_params &p) {
   tp_tma_store_wait<0>();
 }
 
-template <int BN, int DT, int CLUSTER_M>
+template <int BM, int BN, int DT, int CLUSTER_M>
 TP_DEV void run_source_loader(const tp_standard_params &p) {
   tp_input_pipeline ep = tp_storage_epi_load_pipeline(smem_base(), &p.smem);
   tp_input_producer prod = tp_input_pipeline_producer(&ep);
@@ -361,7 +373,7 @@ TP_DEV void run_source_loader(const tp_standard_params &p) {
     const work_unit w = work_unit_of(p, u);
     if (!w.last) continue;
     int32_t m0, n0;
-    tile_origin<CLUSTER_M, BN>(p, w.tile, &m0, &n0);
+    tile_origin<CLUSTER_M, BM, BN>(p, w.tile, &m0, &n0);
     tp_load_order_wait(&order);
     for (int32_t c = 0; c < chunk_traits<BN, DT>::count; ++c) {
       TP_INPUT_PRODUCE(&prod, st) {
@@ -370,12 +382,12 @@ TP_DEV void run_source_loader(const tp_standard_params &p) {
         if (chunk_is_tail<BN, DT>(c)) {
           /* C in D's dtype (gpu.c takes no other under a tail chunk). */
           tp_input_producer_stage_arrive_expect_bytes(
-              &st, TP_STANDARD_TILE_M * chunk_traits<BN, DT>::tail_pitch);
+              &st, BM * chunk_traits<BN, DT>::tail_pitch);
           tp_tma_load_2d(chunk, &p.c_tail, tp_input_producer_stage_barrier(&st), col0, m0);
         } else {
           tp_input_producer_stage_arrive_expect(&st);
           for (int32_t x = 0; x < b.count; ++x) {
-            tp_tma_load_2d(chunk + x * TP_STANDARD_TILE_M * TP_STANDARD_K_BYTES, &p.c,
+            tp_tma_load_2d(chunk + x * BM * TP_STANDARD_K_BYTES, &p.c,
                            tp_input_producer_stage_barrier(&st), col0 + x * b.cols, m0);
           }
         }
@@ -446,7 +458,7 @@ TP_DEV uint32_t pack_pair(float v0, float v1) {
  * of staged chunk c into s[4 j + 2 half + e] (the accumulator fragment's
  * order), or zeros without C. 16-bit C comes in with ldmatrix
  * (tilepipe/device/smem_matrix.h), f32 C pair by pair. */
-template <int BN, int DT>
+template <int BM, int BN, int DT>
 TP_DEV void source_fetch(int c, const unsigned char *chunk, int kind, uint32_t wg, int j0, int nj,
                          float *s) {
   if (kind == SOURCE_NONE) {
@@ -475,7 +487,7 @@ TP_DEV void source_fetch(int c, const unsigned char *chunk, int kind, uint32_t w
       for (int half = 0; half < 2; ++half) {
         const chunk_pos q = chunk_pos_of(wg, j0 + j, half);
         const uint32_t box = q.col / 32u, cb = (q.col % 32u) * 4u;
-        const float2 v = *(const float2 *)(chunk + box * TP_STANDARD_TILE_M * 128u +
+        const float2 v = *(const float2 *)(chunk + box * BM * 128u +
                                            tp_smem_swizzle128(q.row, cb));
         s[4 * j + 2 * half] = v.x;
         s[4 * j + 2 * half + 1] = v.y;
@@ -555,7 +567,7 @@ TP_DEV void store_ragged(const tp_standard_params &p, int c, const unsigned char
  * the hook runs at clamped indices and the TMA store clips its results,
  * which keeps one hook call site per element rather than a bounds-checked
  * copy (code size, and link time with a heavy hook). */
-template <int BN, int DT>
+template <int BM, int BN, int DT>
 TP_DEV void consumer_epilogue(const tp_standard_params &p, const float *acc, int32_t m0,
                               int32_t n0, uint32_t wg, tp_output_writer *out,
                               tp_input_consumer *src) {
@@ -568,7 +580,7 @@ TP_DEV void consumer_epilogue(const tp_standard_params &p, const float *acc, int
    * than D's, a thread's D lands on C that other lanes of its warp (the
    * row's owners) read in the same step: they must all have read first. */
   const bool c_wider = source_dtype == TP_DTYPE_F32 && DT != TP_DTYPE_F32;
-  const bool edge = m0 + TP_STANDARD_TILE_M > p.m || n0 + BN > p.n_tma;
+  const bool edge = m0 + BM > p.m || n0 + BN > p.n_tma;
   const int32_t last_row = p.m - 1, last_col = p.n - 1;
 #pragma unroll
   for (int c = 0; c < chunks::count; ++c) {
@@ -583,7 +595,7 @@ TP_DEV void consumer_epilogue(const tp_standard_params &p, const float *acc, int
       if (j0 >= groups) break;
       const int nj = min(EPI_STEP_J, groups - j0);
       float s[EPI_STEP_J * 4], d[EPI_STEP_J * 4];
-      source_fetch<BN, DT>(c, chunk, kind, wg, j0, nj, s);
+      source_fetch<BM, BN, DT>(c, chunk, kind, wg, j0, nj, s);
       if (c_wider) __syncwarp();
 #pragma unroll
       for (int j = 0; j < EPI_STEP_J; ++j) {
@@ -617,32 +629,34 @@ TP_DEV void consumer_epilogue(const tp_standard_params &p, const float *acc, int
 /* Split-K for consumer warpgroup wg: a split other than the last leaves its
  * partial sums in its workspace slot and returns false; the last adds every
  * other split's (in split order) into acc and returns true. */
-template <int BN>
+template <int BM, int BN>
 TP_DEV bool split_k_reduce(const tp_standard_params &p, float *acc, const work_unit &w,
                            uint32_t wg) {
+  constexpr uint32_t wgs = tile_rows<BM>::warpgroups;
   constexpr int floats = BN / 2;                         /* accumulators per thread */
   constexpr uint32_t slot_float4s = 128u * floats / 4u;  /* a warpgroup's 64 x BN */
   const uint32_t t = threadIdx.x % 128u;
   const int32_t tile = w.tile - p.split_from; /* among the split tiles */
-  uint32_t *counter = p.counters + 2 * tile + wg;
+  uint32_t *counter = p.counters + wgs * tile + wg;
   float4 *slots =
-      (float4 *)p.partials + ((size_t)tile * (p.splits - 1) * 2 + wg) * slot_float4s;
-  /* Slot of split s: (tile, s, wg), the two warpgroups' slots side by side. */
+      (float4 *)p.partials + ((size_t)tile * (p.splits - 1) * wgs + wg) * slot_float4s;
+  /* Slot of split s: (tile, s, wg), the warpgroups' slots side by side. */
   if (!w.last) {
-    tp_split_k_store<floats>(acc, slots + (size_t)w.split * 2 * slot_float4s, t, 128u);
+    tp_split_k_store<floats>(acc, slots + (size_t)w.split * wgs * slot_float4s, t, 128u);
     tp_split_k_arrive(counter, BAR_CONSUMER_0 + wg, t, 128u);
     return false;
   }
   tp_split_k_wait(counter, (uint32_t)p.splits - 1u, BAR_CONSUMER_0 + wg, t, 128u);
   for (int32_t s = 0; s < p.splits - 1; ++s)
-    tp_split_k_add<floats>(acc, slots + (size_t)s * 2 * slot_float4s, t, 128u);
+    tp_split_k_add<floats>(acc, slots + (size_t)s * wgs * slot_float4s, t, 128u);
   return true;
 }
 
-template <int AB, int BN, int DT, int CLUSTER_M>
+template <int AB, int BM, int BN, int DT, int CLUSTER_M>
 TP_DEV void run_consumer(const tp_standard_params &p, uint32_t wg) {
   /* Each consumer warp frees a stage in every CTA whose multicast filled it
-   * (lane r arrives on CTA r): empty[] counts 8 warps x CLUSTER_M. */
+   * (lane r arrives on CTA r): empty[] counts the consumer warps x
+   * CLUSTER_M. */
   const tp_arrival arrival = tp_arrival_make(1, CLUSTER_M > 1 ? (1u << CLUSTER_M) - 1u : 0u);
   tp_input_pipeline ip = tp_storage_input_pipeline(smem_base(), &p.smem, 1);
   tp_input_consumer cons = tp_input_pipeline_consumer(&ip, arrival);
@@ -662,7 +676,7 @@ TP_DEV void run_consumer(const tp_standard_params &p, uint32_t wg) {
   for (int32_t u = s.first; u < s.units; u += s.stride) {
     const work_unit w = work_unit_of(p, u);
     int32_t m0, n0;
-    tile_origin<CLUSTER_M, BN>(p, w.tile, &m0, &n0);
+    tile_origin<CLUSTER_M, BM, BN>(p, w.tile, &m0, &n0);
     /* One stage stays held while the next is read: it is released once the
      * wgmma group that read it has retired (wait_group<1> after the next
      * commit), so one group is always in flight behind the issue. */
@@ -672,7 +686,7 @@ TP_DEV void run_consumer(const tp_standard_params &p, uint32_t wg) {
      * every result of these rows is dropped (the TMA store clips rows past
      * M, store_ragged skips them), and zeroing them cost 128 selects per
      * tile on every tile, since the compiler does not branch around them. */
-    const bool rows_in_m = wg < a_boxes_in_m(p, m0);
+    const bool rows_in_m = wg < a_boxes_in_m<BM>(p, m0);
     for (int32_t kb = w.kb_begin; kb < w.kb_end; ++kb) {
       tp_input_consumer_stage st = tp_input_consumer_acquire_stage(&cons);
       if (rows_in_m) {
@@ -693,20 +707,21 @@ TP_DEV void run_consumer(const tp_standard_params &p, uint32_t wg) {
     }
     tp_wgmma_wait_group<0>();
     tp_input_consumer_stage_release(&held);
-    if (w.split_k && !split_k_reduce<BN>(p, acc, w, wg)) continue;
-    consumer_epilogue<BN, DT>(p, acc, m0, n0, wg, &out, &src);
+    if (w.split_k && !split_k_reduce<BM, BN>(p, acc, w, wg)) continue;
+    consumer_epilogue<BM, BN, DT>(p, acc, m0, n0, wg, &out, &src);
   }
   tp_input_consumer_drain(&cons);
   tp_output_writer_drain(&out);
 }
 
-template <int AB, int BN, int DT, int CLUSTER_M>
+template <int AB, int BM, int BN, int DT, int CLUSTER_M>
 TP_DEV void standard_gemm(const tp_standard_params &p) {
   const uint32_t warp = threadIdx.x / 32u;
+  constexpr uint32_t consumer_warps = 4u * tile_rows<BM>::warpgroups;
   if (threadIdx.x == 0) {
     tp_storage_counts counts;
-    counts.input_consumers = 8u * CLUSTER_M;
-    counts.output_writers = 8u;
+    counts.input_consumers = consumer_warps * CLUSTER_M;
+    counts.output_writers = consumer_warps;
     counts.source_readers = 1u; /* the store warp */
     /* No ping-pong ordering here; still a valid count: ptxas (13.0) crashes
      * on a constant mbarrier.init count of 0, even in a branch never taken. */
@@ -727,15 +742,15 @@ TP_DEV void standard_gemm(const tp_standard_params &p) {
   if (warp < 4) {
     tp_setmaxnreg_dec<PRODUCER_REGS>();
     if (warp == 0 && tp_elect_one()) {
-      run_loader<AB, BN, DT, CLUSTER_M>(p);
+      run_loader<AB, BM, BN, DT, CLUSTER_M>(p);
     } else if (warp == 1 && tp_elect_one()) {
-      run_storer<BN, DT, CLUSTER_M>(p);
+      run_storer<BM, BN, DT, CLUSTER_M>(p);
     } else if (warp == 2 && p.epilogue.source_dtype != TP_DTYPE_NONE && tp_elect_one()) {
-      run_source_loader<BN, DT, CLUSTER_M>(p);
+      run_source_loader<BM, BN, DT, CLUSTER_M>(p);
     }
-  } else {
+  } else if (warp < 4u + consumer_warps) {
     tp_setmaxnreg_inc<CONSUMER_REGS>();
-    run_consumer<AB, BN, DT, CLUSTER_M>(p, warp / 4u - 1u);
+    run_consumer<AB, BM, BN, DT, CLUSTER_M>(p, warp / 4u - 1u);
   }
   /* No CTA of the cluster may leave while a peer may still arrive on its
    * barriers (remote empty arrivals, multicast bytes). */
@@ -744,22 +759,27 @@ TP_DEV void standard_gemm(const tp_standard_params &p) {
 
 /* ------------------------------------------------------------ entry points */
 
-/* tp_standard_<ab>_<d>_128x<BN>_c<CLUSTER_M>: the names gpu_plan picks from. */
-#define TP_STANDARD_KERNEL(ab_name, AB, d_name, DT, BN, CM)                                     \
+/* tp_standard_<ab>_<d>_<BM>x<BN>_c<CLUSTER_M>: the names gpu_plan picks from. */
+#define TP_STANDARD_KERNEL(ab_name, AB, d_name, DT, BM, BN, CM)                                 \
   extern "C" __global__ void __launch_bounds__(TP_STANDARD_THREADS, 1)                          \
-      tp_standard_##ab_name##_##d_name##_128x##BN##_c##CM(const __grid_constant__ tp_standard_params p) { \
-    standard_gemm<AB, BN, DT, CM>(p);                                                           \
+      tp_standard_##ab_name##_##d_name##_##BM##x##BN##_c##CM(const __grid_constant__ tp_standard_params p) { \
+    standard_gemm<AB, BM, BN, DT, CM>(p);                                                       \
   }
 
-#define TP_STANDARD_KERNELS_FOR_D(ab_name, AB, d_name, DT) \
-  TP_STANDARD_KERNEL(ab_name, AB, d_name, DT, 256, 1)     \
-  TP_STANDARD_KERNEL(ab_name, AB, d_name, DT, 256, 2)     \
-  TP_STANDARD_KERNEL(ab_name, AB, d_name, DT, 192, 1)     \
-  TP_STANDARD_KERNEL(ab_name, AB, d_name, DT, 192, 2)     \
-  TP_STANDARD_KERNEL(ab_name, AB, d_name, DT, 128, 1)     \
-  TP_STANDARD_KERNEL(ab_name, AB, d_name, DT, 128, 2)     \
-  TP_STANDARD_KERNEL(ab_name, AB, d_name, DT, 64, 1)      \
-  TP_STANDARD_KERNEL(ab_name, AB, d_name, DT, 64, 2)
+/* 64 x 64 tiles serve shapes of few tiles (M <= 128), bound by memory: at
+ * M = 128 they make twice the CTAs of 128-row tiles without splitting K,
+ * and their stages, half the bytes of A, are twice as many. */
+#define TP_STANDARD_KERNELS_FOR_D(ab_name, AB, d_name, DT)  \
+  TP_STANDARD_KERNEL(ab_name, AB, d_name, DT, 128, 256, 1) \
+  TP_STANDARD_KERNEL(ab_name, AB, d_name, DT, 128, 256, 2) \
+  TP_STANDARD_KERNEL(ab_name, AB, d_name, DT, 128, 192, 1) \
+  TP_STANDARD_KERNEL(ab_name, AB, d_name, DT, 128, 192, 2) \
+  TP_STANDARD_KERNEL(ab_name, AB, d_name, DT, 128, 128, 1) \
+  TP_STANDARD_KERNEL(ab_name, AB, d_name, DT, 128, 128, 2) \
+  TP_STANDARD_KERNEL(ab_name, AB, d_name, DT, 128, 64, 1)  \
+  TP_STANDARD_KERNEL(ab_name, AB, d_name, DT, 128, 64, 2)  \
+  TP_STANDARD_KERNEL(ab_name, AB, d_name, DT, 64, 64, 1)   \
+  TP_STANDARD_KERNEL(ab_name, AB, d_name, DT, 64, 64, 2)
 
 /* 176 wide (2112 = 12 x 176: 2.9 waves of 132 where 192 makes 2.7) for a
  * 16-bit D, single CTAs: its tail chunk is 48 columns of a 16-bit D. */
@@ -767,8 +787,8 @@ TP_DEV void standard_gemm(const tp_standard_params &p) {
   TP_STANDARD_KERNELS_FOR_D(ab_name, AB, bf16, TP_DTYPE_BF16)    \
   TP_STANDARD_KERNELS_FOR_D(ab_name, AB, f16, TP_DTYPE_F16)      \
   TP_STANDARD_KERNELS_FOR_D(ab_name, AB, f32, TP_DTYPE_F32)      \
-  TP_STANDARD_KERNEL(ab_name, AB, bf16, TP_DTYPE_BF16, 176, 1)   \
-  TP_STANDARD_KERNEL(ab_name, AB, f16, TP_DTYPE_F16, 176, 1)
+  TP_STANDARD_KERNEL(ab_name, AB, bf16, TP_DTYPE_BF16, 128, 176, 1) \
+  TP_STANDARD_KERNEL(ab_name, AB, f16, TP_DTYPE_F16, 128, 176, 1)
 
 TP_STANDARD_KERNELS_FOR_AB(bf16, AB_BF16)
 TP_STANDARD_KERNELS_FOR_AB(f16, AB_F16)

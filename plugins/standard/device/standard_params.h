@@ -14,11 +14,13 @@
 #include "tilepipe/pipeline/storage.h"
 #include "tilepipe/tma_desc.h"
 
-/* Rows of an output tile; the two consumer warpgroups take 64 each. */
+/* Rows of an output tile: 128, the two consumer warpgroups taking 64
+ * each, or 64 (64 x 64 tiles only), the first warpgroup alone. */
 #define TP_STANDARD_TILE_M 128
-/* Rows of A per TMA box: one consumer warpgroup's half of the tile (a box
+#define TP_STANDARD_TILE_M_NARROW 64
+/* Rows of A per TMA box: one consumer warpgroup's share of the tile (a box
  * wholly past M is not loaded). */
-#define TP_STANDARD_A_BOX_ROWS (TP_STANDARD_TILE_M / 2)
+#define TP_STANDARD_A_BOX_ROWS 64
 /* Every operand tile row is 128 bytes of K (the 128-byte swizzle span). */
 #define TP_STANDARD_K_BYTES 128
 /* Threads: one producer warpgroup and two consumer warpgroups. */
@@ -27,8 +29,8 @@
 typedef struct tp_standard_params {
   tp_tma_desc a;      /* A [M, K]: boxes of 64 rows x 128 bytes, 128B swizzle */
   tp_tma_desc b;      /* B [N, K]: boxes of tile_n / cluster_m rows x 128 bytes */
-  tp_tma_desc d;      /* D [M, N]: boxes of 128 rows x 128 bytes */
-  tp_tma_desc c;      /* C [M, N], when the epilogue reads a source: 128 rows x 128 bytes */
+  tp_tma_desc d;      /* D [M, N]: boxes of tile_m rows x 128 bytes */
+  tp_tma_desc c;      /* C [M, N], when the epilogue reads a source: tile_m rows x 128 bytes */
   /* A 176-wide tile's last chunk (standard_kernel.cu's chunk_traits): D's
    * and C's boxes of 128 rows x 48 columns, unswizzled. */
   tp_tma_desc d_tail, c_tail;
