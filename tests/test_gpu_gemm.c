@@ -297,7 +297,7 @@ START_TEST(tile_m64) {
       {"standard_m64_cluster2", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16,
        "residual", 1, 0, 0.75f, -1.25f, 129, 257, 305, 15, 1},
       {"standard_m64_split3", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_F32, TP_DTYPE_F32,
-       "residual", 0, 0, 0.5f, 2.0f, 100, 1000, 1009, 8, 2},
+       "residual", 0, 0, 0.5f, 2.0f, 100, 1009, 1009, 15, 2},
       {"standard", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16, "residual", 0, 0,
        1.0f, 1.0f, 128, 4096, 1024, 0, 2},
       {"standard", TP_DTYPE_E4M3, TP_DTYPE_E4M3, TP_DTYPE_BF16, TP_DTYPE_NONE, "store", 0, 0,

@@ -79,10 +79,10 @@ expect 0 "^standard x store: $pass \\(C no, bias no; grid 132, 0 bytes workspace
   link --payload standard --epilogue store
 expect 0 "^standard x residual: $pass \\(C yes, bias no; grid [0-9]+, 0 bytes workspace\\)$" -- \
   link --payload standard --epilogue residual --dtype e4m3 -m 1000 -n 2048 -k 512
-# Few tiles, long K: split-K (2 x 64 tiles of 128 x 64), with its workspace
-# (512 bytes of counters, one partial tile of 32 KiB per tile).
-expect 0 "^standard x residual: $pass \\(C yes, bias no; grid 128, 2097664 bytes workspace\\)$" -- \
-  link --payload standard --epilogue residual -m 128 -n 4096 -k 7168
+# Few tiles, long K: split-K (2 x 64 tiles of 64 x 64), with its workspace
+# (256 bytes of counters, one partial tile of 16 KiB per tile).
+expect 0 "^standard x residual: $pass \\(C yes, bias no; grid 128, 1048832 bytes workspace\\)$" -- \
+  link --payload standard --epilogue residual -m 64 -n 4096 -k 7168
 expect 0 '^target: +H100 SXM \(figures, no GPU\): 132 SMs, cc 9\.0, 232448 bytes' -- \
   link --payload standard --epilogue store
 
