@@ -1,8 +1,8 @@
 /* plugins/standard/gpu.c: the standard payload on the GPU, host side.
  *
  * gpu_plan picks one of the kernels of device/standard_kernel.cu (output tile
- * 128 x BN with BN 64, 128, 176, 192 or 256; 1 or 2 CTAs per cluster sharing B by
- * multicast) from the problem and the GPU, lays out shared memory through
+ * 128 x BN with BN 64, 128, 176, 192 or 256, or 64 x 64; 1 or 2 CTAs per
+ * cluster sharing B by multicast) from the problem and the GPU, lays out shared memory through
  * the core's storage planner, and sizes the persistent grid. gpu_args fills
  * the kernel's parameter block for each run (TMA descriptors through the
  * host API, since plugins never open libcuda).
@@ -16,15 +16,18 @@
  *     (384 tiles, 2.9 waves of 132) over 192 (352 tiles, 2.7 waves) and
  *     256 (288 tiles, the third wave 18% full). Shapes with fewer 128-wide
  *     tiles than SMs (M <= 128) are bound by memory and need more CTAs than
- *     tiles: they may also take BN 64, and K is split when the tiles alone
- *     occupy fewer than SPLIT_SATURATION of the SMs, into the fewest splits
- *     that reach it (each at least MIN_SPLIT_K_BLOCKS k-blocks, all in one
- *     wave); each split adds (splits - 1) partial tiles that the last CTA
- *     of a tile reads back alone (SPLIT_COST). On the H100
- *     (bench/results/, bf16 / e4m3): 128 x 4096 x 7168 takes 64 x 2 splits
- *     (31.2 / 19.8 us) over 128 x 2 (33.2 / 21.6) or 128 x 4 (34.2 / 22.3);
- *     128 x 7168 x 16384 takes 112 tiles of 64 unsplit (88.8 / 48.9 us)
- *     over 128 x 2 (92.3 / 53.3).
+ *     tiles: they may also take 128 x 64 and 64 x 64 tiles, and K is split
+ *     when the tiles alone occupy fewer than SPLIT_SATURATION of the SMs,
+ *     into the fewest splits that reach it (each at least
+ *     MIN_SPLIT_K_BLOCKS k-blocks, all in one wave); each split adds
+ *     (splits - 1) partial tiles that the last CTA of a tile reads back
+ *     alone (SPLIT_COST). On the H100 (bench/tune.sh at 23ba77e, bf16 /
+ *     e4m3): 128 x 4096 x 7168 takes 128 tiles of 64 x 64 unsplit (31.2 /
+ *     19.6 us) over 128 x 64 in 2 splits (31.1 / 21.3) or 128 x 128 in 2
+ *     (33.1 / 22.7); 64 x 4096 x 7168 takes 64 x 64 in 2 splits (30.4 /
+ *     19.7) over 128 x 64 in 2 (31.7 / 21.5); 128 x 7168 x 16384 takes 112
+ *     tiles of 128 x 64 unsplit (91.9 / 49.0 us) over 224 of 64 x 64
+ *     (115 / 61.6).
  *     Shapes with at least a wave of tiles may split the tiles of their
  *     partial last wave instead (tail_split_waves): 2048 x 7168 x 18432
  *     takes 128 x 256 with its 52 tail tiles in 2 splits;
@@ -117,7 +120,7 @@ static int32_t ceil_div(int64_t a, int64_t b) { return (int32_t)((a + b - 1) / b
  * the operands, a chunk row of D or C. */
 static uint32_t row_elems(tp_dtype dtype) { return TP_STANDARD_K_BYTES * 8 / tp_codec_bits(dtype); }
 
-/* Tile widths with a kernel, and the speed of one full tile of each relative
+/* Tile shapes with a kernel, and the speed of one full tile of each relative
  * to the widest (H100, bf16 8192^3: 128 wide ran at 733 TFLOP/s, 256 wide at
  * 789; 192 is interpolated). 128 counts as 0.88, not 0.93: in some device
  * calls the 128-wide kernel runs far below its best (8192^3 at 0.71 of the
@@ -127,7 +130,10 @@ static uint32_t row_elems(tp_dtype dtype) { return TP_STANDARD_K_BYTES * 8 / tp_
  * shapes whose 128-wide tiles fill less than one wave (few_tiles): bound by
  * memory, where it doubles the CTAs that pull data at little cost in split
  * sums; its speed is what bench/tune.sh measured there against 128 in
- * splits (M <= 128). 176 (TAIL_WIDTH) is not whole 64-column chunks of D:
+ * splits (M <= 128). 64 x 64 (one consumer warpgroup) counts as fast as
+ * 128 x 64 there, where every tile is bound by the B it streams: at M =
+ * 128 it makes twice the tiles without a split, at M <= 64 as many with
+ * more stages (ties go to it). 176 (TAIL_WIDTH) is not whole 64-column chunks of D:
  * it exists for a 16-bit D with C absent or in D's dtype, single CTAs, and
  * shapes of at least a wave of tiles (4096 x 2112: 384 tiles, 2.9 waves,
  * where 192 wide makes 2.7); its speed is from one bench/tune.sh run there

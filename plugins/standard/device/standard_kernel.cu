@@ -783,10 +783,10 @@ TP_DEV void standard_gemm(const tp_standard_params &p) {
 
 /* 176 wide (2112 = 12 x 176: 2.9 waves of 132 where 192 makes 2.7) for a
  * 16-bit D, single CTAs: its tail chunk is 48 columns of a 16-bit D. */
-#define TP_STANDARD_KERNELS_FOR_AB(ab_name, AB)                  \
-  TP_STANDARD_KERNELS_FOR_D(ab_name, AB, bf16, TP_DTYPE_BF16)    \
-  TP_STANDARD_KERNELS_FOR_D(ab_name, AB, f16, TP_DTYPE_F16)      \
-  TP_STANDARD_KERNELS_FOR_D(ab_name, AB, f32, TP_DTYPE_F32)      \
+#define TP_STANDARD_KERNELS_FOR_AB(ab_name, AB)                     \
+  TP_STANDARD_KERNELS_FOR_D(ab_name, AB, bf16, TP_DTYPE_BF16)       \
+  TP_STANDARD_KERNELS_FOR_D(ab_name, AB, f16, TP_DTYPE_F16)         \
+  TP_STANDARD_KERNELS_FOR_D(ab_name, AB, f32, TP_DTYPE_F32)         \
   TP_STANDARD_KERNEL(ab_name, AB, bf16, TP_DTYPE_BF16, 128, 176, 1) \
   TP_STANDARD_KERNEL(ab_name, AB, f16, TP_DTYPE_F16, 128, 176, 1)
 
