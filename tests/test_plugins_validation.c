@@ -693,9 +693,12 @@ START_TEST(test_gpu_plan_split_k) {
    * count too: 128 tiles of 64 x 64 (at least SPLIT_SATURATION of the SMs)
    * need no split, where 128 x 64 would split K in 2. */
   expect_gpu_plan(&l, 128, 4096, 7168, "tp_standard_bf16_bf16_64x64_c1", 128, 0);
-  /* M = 64: as many 64 x 64 tiles as 128 x 64 ones (64), K split in 2. */
+  /* M = 64: as many 64 x 64 tiles as 128 x 64 ones (64), K split in 2;
+   * the 64 x 64 splits cost half as much (half the partial sums). */
   expect_gpu_plan(&l, 64, 4096, 7168, "tp_standard_bf16_bf16_64x64_c1", 128,
                   split_workspace_m(64, 64, 64, 2));
+  /* Unsplit, 128 x 64 counts as the faster: 64 x 7168 x 16384 keeps it. */
+  expect_gpu_plan(&l, 64, 7168, 16384, "tp_standard_bf16_bf16_128x64_c1", 112, 0);
   /* 128 x 7168 x 16384: 112 tiles of 128 x 64 fill 85% of the SMs unsplit;
    * 224 of 64 x 64 would take two waves. */
   expect_gpu_plan(&l, 128, 7168, 16384, "tp_standard_bf16_bf16_128x64_c1", 112, 0);

@@ -62,8 +62,9 @@
 #define STANDARD_RASTER_TILES 8
 /* Split-K: the most splits; the fewest k-blocks each takes; the share of
  * the SMs that small-M shapes need busy; the cost of each split beyond the
- * first per 128 columns of tile, relative to an unsplit tile (set from
- * bench/tune.sh runs on the H100). */
+ * first per 128 x 128 of tile (the partial sums it writes and the last
+ * split reads back), relative to an unsplit tile (set from bench/tune.sh
+ * runs on the H100). */
 #define STANDARD_MAX_SPLITS 16
 #define MIN_SPLIT_K_BLOCKS 4
 #define SPLIT_SATURATION 0.85
@@ -130,10 +131,12 @@ static uint32_t row_elems(tp_dtype dtype) { return TP_STANDARD_K_BYTES * 8 / tp_
  * shapes whose 128-wide tiles fill less than one wave (few_tiles): bound by
  * memory, where it doubles the CTAs that pull data at little cost in split
  * sums; its speed is what bench/tune.sh measured there against 128 in
- * splits (M <= 128). 64 x 64 (one consumer warpgroup) counts as fast as
- * 128 x 64 there, where every tile is bound by the B it streams: at M =
- * 128 it makes twice the tiles without a split, at M <= 64 as many with
- * more stages (ties go to it). 176 (TAIL_WIDTH) is not whole 64-column chunks of D:
+ * splits (M <= 128). 64 x 64 (one consumer warpgroup) serves the same
+ * shapes, where every tile is bound by the B it streams: at M = 128 it
+ * makes twice the tiles without a split, and its splits cost half as much
+ * (half the partial sums); it counts as slightly slower than 128 x 64, as
+ * unsplit at 64 x 7168 x 16384 it ran 2-4% slower (bench/results/). 176
+ * (TAIL_WIDTH) is not whole 64-column chunks of D:
  * it exists for a 16-bit D with C absent or in D's dtype, single CTAs, and
  * shapes of at least a wave of tiles (4096 x 2112: 384 tiles, 2.9 waves,
  * where 192 wide makes 2.7); its speed is from one bench/tune.sh run there
@@ -145,7 +148,7 @@ typedef struct tile_kind {
 
 static const tile_kind tile_kinds[] = {
     {128, 256, 1.0}, {128, 192, 0.96}, {128, 176, 0.93}, {128, 128, 0.88},
-    {64, 64, 0.85},  {128, 64, 0.85},
+    {128, 64, 0.85}, {64, 64, 0.84},
 };
 #define TILE_KIND_COUNT (sizeof tile_kinds / sizeof tile_kinds[0])
 #define NARROW_WIDTH 64
@@ -158,19 +161,20 @@ static bool tile_has_kernel(int32_t tile_m, int32_t tile_n) {
   return false;
 }
 
-/* How well `units` work units of width `width` keep the SMs busy: whole
- * waves count by how full they are, a single partial wave as full once it
- * reaches SPLIT_SATURATION of the SMs; times the width's speed, the share of
+/* How well `units` work units of tile `t` keep the SMs busy: whole waves
+ * count by how full they are, a single partial wave as full once it
+ * reaches SPLIT_SATURATION of the SMs; times the tile's speed, the share of
  * its columns inside N (`used`) and the cost of `splits`. */
-static double shape_score(int64_t units, int32_t splits, int32_t width, double speed,
-                          double used, int32_t sm_count) {
+static double shape_score(int64_t units, int32_t splits, const tile_kind *t, double used,
+                          int32_t sm_count) {
   const int64_t waves = (units + sm_count - 1) / sm_count;
   double fill = (double)units / (double)(waves * sm_count);
   if (waves == 1) {
     fill = (double)units / (SPLIT_SATURATION * sm_count);
     if (fill > 1.0) fill = 1.0;
   }
-  return fill * speed * used / (1.0 + SPLIT_COST * (splits - 1) * width / 128.0);
+  return fill * t->speed * used /
+         (1.0 + SPLIT_COST * (splits - 1) * t->m * t->n / (128.0 * 128.0));
 }
 
 /* The fewest splits that bring `tiles` to SPLIT_SATURATION of the SMs
@@ -214,9 +218,7 @@ static double tail_split_waves(int64_t tiles, int64_t k_blocks, int32_t sm_count
  * tile split (`splits` forces that), else the partial last wave's
  * (`tail_splits` forces its split count, 1: none); forced_m and forced_n,
  * when not 0, are the only tile rows and width tried; NARROW_WIDTH only for
- * few tiles, TAIL_WIDTH only where tail_ok and not. Ties go to the earlier
- * kind of tile_kinds: 64 x 64 before 128 x 64, whose second A box would
- * lie past M = 64 and whose stages are fewer. */
+ * few tiles, TAIL_WIDTH only where tail_ok and not. */
 static void best_shape(int64_t m, int64_t n, int64_t k_blocks, int32_t sm_count, int32_t forced_m,
                        int32_t forced_n, int32_t forced_splits, int32_t forced_tail, bool tail_ok,
                        standard_gpu_plan *g) {
@@ -236,7 +238,7 @@ static void best_shape(int64_t m, int64_t n, int64_t k_blocks, int32_t sm_count,
     double score;
     if (few_tiles || forced_splits) {
       splits = forced_splits ? forced_splits : best_splits(tiles, k_blocks, sm_count);
-      score = shape_score(tiles * splits, splits, t->n, t->speed, used, sm_count);
+      score = shape_score(tiles * splits, splits, t, used, sm_count);
     } else {
       /* Forced, the split count holds where the tail fits it; else the
        * tail stays whole. */
