@@ -8,7 +8,7 @@
  * One CTA = 384 threads, persistent over output tiles of 128 x BN (BN 64,
  * 128, 192 or 256, whole D chunks; or 176 for a 16-bit D, whose last chunk
  * is 48 columns wide), or of 64 x 64 for memory-bound shapes of few tiles
- * (the second consumer warpgroup then has no work and waits at the end):
+ * (the second consumer warpgroup then has no work: it goes to the end):
  *   warpgroup 0, producer (40 registers):
  *     warp 0  TMA loads of A (a 64-row box per consumer warpgroup, none
  *             for rows wholly past M) and B k-blocks into the input pipeline
