@@ -167,8 +167,9 @@ for step in $steps; do
     # Tunings against each other, for each of TUNE_DTYPES (default bf16):
     # TUNE_TUNINGS ('|' between tunings, '' the heuristic's choice), by
     # default tile shapes x splits (K in a tile is the dtype's k-block: 64,
-    # fp8 128), and 64 x 64 in 2-CTA clusters; over TUNE_SHAPES (';' between shapes), by default the
-    # M <= 128 ones. TUNE_EPILOGUE=residual times the residual.
+    # fp8 128), and 64 x 64 in 2-CTA clusters; over TUNE_SHAPES (';'
+    # between shapes), by default the M <= 128 ones. TUNE_EPILOGUE=residual
+    # times the residual.
     IFS=';' read -r -a tune_shapes <<< "${TUNE_SHAPES:-128 4096 7168;64 4096 7168;128 7168 16384;64 7168 16384}"
     for dt in ${TUNE_DTYPES:-bf16}; do
       case $dt in e4m3|e5m2) kb=128 ;; *) kb=64 ;; esac

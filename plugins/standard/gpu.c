@@ -2,8 +2,9 @@
  *
  * gpu_plan picks one of the kernels of device/standard_kernel.cu (output tile
  * 128 x BN with BN 64, 128, 176, 192 or 256, or 64 x 64; 1 or 2 CTAs per
- * cluster sharing B by multicast) from the problem and the GPU, lays out shared memory through
- * the core's storage planner, and sizes the persistent grid. gpu_args fills
+ * cluster sharing B by multicast) from the problem and the GPU, lays out
+ * shared memory through the core's storage planner, and sizes the
+ * persistent grid. gpu_args fills
  * the kernel's parameter block for each run (TMA descriptors through the
  * host API, since plugins never open libcuda).
  *
@@ -161,6 +162,21 @@ static bool tile_has_kernel(int32_t tile_m, int32_t tile_n) {
   return false;
 }
 
+/* The one width that tiles of `tile_m` rows come in (64 for 64-row tiles),
+ * or 0 where there are several (or tile_m is 0). */
+static int32_t only_width(int32_t tile_m) {
+  int32_t width = 0;
+  for (size_t i = 0; i < TILE_KIND_COUNT && tile_m; ++i) {
+    if (tile_kinds[i].m != tile_m) continue;
+    if (width) return 0;
+    width = tile_kinds[i].n;
+  }
+  return width;
+}
+
+/* Consumer warpgroups that work in a tile of tile_m rows: one per A box. */
+static int32_t tile_warpgroups(int32_t tile_m) { return tile_m / TP_STANDARD_A_BOX_ROWS; }
+
 /* How well `units` work units of tile `t` keep the SMs busy: whole waves
  * count by how full they are, a single partial wave as full once it
  * reaches SPLIT_SATURATION of the SMs; times the tile's speed, the share of
@@ -290,9 +306,7 @@ static tp_status choose_shape(const tpc_tuning *tu, const tp_gemm_desc *desc,
                     k_elems, k_elems, tp_codec_name(desc->a.dtype), tu->tile_m, tu->tile_n,
                     tu->tile_k, tu->consumers);
   }
-  /* 64-row tiles come 64 wide only. */
-  const int32_t forced_n =
-      tu->tile_n ? tu->tile_n : forced_m == TP_STANDARD_TILE_M_NARROW ? NARROW_WIDTH : 0;
+  const int32_t forced_n = tu->tile_n ? tu->tile_n : only_width(forced_m);
   const int32_t cluster_m = tu->cluster_m ? tu->cluster_m : 1;
   const bool tail_ok = tail_width_ok(desc, epi, cluster_m);
   if (tu->tile_n == TAIL_WIDTH && !tail_ok) {
@@ -344,8 +358,8 @@ static uint64_t split_tiles(const standard_gpu_plan *g) {
 }
 
 static uint64_t counter_bytes(const standard_gpu_plan *g) {
-  const uint64_t warpgroups = (uint64_t)(g->tile_m / TP_STANDARD_A_BOX_ROWS);
-  const uint64_t counters = split_tiles(g) * warpgroups * sizeof(uint32_t);
+  const uint64_t counters =
+      split_tiles(g) * (uint64_t)tile_warpgroups(g->tile_m) * sizeof(uint32_t);
   return (counters + STANDARD_COUNTER_ALIGN - 1) / STANDARD_COUNTER_ALIGN * STANDARD_COUNTER_ALIGN;
 }
 
@@ -419,7 +433,7 @@ tp_status standard_gpu_plan_slot(void *state, const tp_gemm_desc *desc, const tp
   plan->tile.stages = (int32_t)g.smem.stages;
   plan->tile.cluster_m = g.cluster_m;
   plan->tile.cluster_n = 1;
-  plan->tile.consumers = g.tile_m / TP_STANDARD_A_BOX_ROWS;
+  plan->tile.consumers = tile_warpgroups(g.tile_m);
   plan->k_blocks = ceil_div(desc->k, plan->tile.tile_k);
 
   memset(launch, 0, sizeof *launch);

@@ -15,9 +15,8 @@
 #include "tilepipe/tma_desc.h"
 
 /* Rows of an output tile: 128, the two consumer warpgroups taking 64
- * each, or 64 (64 x 64 tiles only), the first warpgroup alone. */
+ * each (or 64 for 64 x 64 tiles, the first warpgroup alone). */
 #define TP_STANDARD_TILE_M 128
-#define TP_STANDARD_TILE_M_NARROW 64
 /* Rows of A per TMA box: one consumer warpgroup's share of the tile (a box
  * wholly past M is not loaded). */
 #define TP_STANDARD_A_BOX_ROWS 64
