@@ -19,8 +19,8 @@
 #   check     make check (GPU tests included; 77 would mean no GPU)
 #   sanitize  compute-sanitizer memcheck/racecheck/synccheck on the pipeline
 #             test and on fused GEMMs (store, residual with f32 C, 2-CTA
-#             clusters, split-K, a split last wave, 176-wide tiles, 64 x 64
-#             tiles)
+#             clusters, split-K, a split last wave, 176-wide tiles, 128 x 64
+#             and 64 x 64 tiles)
 #   example   installs into /tmp/tp-prefix, builds examples/bias_silu out of
 #             tree and runs its test (CPU and CUDA)
 #   bench     tilepipe bench over bench/shapes.txt: bf16 store, e4m3 store,
@@ -84,6 +84,7 @@ for step in $steps; do
     section standard_m64_cluster2 'tile = 64x64x64\ncluster = 2x1'
     section standard_tail3 'tile = 128x128x64\ntail_splits = 3'
     section standard_n176 'tile = 128x176x64'
+    section standard_n64 'tile = 128x64x64'
     # sanitize_gemm NAME "TOOLS" ARGS...: `tilepipe run --verify ARGS` under
     # each tool, its log sanitize-NAME-TOOL.log.
     sanitize_gemm() {
@@ -113,6 +114,11 @@ for step in $steps; do
     # N = 529 ends in a one-column tile, past the TMA store's reach.
     sanitize_gemm n176 "memcheck racecheck" --payload standard_n176 --epilogue residual \
       -m 300 -n 529 -k 1009
+    # 128 x 64 tiles free each input stage as soon as its wgmma retires
+    # (no stage held over to the next k-block); K 1009 ends in a partial
+    # k-block, M 300 in a tile whose second A box is past M.
+    sanitize_gemm n64 "memcheck racecheck synccheck" --payload standard_n64 --epilogue residual \
+      -m 300 -n 264 -k 1009
     # 64 x 64 tiles (one consumer warpgroup) in 2-CTA clusters, 5 tile
     # rows; split-K below runs them too (the heuristic's choice at M = 128).
     sanitize_gemm m64 "memcheck racecheck synccheck" --payload standard_m64_cluster2 \
