@@ -47,7 +47,8 @@ TP_PIPE_FN tp_load_order tp_load_order_make(tp_mbar *mbar) {
   return lo;
 }
 
-/* Main loader (one thread), after issuing a tile's prologue loads: wait
+/* Main loader (one thread), once it has issued the loads that C must not
+ * delay (the standard kernel: all but a tile's last few k-blocks): wait
  * until the C loader took the previous tile, then release this one. */
 TP_PIPE_FN void tp_load_order_signal(const tp_load_order *lo) {
   tp_mbar_wait(lo->mbar, 1);
