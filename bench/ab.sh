@@ -37,19 +37,25 @@ autoreconf -fi > /tmp/ab-autoreconf.log 2>&1 || { tail /tmp/ab-autoreconf.log; e
 for v in $variants; do
   (
     src=/tmp/ab-src-$v build=/tmp/ab-$v
-    rm -rf "$src" "$build" && mkdir -p "$src" "$build"
+    rm -rf "$src" "$build" && mkdir -p "$src" "$build" || exit 1
     tar --exclude=./.gpu-deps --exclude=./.git -cf - . | tar -xf - -C "$src"
     for p in ${v//+/ }; do
-      [ "$p" = base ] || patch -s -d "$src" -p1 < "$patches/$p.patch" || echo "ab: $v: $p.patch does not apply"
+      [ "$p" = base ] || patch -s -t -d "$src" -p1 < "$patches/$p.patch" ||
+        { echo "ab: $v: $p.patch does not apply; $v is not timed"; exit 1; }
     done
     cd "$build" && "$src/configure" > configure.log 2>&1 && make -j8 > build.log 2>&1 ||
-      echo "ab: $v does not build (see $build)"
+      { echo "ab: $v does not build (see $build); $v is not timed"; exit 1; }
+    touch "$build/.ab-built"
   ) &
 done
 wait
+# A variant whose patch or build failed would otherwise be timed as
+# whatever was left in its folder, under its own name.
+built=""
+for v in $variants; do [ -f "/tmp/ab-$v/.ab-built" ] && built="$built $v"; done
 
 for round in $(seq "${AB_ROUNDS:-1}"); do
-  for v in $variants; do
+  for v in $built; do
     for spec in "${specs[@]}"; do
       set -- $spec
       TILEPIPE_CACHE_DIR=/tmp/ab-cache-$v timeout 300 /tmp/ab-$v/tools/tilepipe bench \
