@@ -101,7 +101,7 @@ tp_status tp_device_free(void *ptr) {
   return st;
 }
 
-/* What both copy directions and memset check before touching the device. */
+/* What the copies check before touching the device. */
 static tp_status check_pointers(const char *what, const void *dst, const void *src) {
   if (dst == NULL) return tp_error_set(TP_ERR_INVALID_ARGUMENT, "%s: the destination is NULL", what);
   if (src == NULL) return tp_error_set(TP_ERR_INVALID_ARGUMENT, "%s: the source is NULL", what);
@@ -128,6 +128,26 @@ tp_status tp_device_copy_from(void *dst_host, const void *src_dev, size_t size) 
 #if TP_HAVE_CUDA
   st = tp_cuda_check(cu->MemcpyDtoH(dst_host, dptr(src_dev), size),
                      "tp_device_copy_from: cuMemcpyDtoH");
+#endif
+  return st;
+}
+
+tp_status tp_device_copy_within(void *dst_dev, const void *src_dev, size_t size, void *stream) {
+  tp_status st = check_pointers("tp_device_copy_within", dst_dev, src_dev);
+  const uintptr_t dst = (uintptr_t)dst_dev, src = (uintptr_t)src_dev;
+  if (st == TP_OK && (dst > src ? dst - src : src - dst) < size)
+    st = tp_error_set(TP_ERR_INVALID_ARGUMENT,
+                      "tp_device_copy_within: the %zu bytes at the source and at the "
+                      "destination overlap",
+                      size);
+  const tp_cuda_driver *cu;
+  if (st == TP_OK) st = device_ready(&cu, NULL);
+  if (st != TP_OK || size == 0) return st;
+#if TP_HAVE_CUDA
+  st = tp_cuda_check(cu->MemcpyDtoDAsync(dptr(dst_dev), dptr(src_dev), size, (CUstream)stream),
+                     "tp_device_copy_within: cuMemcpyDtoDAsync");
+#else
+  (void)stream;
 #endif
   return st;
 }

@@ -1,15 +1,16 @@
 /* tests/test_device.c: the public device API (tilepipe/device.h).
  *
  * Everywhere: every entry point refuses bad arguments (NULL pointers, size
- * 0, a memset byte outside 0..255, an unknown timer mark) with
- * TP_ERR_INVALID_ARGUMENT and a message naming the function, before it
- * looks for a device. Without a GPU: every call with good arguments says
- * TP_ERR_NO_DEVICE with a reason, and leaves its outputs NULL; the program
- * then exits 77 (skip), since the round trip below could not run. With a
- * GPU: the properties are those of a Hopper device, memory round-trips
- * bytes exactly (odd sizes, offsets, memset inside a buffer leaving its
- * neighbours alone), an impossible allocation is TP_ERR_OUT_OF_MEMORY, and
- * the timer measures a positive time only once both marks are recorded.
+ * 0, overlapping ranges of a copy within the device, a memset byte outside
+ * 0..255, an unknown timer mark) with TP_ERR_INVALID_ARGUMENT and a message
+ * naming the function, before it looks for a device. Without a GPU: every
+ * call with good arguments says TP_ERR_NO_DEVICE with a reason, and leaves
+ * its outputs NULL; the program then exits 77 (skip), since the round trip
+ * below could not run. With a GPU: the properties are those of a Hopper
+ * device, memory round-trips bytes exactly (odd sizes, offsets, memset and
+ * a copy within the device leaving their neighbours alone), an impossible
+ * allocation is TP_ERR_OUT_OF_MEMORY, and the timer measures a positive
+ * time only once both marks are recorded.
  * Runs without fork: CUDA does not survive fork() once the parent
  * initialised it, and main() does to decide what to test. */
 #include <stdint.h>
@@ -46,6 +47,18 @@ START_TEST(test_bad_arguments) {
   ck_assert_refused(tp_device_copy_from(NULL, not_a_pointer, 4), TP_ERR_INVALID_ARGUMENT,
                     "tp_device_copy_from");
   ck_assert_refused(tp_device_copy_from(host, NULL, 4), TP_ERR_INVALID_ARGUMENT, "source");
+  ck_assert_refused(tp_device_copy_within(NULL, not_a_pointer, 4, NULL), TP_ERR_INVALID_ARGUMENT,
+                    "tp_device_copy_within");
+  ck_assert_refused(tp_device_copy_within(not_a_pointer, NULL, 4, NULL), TP_ERR_INVALID_ARGUMENT,
+                    "source");
+  /* Ranges 3 bytes apart overlap for 4 bytes, not for 3; one range is both. */
+  char *const base = (char *)not_a_pointer;
+  ck_assert_refused(tp_device_copy_within(base + 3, base, 4, NULL), TP_ERR_INVALID_ARGUMENT,
+                    "overlap");
+  ck_assert_refused(tp_device_copy_within(base, base + 3, 4, NULL), TP_ERR_INVALID_ARGUMENT,
+                    "overlap");
+  ck_assert_refused(tp_device_copy_within(base, base, 1, NULL), TP_ERR_INVALID_ARGUMENT,
+                    "overlap");
   ck_assert_refused(tp_device_memset(NULL, 0, 4), TP_ERR_INVALID_ARGUMENT, "tp_device_memset");
   ck_assert_refused(tp_device_memset(not_a_pointer, 256, 4), TP_ERR_INVALID_ARGUMENT, "256");
   ck_assert_refused(tp_device_memset(not_a_pointer, -1, 4), TP_ERR_INVALID_ARGUMENT, "-1");
@@ -71,6 +84,8 @@ START_TEST(test_no_device) {
   ck_assert_ptr_null(p);
   ck_assert_refused(tp_device_copy_to(not_a_pointer, host, 4), TP_ERR_NO_DEVICE, "CUDA");
   ck_assert_refused(tp_device_copy_from(host, not_a_pointer, 4), TP_ERR_NO_DEVICE, "CUDA");
+  ck_assert_refused(tp_device_copy_within((char *)not_a_pointer + 3, not_a_pointer, 3, NULL),
+                    TP_ERR_NO_DEVICE, "CUDA");
   ck_assert_refused(tp_device_memset(not_a_pointer, 0, 4), TP_ERR_NO_DEVICE, "CUDA");
   ck_assert_refused(tp_device_synchronize(NULL), TP_ERR_NO_DEVICE, "CUDA");
   ck_assert_refused(tp_device_timer_create(&timer), TP_ERR_NO_DEVICE, "CUDA");
@@ -118,6 +133,19 @@ START_TEST(test_round_trip) {
   ck_assert(memcmp(out, in + 100, 10) == 0);
   ck_assert_int_eq(tp_device_copy_to(dev, in, 0), TP_OK);
   ck_assert_int_eq(tp_device_copy_from(out, dev, 0), TP_OK);
+
+  /* Within the device, stream-ordered: the copy_from that follows on the
+   * default stream sees it. An odd count between odd offsets; the bytes
+   * around the destination keep their values. */
+  ck_assert_int_eq(tp_device_copy_to(dev, in, size), TP_OK);
+  const size_t half = size / 2, count = 777;
+  ck_assert_int_eq(tp_device_copy_within((char *)dev + half + 1, (char *)dev + 3, count, NULL),
+                   TP_OK);
+  ck_assert_int_eq(tp_device_copy_within(dev, (char *)dev + half, 0, NULL), TP_OK);
+  ck_assert_int_eq(tp_device_copy_from(out, dev, size), TP_OK);
+  ck_assert(memcmp(out + half + 1, in + 3, count) == 0);
+  ck_assert(memcmp(out, in, half + 1) == 0);
+  ck_assert(memcmp(out + half + 1 + count, in + half + 1 + count, size - half - 1 - count) == 0);
   ck_assert_int_eq(tp_device_synchronize(NULL), TP_OK);
   ck_assert_int_eq(tp_device_free(dev), TP_OK);
   free(in);

@@ -15,8 +15,9 @@
  * toolkit. Driver failures are TP_ERR_CUDA with the driver's error name.
  *
  * Streams are CUstream handles passed as void *; NULL is the context's
- * default (legacy) stream. Copies and memset are synchronous: they return
- * when the data has arrived. */
+ * default (legacy) stream. Copies to and from the host and memset are
+ * synchronous: they return when the data has arrived. A copy within the
+ * device is queued on a stream, like a plan's run. */
 #ifndef TILEPIPE_DEVICE_H
 #define TILEPIPE_DEVICE_H
 
@@ -52,6 +53,13 @@ tp_status tp_device_free(void *ptr);
  * size 0 copies nothing. */
 tp_status tp_device_copy_to(void *dst_dev, const void *src_host, size_t size);
 tp_status tp_device_copy_from(void *dst_host, const void *src_dev, size_t size);
+
+/* Queues a copy of `size` bytes device -> device on `stream` and returns:
+ * ordered with the stream's other work (a plan's run, a timer's marks), as
+ * a kernel is. Both pointers lie in memory from tp_device_alloc, with `size`
+ * bytes behind each; the two ranges must not overlap. size 0 queues
+ * nothing. */
+tp_status tp_device_copy_within(void *dst_dev, const void *src_dev, size_t size, void *stream);
 
 /* Sets `size` bytes at dst_dev to `byte` (0..255). */
 tp_status tp_device_memset(void *dst_dev, int byte, size_t size);

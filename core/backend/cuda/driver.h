@@ -61,7 +61,7 @@ tp_status tp_cuda_device_get(tp_cuda_device *out);
   X(KernelSetAttribute, 12000) X(KernelGetAttribute, 12000)                          \
   X(LaunchKernelEx, 11060) X(OccupancyMaxActiveClusters, 11070) X(KernelGetFunction, 12000)                      \
   X(TensorMapEncodeTiled, 12000) X(MemAlloc, 3020) X(MemFree, 3020)                  \
-  X(MemcpyHtoD, 3020) X(MemcpyDtoH, 3020) X(MemsetD8, 3020)                          \
+  X(MemcpyHtoD, 3020) X(MemcpyDtoH, 3020) X(MemcpyDtoDAsync, 3020) X(MemsetD8, 3020) \
   X(StreamCreate, 2000) X(StreamDestroy, 4000) X(StreamSynchronize, 2000) X(StreamQuery, 2000)            \
   X(EventCreate, 2000) X(EventRecord, 2000) X(EventSynchronize, 2000)                \
   X(EventElapsedTime, 12080) X(EventDestroy, 4000)
