@@ -24,8 +24,9 @@
 #   example   installs into /tmp/tp-prefix, builds examples/bias_silu out of
 #             tree and runs its test (CPU and CUDA)
 #   bench     tilepipe bench over bench/shapes.txt: bf16 store, e4m3 store,
-#             bf16 residual (beta = 1), or BENCH_SPECS="bf16 residual,...":
-#             CSV and JSON into $OUT
+#             bf16 residual (beta = 1), or BENCH_SPECS="bf16 residual,...",
+#             each with the device's ceilings and every shape's floor
+#             (--roofline): CSV and JSON into $OUT
 #   host      plan time (cold link, then disk cache in a second process) and
 #             host time per run call
 #   tune      bench/tune.sh: TUNE_TUNINGS over TUNE_SHAPES for each of
@@ -156,9 +157,9 @@ for step in $steps; do
     for spec in "${specs[@]}"; do
       set -- $spec
       timeout 150 ./tools/tilepipe bench --shapes "$repo/bench/shapes.txt" --dtype "$1" \
-        --out-dtype bf16 --epilogue "$2" --csv "$out/bench-$1-$2.csv" --json "$out/bench-$1-$2.json" \
-        > "$logs/bench-$1-$2.txt" 2>&1
-      say "bench $1 $2: rc=$? $(grep 'geometric mean' "$logs/bench-$1-$2.txt")"
+        --out-dtype bf16 --epilogue "$2" --roofline --csv "$out/bench-$1-$2.csv" \
+        --json "$out/bench-$1-$2.json" > "$logs/bench-$1-$2.txt" 2>&1
+      say "bench $1 $2: rc=$? $(grep -E '^ceilings|geometric mean' "$logs/bench-$1-$2.txt" | tr '\n' ' ')"
     done
     ;;
   host)

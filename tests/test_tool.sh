@@ -14,7 +14,8 @@
 # - error exits: unknown command/option/payload, bad values, a plan the
 #   payload refuses, a missing registry, a bad shapes file (with its line);
 # - the GPU commands: without a GPU, `bench` and `run --backend cuda` exit
-#   77 saying so; with one, they run (bench writes a CSV row that matches).
+#   77 saying so; with one, they run (bench writes a CSV row that matches,
+#   and with --roofline measures plausible ceilings and gives the floor).
 # Scratch files go to a fresh folder under $TMPDIR; nothing is written to
 # the source tree.
 set -u
@@ -160,8 +161,8 @@ expect 2 "--dtype: unknown dtype 'int8'" -- bench --dtype int8 -m 64 -n 64 -k 64
 
 # ---------------------------------------------------------------- the GPU
 printf '# one small shape\n256 256 512\n' >"$tmp/shapes.txt"
-"$tool" bench $r --shapes "$tmp/shapes.txt" --iters 20 --warmup 2 --csv "$tmp/bench.csv" \
-  --json "$tmp/bench.json" >"$tmp/out" 2>&1
+"$tool" bench $r --shapes "$tmp/shapes.txt" --iters 20 --warmup 2 --roofline \
+  --csv "$tmp/bench.csv" --json "$tmp/bench.json" >"$tmp/out" 2>&1
 status=$?
 if [ "$status" -eq 77 ]; then
   grep -q 'needs a CUDA GPU' "$tmp/out" || fail "bench without a GPU: no reason given"
@@ -173,6 +174,17 @@ elif [ "$status" -eq 0 ]; then
   grep -q '^"[^"]*",[0-9]*,[0-9]*,"[^"]*",.*,256,256,512,.*,ok,' "$tmp/bench.csv" ||
     fail "bench CSV row: $(tail -n 1 "$tmp/bench.csv")"
   grep -q '"rows": \[' "$tmp/bench.json" || fail "bench JSON has no rows"
+  # --roofline: both ceilings measured, within what any Hopper can do (a
+  # unit slip is a factor of 1000), and the shape's floor and bound.
+  grep -q '^ceilings: memory [0-9.]* TB/s.*, arithmetic [0-9]* TFLOP/s' "$tmp/out" ||
+    fail "bench --roofline: no ceilings line: $(grep '^ceilings' "$tmp/out")"
+  json_value() { sed -n "s/.*\"$1\": \([0-9.e+-]*\).*/\1/p" "$tmp/bench.json" | head -n 1; }
+  awk -v tb="$(json_value ceiling_tbps)" -v tf="$(json_value ceiling_tflops)" \
+    -v fl="$(json_value floor_ms)" \
+    'BEGIN { exit !(tb > 0.5 && tb < 20 && tf > 50 && tf < 5000 && fl > 0 && fl < 1) }' ||
+    fail "bench --roofline: ceilings $(json_value ceiling_tbps) TB/s, $(json_value ceiling_tflops) TFLOP/s, floor $(json_value floor_ms) ms"
+  # 256 x 256 x 512 bf16 moves 640 KiB for 67 MFLOP: bound by bytes.
+  grep -q '"bound": "memory"' "$tmp/bench.json" || fail "bench --roofline: 256x256x512 not memory-bound"
   expect 0 'verify: .*: PASS$' -- run $r --backend cuda --verify -m 129 -n 136 -k 200
   expect 0 'verify: .*: PASS$' -- run $r --backend cuda --verify --epilogue residual \
     --dtype a=e4m3,b=e4m3,d=bf16 -m 127 -n 64 -k 256 --repeat 5

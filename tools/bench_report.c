@@ -29,6 +29,11 @@ static tp_status close_out(FILE *f, const char *path, char *err, size_t errlen) 
   return TP_OK;
 }
 
+const char *tp_bench_bound(const tp_bench_row *row) {
+  if (isnan(row->roofline.floor_ms)) return "";
+  return tp_roofline_memory_bound(&row->roofline) ? "memory" : "compute";
+}
+
 /* ------------------------------------------------------------------ CSV */
 
 /* A field in double quotes, quotes doubled (RFC 4180). */
@@ -53,7 +58,8 @@ tp_status tp_bench_write_csv(const char *path, const tp_bench_meta *meta, const 
   if (f == NULL) return TP_ERR_IO;
   fputs("gpu,driver,cublaslt,commit,date,payload,epilogue,dtype,out_dtype,warmup,iters,m,n,k,"
         "copies,tilepipe_ms,tilepipe_tflops,cublaslt_ms,cublaslt_tflops,ratio,store_ms,overhead,"
-        "rel_diff,rel_bound,plan_ms,host_us,check,plan,note\n",
+        "rel_diff,rel_bound,plan_ms,host_us,ceiling_tbps,ceiling_tflops,floor_ms,"
+        "tilepipe_of_floor,cublaslt_of_floor,bound,check,plan,note\n",
         f);
   for (size_t i = 0; i < count; i++) {
     const tp_bench_row *r = &rows[i];
@@ -64,11 +70,15 @@ tp_status tp_bench_write_csv(const char *path, const tp_bench_meta *meta, const 
             meta->epilogue, tp_dtype_name(meta->dtype), tp_dtype_name(meta->out_dtype),
             meta->warmup, meta->iters, (long long)r->shape.m, (long long)r->shape.n,
             (long long)r->shape.k, r->copies);
-    const double values[] = {r->ours_ms,  r->ours_tflops, r->lt_ms,     r->lt_tflops,
-                             r->ratio,    r->store_ms,    r->overhead,  r->rel_diff,
-                             r->rel_bound, r->plan_ms,    r->host_us};
+    const double floor_ms = r->roofline.floor_ms;
+    const double values[] = {r->ours_ms,   r->ours_tflops, r->lt_ms,
+                             r->lt_tflops, r->ratio,       r->store_ms,
+                             r->overhead,  r->rel_diff,    r->rel_bound,
+                             r->plan_ms,   r->host_us,     meta->ceilings.bytes_per_s * 1e-12,
+                             meta->ceilings.flops_per_s * 1e-12, floor_ms,
+                             floor_ms / r->ours_ms,        floor_ms / r->lt_ms};
     for (size_t v = 0; v < sizeof values / sizeof values[0]; v++) csv_number(f, values[v], ",");
-    fprintf(f, "%s,", r->check);
+    fprintf(f, "%s,%s,", tp_bench_bound(r), r->check);
     csv_text(f, r->plan, ",");
     csv_text(f, r->note, "\n");
   }
@@ -114,6 +124,8 @@ tp_status tp_bench_write_json(const char *path, const tp_bench_meta *meta,
   json_text(f, "out_dtype", tp_dtype_name(meta->out_dtype), ",\n  ");
   fprintf(f, "\"warmup\": %d,\n  \"iters\": %d,\n  ", meta->warmup, meta->iters);
   json_number(f, "geomean_ratio", meta->geomean_ratio, ",\n  ");
+  json_number(f, "ceiling_tbps", meta->ceilings.bytes_per_s * 1e-12, ",\n  ");
+  json_number(f, "ceiling_tflops", meta->ceilings.flops_per_s * 1e-12, ",\n  ");
   fputs("\"rows\": [", f);
   for (size_t i = 0; i < count; i++) {
     const tp_bench_row *r = &rows[i];
@@ -130,6 +142,10 @@ tp_status tp_bench_write_json(const char *path, const tp_bench_meta *meta,
     json_number(f, "rel_bound", r->rel_bound, ", ");
     json_number(f, "plan_ms", r->plan_ms, ", ");
     json_number(f, "host_us", r->host_us, ", ");
+    json_number(f, "floor_ms", r->roofline.floor_ms, ", ");
+    json_number(f, "tilepipe_of_floor", r->roofline.floor_ms / r->ours_ms, ", ");
+    json_number(f, "cublaslt_of_floor", r->roofline.floor_ms / r->lt_ms, ", ");
+    json_text(f, "bound", tp_bench_bound(r), ", ");
     json_text(f, "check", r->check, ", ");
     json_text(f, "plan", r->plan, ", ");
     json_text(f, "note", r->note, "}");

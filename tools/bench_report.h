@@ -2,13 +2,16 @@
  * files. Every file carries what bench/results/ needs to place a number:
  * GPU, driver, cuBLASLt version, tilepipe commit and date, with the run's
  * settings; one record per shape. A value that was not measured (NaN) is
- * an empty CSV field and a JSON null. */
+ * an empty CSV field and a JSON null. With the ceilings measured, each
+ * record also carries its floor (tools/roofline.h), what bounds it, and
+ * the floor as a share of each side's time (1 = at the floor). */
 #ifndef TP_TOOLS_BENCH_REPORT_H
 #define TP_TOOLS_BENCH_REPORT_H
 
 #include <stddef.h>
 #include "tilepipe/dtype.h"
 #include "tilepipe/status.h"
+#include "tools/roofline.h"
 #include "tools/shapes.h"
 
 typedef struct tp_bench_meta {
@@ -21,6 +24,7 @@ typedef struct tp_bench_meta {
   tp_dtype dtype, out_dtype;
   int warmup, iters;
   double geomean_ratio;     /* NaN when no ratio was measured */
+  tp_ceilings ceilings;     /* measured in the same run (tools/ceilings.h); NaN when not */
 } tp_bench_meta;
 
 typedef struct tp_bench_row {
@@ -31,6 +35,8 @@ typedef struct tp_bench_row {
   double store_ms;                    /* our store epilogue on the same inputs (residual
                                          runs only; else NaN) */
   double overhead;                    /* ours_ms / store_ms - 1 */
+  tp_roofline roofline;               /* the problem's floor under the run's ceilings
+                                         (NaN times without them) */
   double rel_diff;                    /* ||D_ours - D_cublaslt|| / ||D_cublaslt|| */
   double rel_bound;                   /* what rel_diff is judged against */
   double plan_ms;                     /* tp_plan_create, wall clock (link or cache hit) */
@@ -42,6 +48,10 @@ typedef struct tp_bench_row {
 
 /* The current UTC time as "2025-01-31T12:00:00Z". */
 void tp_bench_date(char *buf, size_t size);
+
+/* "memory" or "compute": which of its two times sets the row's floor; ""
+ * without ceilings. */
+const char *tp_bench_bound(const tp_bench_row *row);
 
 tp_status tp_bench_write_csv(const char *path, const tp_bench_meta *meta, const tp_bench_row *rows,
                              size_t count, char *err, size_t errlen);

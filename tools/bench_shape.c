@@ -197,6 +197,8 @@ void tp_bench_shape(const tp_bench_env *env, tp_shape shape, tp_bench_row *row) 
   row->ours_ms = row->ours_tflops = row->lt_ms = row->lt_tflops = row->ratio = NAN;
   row->plan_ms = row->host_us = row->store_ms = row->overhead = NAN;
   row->rel_diff = row->rel_bound = NAN;
+  row->roofline.flops = row->roofline.bytes = row->roofline.memory_ms = NAN;
+  row->roofline.compute_ms = row->roofline.floor_ms = NAN;
   row->check = "error";
   shape_state s;
   memset(&s, 0, sizeof s);
@@ -207,6 +209,7 @@ void tp_bench_shape(const tp_bench_env *env, tp_shape shape, tp_bench_row *row) 
     return;
   }
   row->copies = s.copies;
+  row->roofline = tp_roofline_of(&s.gpu.desc, env->ceilings);
   side ours = {.desc = s.gpu.desc, .s = &s}, store, theirs = {.desc = s.gpu.desc, .s = &s};
   side *sides[MAX_SIDES];
   double *ms[MAX_SIDES];

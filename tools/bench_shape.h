@@ -31,10 +31,11 @@ typedef struct tp_bench_env {
   int warmup, iters;
   size_t l2_bytes;
   uint64_t seed;
+  const tp_ceilings *ceilings; /* NULL: no floors (tools/roofline.h) */
 } tp_bench_env;
 
 /* Measures `shape` into *row (every field set; failures go into row->note
- * with row->check = "error"). */
+ * with row->check = "error"), with its floor under env->ceilings. */
 void tp_bench_shape(const tp_bench_env *env, tp_shape shape, tp_bench_row *row);
 
 #endif

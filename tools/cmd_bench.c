@@ -3,10 +3,11 @@
  *
  * It needs a CUDA GPU: without one it says so and exits 77 (after checking
  * the command line and the shapes file, so those errors show anywhere).
- * Without cuBLASLt it times our kernel alone and says why. It prints a
- * table and the geometric mean of the ratios, and writes CSV and/or JSON
- * records carrying GPU, driver, cuBLASLt version, commit ($TILEPIPE_COMMIT)
- * and date. Exit status: 0 when every shape ran and matched, 1 when some
+ * Without cuBLASLt it times our kernel alone and says why. With --roofline
+ * it first measures the device's ceilings (tools/ceilings.h) and gives each
+ * shape its floor (tools/roofline.h). It prints a table and the geometric
+ * mean of the ratios, and writes CSV and/or JSON records carrying GPU,
+ * driver, cuBLASLt version, commit ($TILEPIPE_COMMIT) and date. Exit status: 0 when every shape ran and matched, 1 when some
  * output did not match cuBLASLt's, 3 when some shape could not run. */
 #include <math.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include "tilepipe/tilepipe.h"
 #include "tools/bench_report.h"
 #include "tools/bench_shape.h"
+#include "tools/ceilings.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/shapes.h"
@@ -29,6 +31,7 @@
 typedef struct bench_args {
   const char *registry, *payload, *epilogue, *dtype, *out_dtype, *shapes, *csv, *json;
   int64_t m, n, k, warmup, iters, seed;
+  int roofline;
 } bench_args;
 
 static const char *summary =
@@ -37,7 +40,10 @@ static const char *summary =
     "./" LOCAL_SHAPES ", else " TP_BENCH_SHAPES_FILE ") or the one shape -m -n -k.\n"
     "CUDA-event timing, median of --iters runs after --warmup; inputs rotated over\n"
     "several copies when they fit in L2. cuBLASLt runs with f32 compute and, for fp8,\n"
-    "without fast accumulation. Each output is checked against cuBLASLt's.\n\n"
+    "without fast accumulation. Each output is checked against cuBLASLt's.\n"
+    "--roofline first measures the device's two ceilings (a 1 GiB copy within the\n"
+    "device; cuBLASLt at 8192^3 in the same dtypes) and gives each shape its floor,\n"
+    "what bounds it, and the floor as a share of each side's time.\n\n"
     "Record results under bench/results/ (docs/tool.md): set TILEPIPE_COMMIT to\n"
     "`git describe --always --dirty` so the files name the commit. Needs a CUDA GPU\n"
     "(exit 77 without one).";
@@ -72,12 +78,16 @@ static int parse_dtype(const char *flag, const char *name, tp_dtype *out) {
   return TP_EXIT_OK;
 }
 
-/* with_store: the residual's columns (our store's time, the overhead). */
-static void print_row(const tp_bench_row *r, int with_store) {
+/* with_store: the residual's columns (our store's time, the overhead);
+ * with_floor: the roofline's (the floor, its bound, each side's share). */
+static void print_row(const tp_bench_row *r, int with_store, int with_floor) {
   printf("%6lld %6lld %6lld %3d %10.4f %8.1f %10.4f %8.1f %6.3f", (long long)r->shape.m,
          (long long)r->shape.n, (long long)r->shape.k, r->copies, r->ours_ms, r->ours_tflops,
          r->lt_ms, r->lt_tflops, r->ratio);
   if (with_store) printf(" %10.4f %+6.1f%%", r->store_ms, 100.0 * r->overhead);
+  if (with_floor)
+    printf(" %9.4f %7s %5.0f%% %6.0f%%", r->roofline.floor_ms, tp_bench_bound(r),
+           100.0 * r->roofline.floor_ms / r->ours_ms, 100.0 * r->roofline.floor_ms / r->lt_ms);
   printf(" %8.1f %7.1f  %s", r->plan_ms, r->host_us, r->check);
   if (!isnan(r->rel_diff)) printf(" (rel %.2g, bound %.2g)", r->rel_diff, r->rel_bound);
   printf("\n");
@@ -101,37 +111,60 @@ static tp_cublaslt *open_cublaslt(void **workspace, size_t bytes) {
   return lt;
 }
 
+/* A geometric mean, built up one positive value at a time (others are
+ * skipped: not measured). */
+typedef struct geomean {
+  double log_sum;
+  int count;
+} geomean;
+
+static void geomean_add(geomean *g, double v) {
+  if (!(v > 0.0) || isinf(v)) return;
+  g->log_sum += log(v);
+  g->count++;
+}
+
+static double geomean_value(const geomean *g) {
+  return g->count ? exp(g->log_sum / g->count) : NAN;
+}
+
 /* Runs every shape, prints the table, writes the files; the exit status. */
 static int bench(const bench_args *a, tp_bench_env *env, tp_bench_meta *meta,
                  const tp_shape *shapes, size_t count) {
   tp_bench_row *rows = calloc(count, sizeof *rows);
   if (rows == NULL) return tp_cli_fail("bench", TP_EXIT_ERROR, "out of host memory");
   const int with_store = strcmp(a->epilogue, "store") != 0;
+  const int with_floor = env->ceilings != NULL;
   printf("%6s %6s %6s %3s %10s %8s %10s %8s %6s", "M", "N", "K", "cp", "ours ms", "TFLOP/s",
          "cuBLAS ms", "TFLOP/s", "ratio");
   if (with_store) printf(" %10s %7s", "store ms", "over");
+  if (with_floor) printf(" %9s %7s %6s %7s", "floor ms", "bound", "ours", "cuBLAS");
   printf(" %8s %7s  %s\n", "plan ms", "host us", "check");
-  double log_sum = 0.0, worst = NAN;
-  int ratios = 0, rc = TP_EXIT_OK;
+  double worst = NAN;
+  geomean ratios = {0.0, 0}, ours_share = {0.0, 0}, lt_share = {0.0, 0};
+  int rc = TP_EXIT_OK;
   for (size_t i = 0; i < count; i++) {
     env->seed = (uint64_t)a->seed + i;
     tp_bench_shape(env, shapes[i], &rows[i]);
-    print_row(&rows[i], with_store);
+    print_row(&rows[i], with_store, with_floor);
     if (!isnan(rows[i].overhead) && (isnan(worst) || rows[i].overhead > worst))
       worst = rows[i].overhead;
-    if (!isnan(rows[i].ratio) && rows[i].ratio > 0) {
-      log_sum += log(rows[i].ratio);
-      ratios++;
-    }
+    geomean_add(&ratios, rows[i].ratio);
+    geomean_add(&ours_share, rows[i].roofline.floor_ms / rows[i].ours_ms);
+    geomean_add(&lt_share, rows[i].roofline.floor_ms / rows[i].lt_ms);
     if (strcmp(rows[i].check, "error") == 0) rc = TP_EXIT_ERROR;
     if (strcmp(rows[i].check, "MISMATCH") == 0 && rc == TP_EXIT_OK) rc = TP_EXIT_FAIL;
   }
-  meta->geomean_ratio = ratios ? exp(log_sum / ratios) : NAN;
-  if (ratios)
+  meta->geomean_ratio = geomean_value(&ratios);
+  if (ratios.count)
     printf("geometric mean of the ratios (tilepipe / cuBLASLt): %.3f over %d shapes\n",
-           meta->geomean_ratio, ratios);
+           meta->geomean_ratio, ratios.count);
   if (with_store && !isnan(worst))
     printf("largest overhead over our store epilogue (same process): %+.1f%%\n", 100.0 * worst);
+  if (ours_share.count)
+    printf("geometric mean of the floor over the time: tilepipe %.2f, cuBLASLt %.2f (1 = at the "
+           "floor)\n",
+           geomean_value(&ours_share), geomean_value(&lt_share));
   char err[512];
   if (a->csv && tp_bench_write_csv(a->csv, meta, rows, count, err, sizeof err) != TP_OK)
     rc = tp_cli_fail("bench", TP_EXIT_ERROR, "%s", err);
@@ -139,6 +172,26 @@ static int bench(const bench_args *a, tp_bench_env *env, tp_bench_meta *meta,
     rc = tp_cli_fail("bench", TP_EXIT_ERROR, "%s", err);
   free(rows);
   return rc;
+}
+
+/* The two ceilings into meta (NaN where not measured), said in one line;
+ * whether every shape can have its floor. */
+static int measure_ceilings(const tp_bench_env *env, tp_bench_meta *meta) {
+  const tp_ceiling_gemm gemm = {env->cublaslt, env->workspace, env->workspace_bytes, env->dtype,
+                                env->out_dtype};
+  char err[512];
+  const tp_status st = tp_ceilings_measure(&gemm, &meta->ceilings, err, sizeof err);
+  printf("ceilings: memory ");
+  if (isnan(meta->ceilings.bytes_per_s)) printf("not measured");
+  else printf("%.2f TB/s (1 GiB copied within the device, read + written)",
+              meta->ceilings.bytes_per_s * 1e-12);
+  printf(", arithmetic ");
+  if (isnan(meta->ceilings.flops_per_s)) printf("not measured");
+  else printf("%.0f TFLOP/s (cuBLASLt, %d^3, %s -> %s)", meta->ceilings.flops_per_s * 1e-12,
+              TP_CEILING_GEMM_SIZE, tp_dtype_name(env->dtype), tp_dtype_name(env->out_dtype));
+  if (st != TP_OK) printf("; no floors: %s", err);
+  printf("\n");
+  return st == TP_OK;
 }
 
 int tp_cmd_bench(int argc, char **argv) {
@@ -163,6 +216,8 @@ int tp_cmd_bench(int argc, char **argv) {
       {"seed", TP_CLI_INT, &a.seed, "S", "seed of the random inputs (default 1)", 0, INT64_MAX / 2},
       {"csv", TP_CLI_STRING, &a.csv, "FILE", "write the results as CSV", 0, 0},
       {"json", TP_CLI_STRING, &a.json, "FILE", "write the results as JSON", 0, 0},
+      {"roofline", TP_CLI_FLAG, &a.roofline, NULL,
+       "measure the device's ceilings first; give each shape its floor", 0, 0},
       {"registry", TP_CLI_STRING, &a.registry, "PATH", "the registry INI", 0, 0},
   };
   const tp_cli_command cmd = {"bench", "bench [--shapes FILE | -m M -n N -k K] [options]", summary,
@@ -203,7 +258,8 @@ int tp_cmd_bench(int argc, char **argv) {
                         .cublaslt_version = env.cublaslt ? tp_cublaslt_version(env.cublaslt) : 0,
                         .commit = commit && *commit ? commit : "unknown",
                         .payload = a.payload, .epilogue = a.epilogue, .dtype = env.dtype,
-                        .out_dtype = env.out_dtype, .warmup = env.warmup, .iters = env.iters};
+                        .out_dtype = env.out_dtype, .warmup = env.warmup, .iters = env.iters,
+                        .ceilings = {NAN, NAN}};
   tp_bench_date(meta.date, sizeof meta.date);
   printf("GPU %s (%d SMs, cc %d.%d, L2 %zu MiB), driver %d.%d, cuBLASLt %zu, tilepipe %s (%s), "
          "%s\n",
@@ -212,6 +268,7 @@ int tp_cmd_bench(int argc, char **argv) {
          tp_version(), meta.commit, meta.date);
   printf("%s x %s, A/B %s, D %s, warm-up %d, median of %d\n", a.payload, a.epilogue,
          tp_dtype_name(env.dtype), tp_dtype_name(env.out_dtype), env.warmup, env.iters);
+  if (a.roofline && measure_ceilings(&env, &meta)) env.ceilings = &meta.ceilings;
   rc = bench(&a, &env, &meta, shapes, count);
   tp_device_free(env.workspace);
   tp_cublaslt_close(env.cublaslt);

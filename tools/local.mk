@@ -33,6 +33,10 @@ tools_tilepipe_SOURCES = \
 	tools/cublaslt.c \
 	tools/output_diff.h \
 	tools/output_diff.c \
+	tools/roofline.h \
+	tools/roofline.c \
+	tools/ceilings.h \
+	tools/ceilings.c \
 	tools/bench_report.h \
 	tools/bench_report.c \
 	tools/bench_shape.h \
