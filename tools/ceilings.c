@@ -14,7 +14,7 @@ enum { CEILING_WARMUP = 3, CEILING_ITERS = 21 };
 /* Random rows generated on the host and repeated down A and B: 32 slabs of
  * the 8192-row operands, 4 MiB of bf16 to draw instead of 128. */
 enum { BLOCK_ROWS = 256 };
-static const size_t COPY_BYTES = (size_t)1 << 30;
+static const size_t COPY_BYTES = (size_t)TP_CEILING_COPY_MIB << 20;
 
 static tp_status device_failed(const char *what, tp_status st, char *err, size_t errlen) {
   snprintf(err, errlen, "%s: %s", what, tp_error_message());

@@ -18,8 +18,9 @@
 #include "tools/cublaslt.h"
 #include "tools/roofline.h"
 
-/* The arithmetic ceiling's problem: M = N = K = TP_CEILING_GEMM_SIZE. */
-enum { TP_CEILING_GEMM_SIZE = 8192 };
+/* The memory ceiling's copy, in MiB; the arithmetic ceiling's problem,
+ * M = N = K = TP_CEILING_GEMM_SIZE. */
+enum { TP_CEILING_COPY_MIB = 1024, TP_CEILING_GEMM_SIZE = 8192 };
 
 /* What the arithmetic ceiling runs on: cuBLASLt (NULL: not measured, its
  * ceiling NaN) with its workspace, and the benchmark's dtypes. */

@@ -7,8 +7,9 @@
  * it first measures the device's ceilings (tools/ceilings.h) and gives each
  * shape its floor (tools/roofline.h). It prints a table and the geometric
  * mean of the ratios, and writes CSV and/or JSON records carrying GPU,
- * driver, cuBLASLt version, commit ($TILEPIPE_COMMIT) and date. Exit status: 0 when every shape ran and matched, 1 when some
- * output did not match cuBLASLt's, 3 when some shape could not run. */
+ * driver, cuBLASLt version, commit ($TILEPIPE_COMMIT) and date. Exit
+ * status: 0 when every shape ran and matched, 1 when some output did not
+ * match cuBLASLt's, 3 when some shape could not run. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -183,8 +184,8 @@ static int measure_ceilings(const tp_bench_env *env, tp_bench_meta *meta) {
   const tp_status st = tp_ceilings_measure(&gemm, &meta->ceilings, err, sizeof err);
   printf("ceilings: memory ");
   if (isnan(meta->ceilings.bytes_per_s)) printf("not measured");
-  else printf("%.2f TB/s (1 GiB copied within the device, read + written)",
-              meta->ceilings.bytes_per_s * 1e-12);
+  else printf("%.2f TB/s (%d MiB copied within the device, read + written)",
+              meta->ceilings.bytes_per_s * 1e-12, TP_CEILING_COPY_MIB);
   printf(", arithmetic ");
   if (isnan(meta->ceilings.flops_per_s)) printf("not measured");
   else printf("%.0f TFLOP/s (cuBLASLt, %d^3, %s -> %s)", meta->ceilings.flops_per_s * 1e-12,
