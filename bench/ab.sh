@@ -34,6 +34,7 @@ variants=${VARIANTS:-base}
 mkdir -p "$out"
 
 autoreconf -fi > /tmp/ab-autoreconf.log 2>&1 || { tail /tmp/ab-autoreconf.log; exit 1; }
+pids=()
 for v in $variants; do
   (
     src=/tmp/ab-src-$v build=/tmp/ab-$v
@@ -45,14 +46,17 @@ for v in $variants; do
     done
     cd "$build" && "$src/configure" > configure.log 2>&1 && make -j8 > build.log 2>&1 ||
       { echo "ab: $v does not build (see $build); $v is not timed"; exit 1; }
-    touch "$build/.ab-built"
   ) &
+  pids+=($!)
 done
-wait
-# A variant whose patch or build failed would otherwise be timed as
-# whatever was left in its folder, under its own name.
+# Only the variants whose subshell succeeded are timed: one whose patch or
+# build failed would be timed as whatever its folder held, under its name.
 built=""
-for v in $variants; do [ -f "/tmp/ab-$v/.ab-built" ] && built="$built $v"; done
+i=0
+for v in $variants; do
+  wait "${pids[$i]}" && built="$built $v"
+  i=$((i + 1))
+done
 
 for round in $(seq "${AB_ROUNDS:-1}"); do
   for v in $built; do
