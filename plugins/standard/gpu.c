@@ -489,6 +489,24 @@ static tp_status encode(const tp_host_api *host, tp_tma_desc *out, tp_dtype dtyp
   return host->tma_encode_2d(out, &r, err, errlen);
 }
 
+/* Which chunks of a tile's C past the ring the main loader stages in one
+ * more input stage (standard_params.h): as many as its A and B tiles hold,
+ * whole output chunks each; none under an f32 D (the kernel has no room
+ * in registers for it there). */
+static void stage_c_chunks(const standard_gpu_plan *g, const tp_epilogue_plan *epi,
+                           const tp_gemm_desc *desc, tp_standard_params *p) {
+  const uint32_t slot = g->smem.output.bytes;
+  const int32_t chunks = ceil_div((int64_t)g->tile_n * tp_codec_bits(desc->d.dtype),
+                                  TP_STANDARD_K_BYTES * 8);
+  const int32_t a_slots = (int32_t)(g->smem.tensors[0].bytes / slot);
+  const int32_t slots = a_slots + (int32_t)(g->smem.tensors[1].bytes / slot);
+  const int32_t past_ring = chunks - (int32_t)g->smem.source_stages;
+  p->c_staged_first = (int32_t)g->smem.source_stages;
+  const bool staged = epi->source_dtype != TP_DTYPE_NONE && desc->d.dtype != TP_DTYPE_F32;
+  p->c_staged_count = !staged || past_ring <= 0 ? 0 : (past_ring < slots ? past_ring : slots);
+  p->c_staged_a_slots = a_slots;
+}
+
 tp_status standard_gpu_args_slot(const tp_payload_plan *plan, const tp_epilogue_plan *epi,
                                  const tp_gemm_desc *desc, const tp_host_api *host, void *params,
                                  char *err, size_t errlen) {
@@ -543,6 +561,7 @@ tp_status standard_gpu_args_slot(const tp_payload_plan *plan, const tp_epilogue_
   p->ldd = desc->d.stride[0];
   p->splits = g.splits;
   p->split_from = g.split_from;
+  stage_c_chunks(&g, epi, desc, p);
   if (g.splits > 1) {
     if (plan->workspace == NULL)
       return tpc_fail(err, errlen, TP_ERR_INTERNAL, "split-K plan without its workspace");

@@ -12,7 +12,9 @@
  *   warpgroup 0, producer (40 registers):
  *     warp 0  TMA loads of A (a 64-row box per consumer warpgroup, none
  *             for rows wholly past M) and B k-blocks into the input pipeline
- *             (B multicast to the CLUSTER_M CTAs that share it);
+ *             (B multicast to the CLUSTER_M CTAs that share it); with C,
+ *             after a tile's last k-block, one more input stage holding
+ *             the chunks of C past the ring (staged_c below);
  *     warp 1  TMA stores of D chunks out of the output pipeline;
  *     warp 2  TMA loads of the epilogue's source C into the output chunks
  *             (the source ring lives in them), ordered after the mainloop
@@ -26,7 +28,10 @@
  * A chunk of the ring thus goes round C load -> consumers -> TMA store ->
  * C load: the store warp, once the store has read a chunk, frees it for the
  * next C. The consumers never release C themselves, so every chunk of the
- * ring prefetches C (a whole tile's C for a ring as deep as the tile).
+ * ring prefetches C (a whole tile's C for a ring as deep as the tile). The
+ * chunks past the ring's depth come in the staged input stage, which the
+ * consumers hold over the tile's epilogue; their ring slots only pass on
+ * (no bytes) so that every chunk keeps its place in the ring.
  * Split-K (p.splits > 1, single CTAs only): a work unit of a tile from
  * p.split_from on is one split of its k-blocks (every tile for shapes with
  * fewer tiles than SMs; those of the last, partial wave otherwise, so that
@@ -40,6 +45,8 @@
  *   - operand tiles are K-major, 128 bytes of K per row, 128B-swizzled, each
  *     1024-byte aligned (the storage planner guarantees it);
  *   - every role walks the same work-unit sequence (tile_schedule below);
+ *   - every role steps the input pipeline alike: k-blocks, then for a
+ *     tile's last split with staged C one stage more;
  *   - barrier counts: input full 1 (expect_tx), input empty = the consumer
  *     warps (8 in a 128-row tile, 4 in a 64-row one) x CLUSTER_M (every
  *     consumer warp of every CTA that received our multicast half of B frees
@@ -282,6 +289,64 @@ TP_DEV void c_prefetch_past_ring(const tp_standard_params &p, int32_t m0, int32_
   }
 }
 
+/* The chunks of C past the ring that come in through one more input stage,
+ * which the main loader fills with them right after a tile's last k-block
+ * (its A tile, then its B tile, one chunk slot of the output chunk's bytes
+ * each): they then land about when the mainloop ends, from L2 (prefetched
+ * above), instead of once the epilogue has stored the chunks before them.
+ * Chunks past those the stage holds still go through the ring. */
+struct staged_c {
+  int32_t first, count; /* chunks [first, first + count) */
+  int32_t a_slots;      /* of those, the first a_slots in the stage's A tile */
+  uint32_t slot_bytes;
+};
+
+/* gpu.c worked them out (standard_params.h): read from the parameter block
+ * where they are used, not held in registers across the mainloop. None
+ * under an f32 D: gpu.c stages none there, and the kernel leaves the code
+ * out, which would cost its epilogue (8 chunks unrolled) a spill. */
+template <int DT>
+TP_DEV staged_c staged_c_of(const tp_standard_params &p) {
+  staged_c s;
+  s.first = p.c_staged_first;
+  s.count = DT == TP_DTYPE_F32 ? 0 : p.c_staged_count;
+  s.a_slots = p.c_staged_a_slots;
+  s.slot_bytes = p.smem.output.bytes;
+  return s;
+}
+
+TP_DEV bool staged_c_has(const staged_c &s, int c) { return c >= s.first && c < s.first + s.count; }
+
+/* Chunk c's slot in the staged stage whose tiles are a and b. */
+template <typename T>
+TP_DEV T *staged_c_slot(const staged_c &s, T *a, T *b, int c) {
+  const int32_t i = c - s.first;
+  return i < s.a_slots ? a + i * s.slot_bytes : b + (i - s.a_slots) * s.slot_bytes;
+}
+
+/* The bytes of chunk c of C, and its loads into `to` (completing on full):
+ * 128-byte boxes (two per chunk for an f32 C under a 16-bit D), or for a
+ * tail chunk one box of its columns (C then in D's dtype: gpu.c takes no
+ * other under a tail chunk). */
+template <int BM, int BN, int DT>
+TP_DEV uint32_t c_chunk_bytes(const tp_standard_params &p, int c) {
+  return chunk_is_tail<BN, DT>(c) ? BM * chunk_traits<BN, DT>::tail_pitch
+                                  : (uint32_t)c_boxes_of<BN, DT>(p).count * BM * TP_STANDARD_K_BYTES;
+}
+
+template <int BM, int BN, int DT>
+TP_DEV void load_c_chunk(const tp_standard_params &p, unsigned char *to, tp_mbar *full, int c,
+                         int32_t m0, int32_t n0) {
+  const int32_t col0 = n0 + c * chunk_traits<BN, DT>::cols;
+  if (chunk_is_tail<BN, DT>(c)) {
+    tp_tma_load_2d(to, &p.c_tail, full, col0, m0);
+    return;
+  }
+  const c_boxes b = c_boxes_of<BN, DT>(p);
+  for (int32_t x = 0; x < b.count; ++x)
+    tp_tma_load_2d(to + x * BM * TP_STANDARD_K_BYTES, &p.c, full, col0 + x * b.cols, m0);
+}
+
 /* A k-block's A boxes (a_boxes of 64 rows from m0) into a stage. */
 TP_DEV void load_a_boxes(const tp_standard_params &p, unsigned char *a, tp_mbar *full, int32_t k0,
                          int32_t m0, uint32_t a_boxes) {
@@ -347,6 +412,20 @@ TP_DEV void run_loader(const tp_standard_params &p) {
         c_prefetch_past_ring<BN, DT>(p, m0, n0);
       }
     }
+    if (w.last && staged_c_of<DT>(p).count > 0) {
+      const staged_c sc = staged_c_of<DT>(p);
+      TP_INPUT_PRODUCE(&prod, st) {
+        unsigned char *a = (unsigned char *)tp_input_producer_stage_tile(&st, 0, 0);
+        unsigned char *b = (unsigned char *)tp_input_producer_stage_tile(&st, 1, 0);
+        uint32_t bytes = 0;
+        for (int c = sc.first; c < sc.first + sc.count; ++c) bytes += c_chunk_bytes<BM, BN, DT>(p, c);
+        tp_input_producer_stage_arrive_expect_bytes(&st, bytes);
+        for (int c = sc.first; c < sc.first + sc.count; ++c) {
+          load_c_chunk<BM, BN, DT>(p, staged_c_slot(sc, a, b, c),
+                                   tp_input_producer_stage_barrier(&st), c, m0, n0);
+        }
+      }
+    }
   }
   tp_input_producer_drain(&prod);
 }
@@ -394,7 +473,7 @@ TP_DEV void run_source_loader(const tp_standard_params &p) {
   tp_input_producer prod = tp_input_pipeline_producer(&ep);
   const tp_load_order order = tp_storage_load_order(smem_base(), &p.smem);
   const tile_schedule s = tile_schedule_make<CLUSTER_M>(p);
-  const c_boxes b = c_boxes_of<BN, DT>(p);
+  const staged_c sc = staged_c_of<DT>(p);
   for (int32_t u = s.first; u < s.units; u += s.stride) {
     const work_unit w = work_unit_of(p, u);
     if (!w.last) continue;
@@ -403,19 +482,14 @@ TP_DEV void run_source_loader(const tp_standard_params &p) {
     tp_load_order_wait(&order);
     for (int32_t c = 0; c < chunk_traits<BN, DT>::count; ++c) {
       TP_INPUT_PRODUCE(&prod, st) {
-        unsigned char *chunk = (unsigned char *)tp_input_producer_stage_tile(&st, 0, 0);
-        const int32_t col0 = n0 + c * chunk_traits<BN, DT>::cols;
-        if (chunk_is_tail<BN, DT>(c)) {
-          /* C in D's dtype (gpu.c takes no other under a tail chunk). */
-          tp_input_producer_stage_arrive_expect_bytes(
-              &st, BM * chunk_traits<BN, DT>::tail_pitch);
-          tp_tma_load_2d(chunk, &p.c_tail, tp_input_producer_stage_barrier(&st), col0, m0);
-        } else {
-          tp_input_producer_stage_arrive_expect(&st);
-          for (int32_t x = 0; x < b.count; ++x) {
-            tp_tma_load_2d(chunk + x * BM * TP_STANDARD_K_BYTES, &p.c,
-                           tp_input_producer_stage_barrier(&st), col0 + x * b.cols, m0);
-          }
+        /* A staged chunk's C is in the input stage already: its slot in the
+         * ring only passes on, once stored, to the epilogue's D (no bytes),
+         * so that every chunk keeps its place in the ring. */
+        const bool staged = staged_c_has(sc, c);
+        tp_input_producer_stage_arrive_expect_bytes(&st, staged ? 0u : c_chunk_bytes<BM, BN, DT>(p, c));
+        if (!staged) {
+          load_c_chunk<BM, BN, DT>(p, (unsigned char *)tp_input_producer_stage_tile(&st, 0, 0),
+                                   tp_input_producer_stage_barrier(&st), c, m0, n0);
         }
       }
     }
@@ -596,12 +670,14 @@ TP_DEV void store_ragged(const tp_standard_params &p, int c, const unsigned char
 template <int BM, int BN, int DT>
 TP_DEV void consumer_epilogue(const tp_standard_params &p, const float *acc, int32_t m0,
                               int32_t n0, uint32_t wg, tp_output_writer *out,
-                              tp_input_consumer *src) {
+                              tp_input_consumer *src, const unsigned char *staged_a,
+                              const unsigned char *staged_b) {
   typedef chunk_traits<BN, DT> chunks;
   static_assert(chunks::cols / 8 % EPI_STEP_J == 0, "a chunk is whole epilogue steps");
   const int32_t source_dtype = p.epilogue.source_dtype;
   const bool has_source = source_dtype != TP_DTYPE_NONE;
   const int kind = source_kind_of<DT>(source_dtype);
+  const staged_c sc = staged_c_of<DT>(p);
   /* D is written over C in the same chunk. Where C's elements are wider
    * than D's, a thread's D lands on C that other lanes of its warp (the
    * row's owners) read in the same step: they must all have read first. */
@@ -614,6 +690,8 @@ TP_DEV void consumer_epilogue(const tp_standard_params &p, const float *acc, int
     if (has_source) in = tp_input_consumer_acquire_stage(src);
     tp_output_write_stage os = tp_output_writer_acquire_stage(out);
     unsigned char *chunk = (unsigned char *)tp_output_write_stage_tile(&os);
+    const bool from_stage = staged_c_has(sc, c);
+    const unsigned char *c_chunk = from_stage ? staged_c_slot(sc, staged_a, staged_b, c) : chunk;
     const int32_t col0 = n0 + c * chunks::cols;
     const int groups = chunk_cols<BN, DT>(c) / 8;
 #pragma unroll
@@ -621,7 +699,7 @@ TP_DEV void consumer_epilogue(const tp_standard_params &p, const float *acc, int
       if (j0 >= groups) break;
       const int nj = min(EPI_STEP_J, groups - j0);
       float s[EPI_STEP_J * 4], d[EPI_STEP_J * 4];
-      source_fetch<BM, BN, DT>(c, chunk, kind, wg, j0, nj, s);
+      source_fetch<BM, BN, DT>(c, c_chunk, kind, wg, j0, nj, s);
       if (c_wider) __syncwarp();
 #pragma unroll
       for (int j = 0; j < EPI_STEP_J; ++j) {
@@ -746,7 +824,20 @@ TP_DEV void run_consumer(const tp_standard_params &p, uint32_t wg) {
     tp_wgmma_wait_group<0>();
     if (!release_at_once) tp_input_consumer_stage_release(&held);
     if (w.split_k && !split_k_reduce<BM, BN>(p, acc, w, wg)) continue;
-    consumer_epilogue<BM, BN, DT>(p, acc, m0, n0, wg, &out, &src);
+    /* The input stage with the tile's staged chunks of C (staged_c_of), held
+     * over the whole epilogue: a wait or an arrival between its chunks would
+     * cut the store epilogue's unrolled chunks apart too (its store ran 2%
+     * slower at 4096x32768x512 so). */
+    tp_input_consumer_stage staged;
+    const unsigned char *staged_a = NULL, *staged_b = NULL;
+    const bool c_staged = staged_c_of<DT>(p).count > 0;
+    if (c_staged) {
+      staged = tp_input_consumer_acquire_stage(&cons);
+      staged_a = (const unsigned char *)tp_input_consumer_stage_tile(&staged, 0, 0);
+      staged_b = (const unsigned char *)tp_input_consumer_stage_tile(&staged, 1, 0);
+    }
+    consumer_epilogue<BM, BN, DT>(p, acc, m0, n0, wg, &out, &src, staged_a, staged_b);
+    if (c_staged) tp_input_consumer_stage_release(&staged);
   }
   tp_input_consumer_drain(&cons);
   tp_output_writer_drain(&out);

@@ -60,6 +60,11 @@ typedef struct tp_standard_params {
   int32_t splits, split_from;
   uint32_t *counters;
   float *partials;
+  /* With C: the chunks [c_staged_first, c_staged_first + c_staged_count)
+   * of a tile's C past the ring come through one more input stage (the
+   * kernel's staged_c), the first c_staged_a_slots of them in its A tile,
+   * the rest in its B tile, one output chunk's bytes apart. */
+  int32_t c_staged_first, c_staged_count, c_staged_a_slots;
   tp_epilogue_args epilogue;
 } tp_standard_params;
 
