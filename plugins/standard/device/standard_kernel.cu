@@ -330,8 +330,8 @@ TP_DEV T *staged_c_slot(const staged_c &s, T *a, T *b, int c) {
  * other under a tail chunk). */
 template <int BM, int BN, int DT>
 TP_DEV uint32_t c_chunk_bytes(const tp_standard_params &p, int c) {
-  return chunk_is_tail<BN, DT>(c) ? BM * chunk_traits<BN, DT>::tail_pitch
-                                  : (uint32_t)c_boxes_of<BN, DT>(p).count * BM * TP_STANDARD_K_BYTES;
+  if (chunk_is_tail<BN, DT>(c)) return BM * chunk_traits<BN, DT>::tail_pitch;
+  return (uint32_t)c_boxes_of<BN, DT>(p).count * BM * TP_STANDARD_K_BYTES;
 }
 
 template <int BM, int BN, int DT>
@@ -418,7 +418,8 @@ TP_DEV void run_loader(const tp_standard_params &p) {
         unsigned char *a = (unsigned char *)tp_input_producer_stage_tile(&st, 0, 0);
         unsigned char *b = (unsigned char *)tp_input_producer_stage_tile(&st, 1, 0);
         uint32_t bytes = 0;
-        for (int c = sc.first; c < sc.first + sc.count; ++c) bytes += c_chunk_bytes<BM, BN, DT>(p, c);
+        for (int c = sc.first; c < sc.first + sc.count; ++c)
+          bytes += c_chunk_bytes<BM, BN, DT>(p, c);
         tp_input_producer_stage_arrive_expect_bytes(&st, bytes);
         for (int c = sc.first; c < sc.first + sc.count; ++c) {
           load_c_chunk<BM, BN, DT>(p, staged_c_slot(sc, a, b, c),
@@ -486,7 +487,8 @@ TP_DEV void run_source_loader(const tp_standard_params &p) {
          * ring only passes on, once stored, to the epilogue's D (no bytes),
          * so that every chunk keeps its place in the ring. */
         const bool staged = staged_c_has(sc, c);
-        tp_input_producer_stage_arrive_expect_bytes(&st, staged ? 0u : c_chunk_bytes<BM, BN, DT>(p, c));
+        tp_input_producer_stage_arrive_expect_bytes(
+            &st, staged ? 0u : c_chunk_bytes<BM, BN, DT>(p, c));
         if (!staged) {
           load_c_chunk<BM, BN, DT>(p, (unsigned char *)tp_input_producer_stage_tile(&st, 0, 0),
                                    tp_input_producer_stage_barrier(&st), c, m0, n0);
