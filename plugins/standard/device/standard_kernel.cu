@@ -270,20 +270,27 @@ TP_DEV c_boxes c_boxes_of(const tp_standard_params &p) {
   return b;
 }
 
-/* The chunks of C past the ring's depth load only once the epilogue has
- * stored the chunk before them, at the tile's end, when every CTA stores
- * its D and starts its next tile's loads at once: such a load from DRAM
- * took 4 to 5 thousand cycles (H100, 4096 x 24576 x 1536), and the
- * consumers waited for it. The main loader asks for them into L2
- * C_PREFETCH_LEAD k-blocks before its last load of the tile; they then
- * load in about 1.1 thousand. (16 k-blocks ahead did no better; a prefetch
- * at the tile's start, no better than none.) */
-enum { C_PREFETCH_LEAD = 8 };
+/* A tile's C is loaded into shared memory from C_PREFETCH_LEAD k-blocks
+ * before the tile's end (the ring's chunks) and after its last k-block (the
+ * staged ones). The main loader first asks for each chunk into L2, chunk c
+ * at k-block kb_end - C_PREFETCH_LEAD - (count - c) x C_PREFETCH_SPREAD
+ * (the tile's first when it is shorter), so that those loads come from L2
+ * and the DRAM reads of 132 CTAs' C, all at the same point of their tiles,
+ * do not fall in one k-block and stall the operand loads there. With every
+ * chunk asked for at once, 8 k-blocks before the end, the residual ran on
+ * the H100 1.6% slower at 4096^3 and 0.9-2.1% slower at 4096 x 4096 x 7168,
+ * 4096 x 2112 x 7168, 4096 x 7168 x 2048 and 4096 x 32768 x 512 (one
+ * `bench/ab.sh` round, the eleventh session). */
+enum { C_PREFETCH_LEAD = 8, C_PREFETCH_SPREAD = 8 };
 
 template <int BN, int DT>
-TP_DEV void c_prefetch_past_ring(const tp_standard_params &p, int32_t m0, int32_t n0) {
+TP_DEV void c_prefetch_spread(const tp_standard_params &p, int32_t kb, int32_t kb_begin,
+                              int32_t kb_end, int32_t m0, int32_t n0) {
   const c_boxes b = c_boxes_of<BN, DT>(p);
-  for (int32_t c = (int32_t)p.smem.source_stages; c < chunk_traits<BN, DT>::count; ++c) {
+  constexpr int count = chunk_traits<BN, DT>::count;
+#pragma unroll
+  for (int c = 0; c < count; ++c) {
+    if (kb != max(kb_begin, kb_end - C_PREFETCH_LEAD - (count - c) * C_PREFETCH_SPREAD)) continue;
     for (int32_t x = 0; x < b.count; ++x)
       tp_tma_prefetch_l2_2d(&p.c, n0 + c * chunk_traits<BN, DT>::cols + x * b.cols, m0);
   }
@@ -400,16 +407,16 @@ TP_DEV void run_loader(const tp_standard_params &p) {
         load_a_boxes(p, a, full, kb * k_elems, m0, a_boxes);
         if (!b_first) load_b_slice<CLUSTER_M>(p, b, full, kb * k_elems, n0, b_rows);
       }
-      /* C_PREFETCH_LEAD k-blocks before the tile's end (at its start when
-       * it is shorter) the source loader may load the tile's C into the
-       * ring, and the chunks past the ring go to L2. Loaded from the tile's
+      /* Each chunk of C into L2 at its k-block (above); C_PREFETCH_LEAD
+       * k-blocks before the tile's end (at its start when it is shorter)
+       * the source loader may load the ring's chunks. Loaded from the tile's
        * first k-block, C met every CTA's D stores and first loads at the
        * tile boundary: this ran 4096^3 0.9%, 4096x4096x7168 0.8% and
        * 4096x2112x7168 0.7% faster on the H100 (4096x7168x2048 0.7% slower;
        * bench/results, ninth session). */
-      if (kb == max(w.kb_begin, w.kb_end - C_PREFETCH_LEAD) && w.last && has_source) {
-        tp_load_order_signal(&order);
-        c_prefetch_past_ring<BN, DT>(p, m0, n0);
+      if (w.last && has_source) {
+        c_prefetch_spread<BN, DT>(p, kb, w.kb_begin, w.kb_end, m0, n0);
+        if (kb == max(w.kb_begin, w.kb_end - C_PREFETCH_LEAD)) tp_load_order_signal(&order);
       }
     }
     if (w.last && staged_c_of<DT>(p).count > 0) {
