@@ -90,6 +90,8 @@ typedef struct standard_gpu_plan {
    * gpu_args runs at every launch. */
   tp_fast_div group_div, rows_div, last_rows_div, splits_div;
   int32_t last_group;
+  /* The chunks of C the kernel stages (standard_params.h, stage_c_chunks). */
+  int32_t c_staged_first, c_staged_count, c_staged_a_slots;
 } standard_gpu_plan;
 
 _Static_assert(sizeof(standard_gpu_plan) <= TP_PLAN_PRIVATE_BYTES,
@@ -115,6 +117,12 @@ static const char *d_name(tp_dtype d) {
 }
 
 static int32_t ceil_div(int64_t a, int64_t b) { return (int32_t)((a + b - 1) / b); }
+
+/* D chunks of a tile (128 bytes of D per row each; 176 columns of a 16-bit
+ * D make 3, the last 48 columns wide). */
+static int32_t tile_chunks(const standard_gpu_plan *g, tp_dtype d) {
+  return ceil_div((int64_t)g->tile_n * tp_codec_bits(d), TP_STANDARD_K_BYTES * 8);
+}
 
 /* Cluster rows walked together (the raster group). A wave of W clusters
  * then covers r cluster rows by W / r tile columns, and reads r x
@@ -396,12 +404,11 @@ static tp_status lay_out(const tpc_tuning *tu, tp_payload_plan *plan,
   r.tensors[1] = plan->tensors[1];
   r.stages = (uint32_t)tu->stages;
   const uint32_t d_bits = tp_codec_bits(desc->d.dtype);
-  const uint32_t tile_chunks =
-      (uint32_t)ceil_div((int64_t)g->tile_n * d_bits, TP_STANDARD_K_BYTES * 8);
+  const uint32_t chunks = (uint32_t)tile_chunks(g, desc->d.dtype);
   r.output_chunk.bytes = (uint32_t)g->tile_m * TP_STANDARD_K_BYTES;
   r.output_chunk.align = TP_SWIZZLE_128B_ALIGN;
   r.output_stages = STANDARD_OUTPUT_STAGES;
-  r.output_stages_max = tile_chunks > STANDARD_OUTPUT_STAGES ? tile_chunks : STANDARD_OUTPUT_STAGES;
+  r.output_stages_max = chunks > STANDARD_OUTPUT_STAGES ? chunks : STANDARD_OUTPUT_STAGES;
   if (epi->source_dtype != TP_DTYPE_NONE) {
     /* A C chunk spans D's chunk columns: twice the bytes for f32 C under a
      * 16-bit D, and the output chunk holds it. */
@@ -422,6 +429,22 @@ static tp_status lay_out(const tpc_tuning *tu, tp_payload_plan *plan,
   return TP_OK;
 }
 
+/* Which chunks of a tile's C past the ring the main loader stages in one
+ * more input stage (standard_params.h): as many as its A and B tiles hold,
+ * whole output chunks each; none under an f32 D (the kernel has no room
+ * in registers for it there). */
+static void stage_c_chunks(const tp_epilogue_plan *epi, const tp_gemm_desc *desc,
+                           standard_gpu_plan *g) {
+  const uint32_t slot = g->smem.output.bytes;
+  const int32_t a_slots = (int32_t)(g->smem.tensors[0].bytes / slot);
+  const int32_t slots = a_slots + (int32_t)(g->smem.tensors[1].bytes / slot);
+  const int32_t past_ring = tile_chunks(g, desc->d.dtype) - (int32_t)g->smem.source_stages;
+  const bool staged = epi->source_dtype != TP_DTYPE_NONE && desc->d.dtype != TP_DTYPE_F32;
+  g->c_staged_first = (int32_t)g->smem.source_stages;
+  g->c_staged_count = !staged || past_ring <= 0 ? 0 : (past_ring < slots ? past_ring : slots);
+  g->c_staged_a_slots = a_slots;
+}
+
 tp_status standard_gpu_plan_slot(void *state, const tp_gemm_desc *desc, const tp_gpu_info *gpu,
                                  const tp_epilogue_plan *epi, tp_payload_plan *plan,
                                  tp_gpu_launch *launch, char *err, size_t errlen) {
@@ -437,6 +460,7 @@ tp_status standard_gpu_plan_slot(void *state, const tp_gemm_desc *desc, const tp
   tp_status st = choose_shape(tu, desc, epi, gpu, &g, err, errlen);
   if (st == TP_OK) st = lay_out(tu, plan, epi, desc, gpu, &g, err, errlen);
   if (st != TP_OK) return st;
+  stage_c_chunks(epi, desc, &g);
 
   plan->tile.tile_m = g.tile_m;
   plan->tile.tile_n = g.tile_n;
@@ -487,24 +511,6 @@ static tp_status encode(const tp_host_api *host, tp_tma_desc *out, tp_dtype dtyp
   r.box_cols = tail_cols ? tail_cols : row_elems(dtype);
   r.swizzle = tail_cols ? 0 : 128;
   return host->tma_encode_2d(out, &r, err, errlen);
-}
-
-/* Which chunks of a tile's C past the ring the main loader stages in one
- * more input stage (standard_params.h): as many as its A and B tiles hold,
- * whole output chunks each; none under an f32 D (the kernel has no room
- * in registers for it there). */
-static void stage_c_chunks(const standard_gpu_plan *g, const tp_epilogue_plan *epi,
-                           const tp_gemm_desc *desc, tp_standard_params *p) {
-  const uint32_t slot = g->smem.output.bytes;
-  const int32_t chunks = ceil_div((int64_t)g->tile_n * tp_codec_bits(desc->d.dtype),
-                                  TP_STANDARD_K_BYTES * 8);
-  const int32_t a_slots = (int32_t)(g->smem.tensors[0].bytes / slot);
-  const int32_t slots = a_slots + (int32_t)(g->smem.tensors[1].bytes / slot);
-  const int32_t past_ring = chunks - (int32_t)g->smem.source_stages;
-  p->c_staged_first = (int32_t)g->smem.source_stages;
-  const bool staged = epi->source_dtype != TP_DTYPE_NONE && desc->d.dtype != TP_DTYPE_F32;
-  p->c_staged_count = !staged || past_ring <= 0 ? 0 : (past_ring < slots ? past_ring : slots);
-  p->c_staged_a_slots = a_slots;
 }
 
 tp_status standard_gpu_args_slot(const tp_payload_plan *plan, const tp_epilogue_plan *epi,
@@ -561,7 +567,9 @@ tp_status standard_gpu_args_slot(const tp_payload_plan *plan, const tp_epilogue_
   p->ldd = desc->d.stride[0];
   p->splits = g.splits;
   p->split_from = g.split_from;
-  stage_c_chunks(&g, epi, desc, p);
+  p->c_staged_first = g.c_staged_first;
+  p->c_staged_count = g.c_staged_count;
+  p->c_staged_a_slots = g.c_staged_a_slots;
   if (g.splits > 1) {
     if (plan->workspace == NULL)
       return tpc_fail(err, errlen, TP_ERR_INTERNAL, "split-K plan without its workspace");
