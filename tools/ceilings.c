@@ -16,11 +16,6 @@ enum { CEILING_WARMUP = 3, CEILING_ITERS = 21 };
 enum { BLOCK_ROWS = 256 };
 static const size_t COPY_BYTES = (size_t)TP_CEILING_COPY_MIB << 20;
 
-static tp_status device_failed(const char *what, tp_status st, char *err, size_t errlen) {
-  snprintf(err, errlen, "%s: %s", what, tp_error_message());
-  return st;
-}
-
 /* ------------------------------------------------------------- memory */
 
 typedef struct copy_job {
@@ -31,7 +26,7 @@ static tp_status run_copy(void *ctx, int iteration, char *err, size_t errlen) {
   (void)iteration;
   const copy_job *c = ctx;
   tp_status st = tp_device_copy_within(c->dst, c->src, COPY_BYTES, NULL);
-  return st == TP_OK ? st : device_failed("copy", st, err, errlen);
+  return st == TP_OK ? st : tp_time_failed("copy", st, err, errlen);
 }
 
 static tp_status measure_memory(double *bytes_per_s, char *err, size_t errlen) {
@@ -41,7 +36,7 @@ static tp_status measure_memory(double *bytes_per_s, char *err, size_t errlen) {
   if (st == TP_OK) st = tp_device_alloc(&c.dst, COPY_BYTES);
   /* The source's contents do not change a copy's speed; still not zeros. */
   if (st == TP_OK) st = tp_device_memset(c.src, 0x5A, COPY_BYTES);
-  if (st != TP_OK) device_failed("memory ceiling", st, err, errlen);
+  if (st != TP_OK) tp_time_failed("memory ceiling", st, err, errlen);
   if (st == TP_OK)
     st = tp_time_median(1, CEILING_WARMUP, CEILING_ITERS, run_copy, &c, &ms, err, errlen);
   tp_device_free(c.src);
@@ -82,7 +77,7 @@ static tp_status random_operand(tp_dtype dtype, uint64_t seed, void **dev, char 
   for (int64_t r = 0; r < size && st == TP_OK; r += BLOCK_ROWS)
     st = tp_device_copy_to((char *)*dev + tp_dtype_bytes(dtype, r * size), host, block_bytes);
   free(host);
-  return st == TP_OK ? st : device_failed("arithmetic ceiling", st, err, errlen);
+  return st == TP_OK ? st : tp_time_failed("arithmetic ceiling", st, err, errlen);
 }
 
 static tp_status measure_arithmetic(const tp_ceiling_gemm *g, double *flops_per_s, char *err,
@@ -94,7 +89,7 @@ static tp_status measure_arithmetic(const tp_ceiling_gemm *g, double *flops_per_
   tp_status st = random_operand(g->ab, 1, &a, err, errlen);
   if (st == TP_OK) st = random_operand(g->ab, 2, &b, err, errlen);
   if (st == TP_OK && (st = tp_device_alloc(&d, tp_dtype_bytes(g->d, size * size))) != TP_OK)
-    device_failed("arithmetic ceiling", st, err, errlen);
+    tp_time_failed("arithmetic ceiling", st, err, errlen);
   if (st == TP_OK) {
     tp_gemm_desc_init(&job.desc, size, size, size);
     job.desc.a = tp_tensor_matrix(g->ab, size, size, size, a);

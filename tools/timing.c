@@ -22,7 +22,7 @@ double tp_time_now_ms(void) {
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
-static tp_status device_failed(const char *what, tp_status st, char *err, size_t errlen) {
+tp_status tp_time_failed(const char *what, tp_status st, char *err, size_t errlen) {
   snprintf(err, errlen, "%s: %s", what, tp_error_message());
   return st;
 }
@@ -51,7 +51,7 @@ static tp_status time_on_gpu(int n, int warmup, int iters, const tp_timed_side *
   tp_status st = TP_OK;
   for (size_t r = 0; r < runs && st == TP_OK; r++)
     if ((st = tp_device_timer_create(&timers[r])) != TP_OK)
-      device_failed("timer", st, err, errlen);
+      tp_time_failed("timer", st, err, errlen);
   /* Runs are numbered across the sides (round * n + side), so a side that
    * picks its inputs by run number never gets the ones the side before it
    * in the round has just pulled into L2. */
@@ -62,18 +62,18 @@ static tp_status time_on_gpu(int n, int warmup, int iters, const tp_timed_side *
     for (int s = 0; s < n && st == TP_OK; s++) {
       tp_device_timer *t = timers[(size_t)s * (size_t)iters + (size_t)i];
       if ((st = tp_device_timer_record(t, TP_TIMER_START, NULL)) != TP_OK) {
-        device_failed("timer start", st, err, errlen);
+        tp_time_failed("timer start", st, err, errlen);
         break;
       }
       if ((st = sides[s].fn(sides[s].ctx, (warmup + i) * n + s, err, errlen)) != TP_OK) break;
       if ((st = tp_device_timer_record(t, TP_TIMER_STOP, NULL)) != TP_OK)
-        device_failed("timer stop", st, err, errlen);
+        tp_time_failed("timer stop", st, err, errlen);
     }
   }
   for (size_t r = 0; r < runs && st == TP_OK; r++) {
     float t = 0.0f;
     if ((st = tp_device_timer_elapsed_ms(timers[r], &t)) != TP_OK)
-      device_failed("timer", st, err, errlen);
+      tp_time_failed("timer", st, err, errlen);
     ms[r] = t;
   }
   for (size_t r = 0; r < runs; r++) tp_device_timer_destroy(timers[r]);

@@ -44,6 +44,10 @@ tp_status tp_time_median(int on_gpu, int warmup, int iters, tp_timed_fn fn, void
 tp_status tp_time_medians_interleaved(int n, int warmup, int iters, const tp_timed_side *sides,
                                       double *median_ms, char *err, size_t errlen);
 
+/* For timed work (or its setup) whose tilepipe call failed with st: writes
+ * "what: <the library's message>" into err and returns st. */
+tp_status tp_time_failed(const char *what, tp_status st, char *err, size_t errlen);
+
 /* The host's monotonic clock, in milliseconds. */
 double tp_time_now_ms(void);
 
