@@ -307,6 +307,35 @@ START_TEST(tile_m64) {
 }
 END_TEST
 
+/* Two splits per tile, the first handing k-blocks on to the last
+ * (split_lead: 2 of its 8 at K = 996, 1000 and 1009 in bf16 and f16, 4 of
+ * 56 at 64 x 4096 x 7168, none of 1 in fp8 at K = 305), over more tiles than the grid holds, so that each
+ * CTA runs several splits (300 x 4100 x 996: 195 tiles of 128 x 64, 390
+ * units on 132 CTAs; 1000 x 1000 in 64 x 64: 256 tiles); a second
+ * warpgroup wholly past M (M = 64 in 128-row tiles); f32 D (two chunks per
+ * tile), f32 C under a bf16 D, C aliasing D; and the heuristic's choice
+ * at 64 x 4096 x 7168. */
+START_TEST(split_two) {
+  static const gpu_case cases[] = {
+      {"standard_n64", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_F32, TP_DTYPE_NONE, "store", 0, 0,
+       1.5f, 0.0f, 300, 4100, 996, 12, 2},
+      {"standard_n64", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_F32, "residual", 0,
+       0, 0.5f, 2.0f, 300, 4100, 996, 12, 1},
+      {"standard_n64", TP_DTYPE_F16, TP_DTYPE_F16, TP_DTYPE_F16, TP_DTYPE_F16, "residual", 1, 0,
+       0.75f, -1.25f, 64, 521, 1009, 15, 1},
+      {"standard_m64_split2", TP_DTYPE_F16, TP_DTYPE_F16, TP_DTYPE_F16, TP_DTYPE_F16, "residual",
+       1, 0, 0.75f, -1.25f, 1000, 1000, 1000, 8, 1},
+      {"standard_m64_split2", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_F32, TP_DTYPE_NONE, "store",
+       0, 0, 1.5f, 0.0f, 129, 257, 1009, 15, 2},
+      {"standard_m64_split2_fp8", TP_DTYPE_E4M3, TP_DTYPE_E4M3, TP_DTYPE_BF16, TP_DTYPE_F32,
+       "residual", 0, 0, 0.5f, 2.0f, 129, 257, 305, 15, 2},
+      {"standard", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16, "residual", 0, 0,
+       1.0f, 1.0f, 64, 4096, 7168, 0, 2},
+  };
+  run_cases(cases, sizeof cases / sizeof cases[0], 19000u);
+}
+END_TEST
+
 /* More splits than k-blocks: refused at plan time, saying so. */
 START_TEST(split_k_refused) {
   char err[256] = "";
@@ -362,6 +391,8 @@ static int write_tuned_registry(char *path, size_t size) {
       {"standard_m64_fp8", "tile = 64x64x128"},
       {"standard_m64_cluster2", "tile = 64x64x64\ncluster = 2x1"},
       {"standard_m64_split3", "tile = 64x64x64\nsplits = 3"},
+      {"standard_m64_split2", "tile = 64x64x64\nsplits = 2"},
+      {"standard_m64_split2_fp8", "tile = 64x64x128\nsplits = 2"},
   };
   for (size_t i = 0; ok && i < sizeof tunings / sizeof tunings[0]; ++i)
     fprintf(out, "\n[%s]\nkind = payload\nlibrary = %s\n%s\n", tunings[i][0], info.library,
@@ -403,6 +434,7 @@ int main(void) {
   tcase_add_test(tc, tail_split);
   tcase_add_test(tc, tile_n176);
   tcase_add_test(tc, tile_m64);
+  tcase_add_test(tc, split_two);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_set_fork_status(sr, CK_NOFORK);

@@ -76,6 +76,16 @@
  * tile's time for the tail, where 28 k-blocks of 112 and 2 per split
  * predicted 0.30. */
 #define TAIL_SPLIT_COST_KB 16.0
+/* The last split of a tile, which waits for the others' partial sums, is
+ * SPLIT_LEAD_KB k-blocks longer for every other split (each of those that
+ * much shorter), at most a 1/SPLIT_LEAD_SHARE of a split's k-blocks: the
+ * others' sums then reach L2 while it still streams its operands, where an
+ * even split left it waiting 2-3 microseconds for them (every CTA's operand
+ * reads in flight at once). On the H100 (bench/ab.sh, twelfth session),
+ * 64 x 4096 x 7168 bf16, 64 x 64 tiles in 2 splits: store 30.7 -> 29.8 us,
+ * residual 31.6 -> 31.0; a lead of 8 was slower than 4 (docs/kernel.md). */
+#define SPLIT_LEAD_KB 4
+#define SPLIT_LEAD_SHARE 4
 /* Partial sums are laid out per tile, split and consumer warpgroup. */
 #define STANDARD_COUNTER_ALIGN 256
 
@@ -86,6 +96,7 @@ typedef struct standard_gpu_plan {
   int32_t tiles_m, tiles_n;
   int32_t splits;          /* K split over this many CTAs per tile, */
   int32_t split_from;      /* for the tiles from this one on */
+  int32_t split_lead;      /* k-blocks each split hands on to the last */
   /* The kernel's schedule divisors (standard_params.h), made once here:
    * gpu_args runs at every launch. */
   tp_fast_div group_div, rows_div, last_rows_div, splits_div;
@@ -366,6 +377,8 @@ static tp_status choose_shape(const tpc_tuning *tu, const tp_gemm_desc *desc,
   g->rows_div = tp_fast_div_make((uint32_t)g->raster_m);
   g->last_rows_div = tp_fast_div_make((uint32_t)(cluster_rows - g->last_group * g->raster_m));
   g->splits_div = tp_fast_div_make((uint32_t)g->splits);
+  const int64_t lead_max = k_blocks / g->splits / SPLIT_LEAD_SHARE;
+  g->split_lead = g->splits == 1 ? 0 : (int32_t)(lead_max < SPLIT_LEAD_KB ? lead_max : SPLIT_LEAD_KB);
   return TP_OK;
 }
 
@@ -567,6 +580,7 @@ tp_status standard_gpu_args_slot(const tp_payload_plan *plan, const tp_epilogue_
   p->ldd = desc->d.stride[0];
   p->splits = g.splits;
   p->split_from = g.split_from;
+  p->split_lead = g.split_lead;
   p->c_staged_first = g.c_staged_first;
   p->c_staged_count = g.c_staged_count;
   p->c_staged_a_slots = g.c_staged_a_slots;

@@ -37,9 +37,10 @@
  * fewer tiles than SMs; those of the last, partial wave otherwise, so that
  * it takes a fraction of a tile's time); the splits of a tile go to
  * consecutive CTAs. All but the last write their partial sums to the
- * workspace (tilepipe/device/split_k.h) and move on; the last adds them
- * and alone runs the epilogue, so the store warp and the source loader
- * only see last splits.
+ * workspace (tilepipe/device/split_k.h) and move on; the last, which takes
+ * p.split_lead k-blocks more of each so that their sums are written by the
+ * time it needs them, adds them and alone runs the epilogue, so the store
+ * warp and the source loader only see last splits.
  *
  * Invariants:
  *   - operand tiles are K-major, 128 bytes of K per row, 128B-swizzled, each
@@ -147,10 +148,12 @@ TP_DEV tile_schedule tile_schedule_make(const tp_standard_params &p) {
   return s;
 }
 
-/* Splits get k_blocks / splits k-blocks each, give or take one. The
- * divisions are tilepipe/fast_div.h's: every role maps a unit at every
- * tile, and the consumers do it between one tile's epilogue and the next
- * tile's mainloop. */
+/* Splits get k_blocks / splits k-blocks each, give or take one, but for
+ * p.split_lead: each split but the last gives that many of its k-blocks to
+ * the last, so that the others' partial sums are in L2 when the last one's
+ * mainloop ends (standard_params.h). The divisions are tilepipe/fast_div.h's:
+ * every role maps a unit at every tile, and the consumers do it between one
+ * tile's epilogue and the next tile's mainloop. */
 TP_DEV work_unit work_unit_of(const tp_standard_params &p, int32_t u) {
   work_unit w;
   if (u < p.split_from) {
@@ -166,10 +169,14 @@ TP_DEV work_unit work_unit_of(const tp_standard_params &p, int32_t u) {
   const int32_t t = (int32_t)tp_fast_div_quot(p.splits_div, (uint32_t)v);
   w.tile = p.split_from + t;
   w.split = v - t * p.splits;
-  w.kb_begin = (int32_t)tp_fast_div_quot(p.splits_div, (uint32_t)(w.split * p.k_blocks));
-  w.kb_end = (int32_t)tp_fast_div_quot(p.splits_div, (uint32_t)((w.split + 1) * p.k_blocks));
   w.split_k = p.splits > 1;
   w.last = w.split == p.splits - 1;
+  w.kb_begin = (int32_t)tp_fast_div_quot(p.splits_div, (uint32_t)(w.split * p.k_blocks)) -
+               w.split * p.split_lead;
+  w.kb_end = w.last ? p.k_blocks
+                    : (int32_t)tp_fast_div_quot(p.splits_div,
+                                                (uint32_t)((w.split + 1) * p.k_blocks)) -
+                          (w.split + 1) * p.split_lead;
   return w;
 }
 

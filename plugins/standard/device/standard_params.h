@@ -58,6 +58,10 @@ typedef struct tp_standard_params {
    * order and runs the epilogue. Both live in the plan's workspace; the
    * counters return to 0 after each tile. */
   int32_t splits, split_from;
+  /* K-blocks that each split but the last hands on to the last (taken from
+   * its end): the last split, which waits for the others' partial sums,
+   * then finds them written when its own longer mainloop ends. */
+  int32_t split_lead;
   uint32_t *counters;
   float *partials;
   /* With C: the chunks [c_staged_first, c_staged_first + c_staged_count)
