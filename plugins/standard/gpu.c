@@ -378,7 +378,8 @@ static tp_status choose_shape(const tpc_tuning *tu, const tp_gemm_desc *desc,
   g->last_rows_div = tp_fast_div_make((uint32_t)(cluster_rows - g->last_group * g->raster_m));
   g->splits_div = tp_fast_div_make((uint32_t)g->splits);
   const int64_t lead_max = k_blocks / g->splits / SPLIT_LEAD_SHARE;
-  g->split_lead = g->splits == 1 ? 0 : (int32_t)(lead_max < SPLIT_LEAD_KB ? lead_max : SPLIT_LEAD_KB);
+  g->split_lead =
+      g->splits == 1 ? 0 : (int32_t)(lead_max < SPLIT_LEAD_KB ? lead_max : SPLIT_LEAD_KB);
   return TP_OK;
 }
 
