@@ -7,9 +7,9 @@
 /* Bytes of a tensor's logical elements (0 when absent). */
 static double tensor_bytes(const tp_tensor *t) {
   if (t->dtype == TP_DTYPE_NONE) return 0.0;
-  double elements = 1.0;
-  for (int32_t i = 0; i < t->rank; i++) elements *= (double)t->shape[i];
-  return elements * tp_dtype_bits(t->dtype) / 8.0;
+  int64_t elements = 1;
+  for (int32_t i = 0; i < t->rank; i++) elements *= t->shape[i];
+  return (double)tp_dtype_bytes(t->dtype, elements);
 }
 
 /* amount / rate in milliseconds; NaN when the rate is not a positive number. */
