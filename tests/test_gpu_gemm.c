@@ -280,8 +280,9 @@ END_TEST
  * tile rows, ragged M and N: both epilogues, C aliasing D, f32 C under a
  * bf16 D (its two boxes per chunk 64 rows apart), fp8 into f32, 2-CTA
  * clusters (5 tile rows: the last pair's second CTA lies past M), K split
- * 3 ways unevenly; and the heuristic's choice at M = 128 (128 tiles, no
- * split) and M = 64 (K split). */
+ * 3 ways unevenly; and the heuristic at M = 128 (128 x 64 tiles in 2
+ * splits, under the L2 policies of one tile row) and M = 64 (64 x 64, K
+ * split). */
 START_TEST(tile_m64) {
   static const gpu_case cases[] = {
       {"standard_m64", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_NONE, "store", 0, 0,

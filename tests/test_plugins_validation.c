@@ -690,9 +690,10 @@ START_TEST(test_gpu_plan_split_k) {
   /* Enough tiles for the SMs: no split, no workspace, one CTA per SM. */
   expect_gpu_plan(&l, 4096, 4096, 4096, "tp_standard_bf16_bf16_128x256_c1", 132, 0);
   /* 128 x 4096 x 7168: fewer 128-wide tiles (32) than SMs, so 64-wide ones
-   * count too: 128 tiles of 64 x 64 (at least SPLIT_SATURATION of the SMs)
-   * need no split, where 128 x 64 would split K in 2. */
-  expect_gpu_plan(&l, 128, 4096, 7168, "tp_standard_bf16_bf16_64x64_c1", 128, 0);
+   * count too: 64 tiles of 128 x 64, K split in 2. 64-row tiles serve only
+   * M <= 64: here two of them would stream each B tile. */
+  expect_gpu_plan(&l, 128, 4096, 7168, "tp_standard_bf16_bf16_128x64_c1", 128,
+                  split_workspace(64, 64, 2));
   /* M = 64: as many 64 x 64 tiles as 128 x 64 ones (64), K split in 2;
    * the 64 x 64 splits cost half as much (half the partial sums). */
   expect_gpu_plan(&l, 64, 4096, 7168, "tp_standard_bf16_bf16_64x64_c1", 128,
@@ -702,11 +703,14 @@ START_TEST(test_gpu_plan_split_k) {
   /* 128 x 7168 x 16384: 112 tiles of 128 x 64 fill 85% of the SMs unsplit;
    * 224 of 64 x 64 would take two waves. */
   expect_gpu_plan(&l, 128, 7168, 16384, "tp_standard_bf16_bf16_128x64_c1", 112, 0);
-  /* 128 x 128 x 8192: four 64 x 64 tiles, 128 k-blocks: 16 splits (the most). */
-  expect_gpu_plan(&l, 128, 128, 8192, "tp_standard_bf16_bf16_64x64_c1", 64,
-                  split_workspace_m(4, 64, 64, 16));
+  /* 64 x 128 x 8192: two 64 x 64 tiles, 128 k-blocks: 16 splits (the
+   * most); at M = 128 two tiles of 128 x 64 in 16 splits. */
+  expect_gpu_plan(&l, 64, 128, 8192, "tp_standard_bf16_bf16_64x64_c1", 32,
+                  split_workspace_m(2, 64, 64, 16));
+  expect_gpu_plan(&l, 128, 128, 8192, "tp_standard_bf16_bf16_128x64_c1", 32,
+                  split_workspace(2, 64, 16));
   /* Short K: a split takes at least 4 k-blocks; 7 k-blocks stay whole. */
-  expect_gpu_plan(&l, 128, 128, 448, "tp_standard_bf16_bf16_64x64_c1", 4, 0);
+  expect_gpu_plan(&l, 128, 128, 448, "tp_standard_bf16_bf16_128x64_c1", 2, 0);
   /* Many tiles: never 64 wide (4096 x 2112: 544 tiles of 128 would fill 8
    * waves of 64-wide ones exactly); 176 wide (384 tiles, 2.9 waves) beats
    * 192 (352, 2.7 waves). */

@@ -22,13 +22,14 @@
  *     into the fewest splits that reach it (each at least
  *     MIN_SPLIT_K_BLOCKS k-blocks, all in one wave); each split adds
  *     (splits - 1) partial tiles that the last CTA of a tile reads back
- *     alone (SPLIT_COST). On the H100 (bench/tune.sh at 23ba77e, bf16 /
- *     e4m3): 128 x 4096 x 7168 takes 128 tiles of 64 x 64 unsplit (31.2 /
- *     19.6 us) over 128 x 64 in 2 splits (31.1 / 21.3) or 128 x 128 in 2
- *     (33.1 / 22.7); 64 x 4096 x 7168 takes 64 x 64 in 2 splits (30.4 /
- *     19.7) over 128 x 64 in 2 (31.7 / 21.5); 128 x 7168 x 16384 takes 112
- *     tiles of 128 x 64 unsplit (91.9 / 49.0 us) over 224 of 64 x 64
- *     (115 / 61.6).
+ *     alone (SPLIT_COST). 64-row tiles only where M <= 64. On the H100
+ *     (bench/ab.sh, thirteenth session, bf16 / e4m3 store): 128 x 4096 x
+ *     7168 takes 128 x 64 in 2 splits (28.3 / 19.6 us) over 128 tiles of 64
+ *     x 64 unsplit (30.8 / 19.6, both with the L2 policies of one tile
+ *     row, operand_policies); 64 x 4096 x 7168 takes 64 x 64 in 2 splits
+ *     (bench/tune.sh at 23ba77e: 30.4 / 19.7 us) over 128 x 64 in 2 (31.7
+ *     / 21.5); 128 x 7168 x 16384 takes 112 tiles of 128 x 64 unsplit
+ *     (91.9 / 49.0 us) over 224 of 64 x 64 (115 / 61.6).
  *     Shapes with at least a wave of tiles may split the tiles of their
  *     partial last wave instead (tail_split_waves): 2048 x 7168 x 18432
  *     takes 128 x 256 with its 52 tail tiles in 2 splits;
@@ -36,7 +37,9 @@
  *     H100 at the shapes measured (8192^3, 4096^3, 4096 x 7168 x 16384,
  *     4096 x 18432 x 7168; bf16 and e4m3), so they stay opt-in;
  *   - stages: as many as the budget holds (the planner's answer);
- *   - tiles walked in groups of 8 tile rows, for L2 reuse of A and B.
+ *   - tiles walked in groups of tile rows, for L2 reuse of A and B
+ *     (raster_rows); with one tile row, B's loads evict first and A's last
+ *     (operand_policies).
  * A is loaded in two 64-row boxes, each left out where its rows all lie
  * past M: with one 128-row box, TMA's zero fill of the rows past M = 64
  * cost 64 x 7168 x 16384 (64 wide, unsplit) 119 us against 88 us now. */
@@ -276,6 +279,11 @@ static void best_shape(int64_t m, int64_t n, int64_t k_blocks, int32_t sm_count,
     if (!forced_n && ((t->n == NARROW_WIDTH && !few_tiles) ||
                       (t->n == TAIL_WIDTH && (few_tiles || !tail_ok))))
       continue;
+    /* 64-row tiles only where one holds M: over more rows, each B tile
+     * would stream into two CTAs, where a 128-row tile streams it once and
+     * gets its CTAs from a K split (under the L2 policies of one tile row,
+     * operand_policies below). */
+    if (!forced_m && t->m < TP_STANDARD_TILE_M && m > t->m) continue;
     const int32_t tiles_n = ceil_div(n, t->n);
     const int64_t tiles = (int64_t)ceil_div(m, t->m) * tiles_n;
     const double used = (double)n / ((double)tiles_n * t->n);
@@ -510,6 +518,20 @@ tp_status standard_gpu_plan_slot(void *state, const tp_gemm_desc *desc, const tp
   return TP_OK;
 }
 
+/* The L2 cache policies of the operand loads. With one tile row (M within
+ * a tile, decode-sized shapes, bound by the bytes of B) each k-block of B
+ * is read by one CTA and never again, while every CTA reads the same few
+ * rows of A: B's lines go first (EVICT_FIRST), so that A's stay (EVICT_LAST)
+ * and B's stream does not push out what is read again. Elsewhere both are
+ * read by several tiles and keep the default. On the H100 (bench/ab.sh,
+ * thirteenth session, store): bf16 64 x 4096 x 7168 30.0 -> 28.1 us, 64 x
+ * 7168 x 16384 89.1 -> 83.1; e4m3 64 x 7168 x 16384 48.7 -> 44.7. */
+static void operand_policies(const standard_gpu_plan *g, uint64_t *a, uint64_t *b) {
+  const bool one_row = g->tiles_m == 1;
+  *a = one_row ? TP_TMA_L2_EVICT_LAST : TP_TMA_L2_EVICT_NORMAL;
+  *b = one_row ? TP_TMA_L2_EVICT_FIRST : TP_TMA_L2_EVICT_NORMAL;
+}
+
 /* A descriptor of box_rows x one 128-byte swizzled row, or, with tail_cols
  * set, of box_rows x tail_cols unswizzled (a 176-wide tile's last chunk). */
 static tp_status encode(const tp_host_api *host, tp_tma_desc *out, tp_dtype dtype, const void *data,
@@ -585,6 +607,7 @@ tp_status standard_gpu_args_slot(const tp_payload_plan *plan, const tp_epilogue_
   p->c_staged_first = g.c_staged_first;
   p->c_staged_count = g.c_staged_count;
   p->c_staged_a_slots = g.c_staged_a_slots;
+  operand_policies(&g, &p->a_policy, &p->b_policy);
   if (g.splits > 1) {
     if (plan->workspace == NULL)
       return tpc_fail(err, errlen, TP_ERR_INTERNAL, "split-K plan without its workspace");

@@ -34,15 +34,29 @@ TP_TMA_FN void tp_tma_load_2d(void *dst, const tp_tma_desc *desc, tp_mbar *bar, 
       : "memory");
 }
 
-/* The same tile into the same smem offset of every CTA in cta_mask (bit i =
- * cluster rank i); each receiving CTA's barrier at bar's offset gets the
- * bytes. */
-TP_TMA_FN void tp_tma_load_2d_multicast(void *dst, const tp_tma_desc *desc, tp_mbar *bar,
-                                        int32_t c0, int32_t c1, uint16_t cta_mask) {
+/* tp_tma_load_2d with an L2 cache policy for the lines it brings in (one of
+ * tilepipe/tma_desc.h's TP_TMA_L2_*). */
+TP_TMA_FN void tp_tma_load_2d_hint(void *dst, const tp_tma_desc *desc, tp_mbar *bar, int32_t c0,
+                                   int32_t c1, uint64_t policy) {
   asm volatile(
       "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-      ".multicast::cluster [%0], [%1, {%4, %5}], [%2], %3;" ::"r"(tp_smem_addr(dst)),
-      "l"((uint64_t)desc), "r"(tp_smem_addr(bar)), "h"(cta_mask), "r"(c0), "r"(c1)
+      ".L2::cache_hint [%0], [%1, {%3, %4}], [%2], %5;" ::"r"(tp_smem_addr(dst)),
+      "l"((uint64_t)desc), "r"(tp_smem_addr(bar)), "r"(c0), "r"(c1), "l"(policy)
+      : "memory");
+}
+
+/* The same tile into the same smem offset of every CTA in cta_mask (bit i =
+ * cluster rank i); each receiving CTA's barrier at bar's offset gets the
+ * bytes. With an L2 cache policy, as tp_tma_load_2d_hint. */
+TP_TMA_FN void tp_tma_load_2d_multicast_hint(void *dst, const tp_tma_desc *desc, tp_mbar *bar,
+                                             int32_t c0, int32_t c1, uint16_t cta_mask,
+                                             uint64_t policy) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      ".multicast::cluster.L2::cache_hint [%0], [%1, {%4, %5}], [%2], %3, %6;" ::"r"(
+          tp_smem_addr(dst)),
+      "l"((uint64_t)desc), "r"(tp_smem_addr(bar)), "h"(cta_mask), "r"(c0), "r"(c1),
+      "l"(policy)
       : "memory");
 }
 

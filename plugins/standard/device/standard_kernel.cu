@@ -12,7 +12,9 @@
  *   warpgroup 0, producer (40 registers):
  *     warp 0  TMA loads of A (a 64-row box per consumer warpgroup, none
  *             for rows wholly past M) and B k-blocks into the input pipeline
- *             (B multicast to the CLUSTER_M CTAs that share it); with C,
+ *             (B multicast to the CLUSTER_M CTAs that share it), under
+ *             the L2 policies gpu.c chose for each (with one tile row B
+ *             evicts first, A last); with C,
  *             after a tile's last k-block, one more input stage holding
  *             the chunks of C past the ring (staged_c below);
  *     warp 1  TMA stores of D chunks out of the output pipeline;
@@ -361,26 +363,29 @@ TP_DEV void load_c_chunk(const tp_standard_params &p, unsigned char *to, tp_mbar
     tp_tma_load_2d(to + x * BM * TP_STANDARD_K_BYTES, &p.c, full, col0 + x * b.cols, m0);
 }
 
-/* A k-block's A boxes (a_boxes of 64 rows from m0) into a stage. */
+/* A k-block's A boxes (a_boxes of 64 rows from m0) into a stage, under
+ * the L2 policy gpu.c chose for A (standard_params.h). */
 TP_DEV void load_a_boxes(const tp_standard_params &p, unsigned char *a, tp_mbar *full, int32_t k0,
                          int32_t m0, uint32_t a_boxes) {
   for (uint32_t h = 0; h < a_boxes; ++h) {
-    tp_tma_load_2d(a + h * TP_STANDARD_A_BOX_ROWS * TP_STANDARD_K_BYTES, &p.a, full, k0,
-                   m0 + (int32_t)(h * TP_STANDARD_A_BOX_ROWS));
+    tp_tma_load_2d_hint(a + h * TP_STANDARD_A_BOX_ROWS * TP_STANDARD_K_BYTES, &p.a, full, k0,
+                        m0 + (int32_t)(h * TP_STANDARD_A_BOX_ROWS), p.a_policy);
   }
 }
 
-/* A k-block's B tile (BN rows from n0) into a stage: in a cluster, our
- * b_rows slice of it, multicast to every CTA of the cluster. */
+/* A k-block's B tile (BN rows from n0) into a stage, under B's L2 policy:
+ * in a cluster, our b_rows slice of it, multicast to every CTA of the
+ * cluster. */
 template <int CLUSTER_M>
 TP_DEV void load_b_slice(const tp_standard_params &p, unsigned char *b, tp_mbar *full, int32_t k0,
                          int32_t n0, int32_t b_rows) {
   if (CLUSTER_M > 1) {
     const uint32_t rank = tp_cluster_ctarank();
-    tp_tma_load_2d_multicast(b + rank * b_rows * TP_STANDARD_K_BYTES, &p.b, full, k0,
-                             n0 + (int32_t)rank * b_rows, (uint16_t)((1u << CLUSTER_M) - 1u));
+    tp_tma_load_2d_multicast_hint(b + rank * b_rows * TP_STANDARD_K_BYTES, &p.b, full, k0,
+                                  n0 + (int32_t)rank * b_rows,
+                                  (uint16_t)((1u << CLUSTER_M) - 1u), p.b_policy);
   } else {
-    tp_tma_load_2d(b, &p.b, full, k0, n0);
+    tp_tma_load_2d_hint(b, &p.b, full, k0, n0, p.b_policy);
   }
 }
 

@@ -69,6 +69,9 @@ typedef struct tp_standard_params {
    * kernel's staged_c), the first c_staged_a_slots of them in its A tile,
    * the rest in its B tile, one output chunk's bytes apart. */
   int32_t c_staged_first, c_staged_count, c_staged_a_slots;
+  /* L2 cache policies of the A and B loads (tilepipe/tma_desc.h's
+   * TP_TMA_L2_*): gpu.c's operand_policies. */
+  uint64_t a_policy, b_policy;
   tp_epilogue_args epilogue;
 } tp_standard_params;
 
