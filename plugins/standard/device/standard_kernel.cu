@@ -575,34 +575,13 @@ TP_DEV uint32_t pack_pair(float v0, float v1) {
   return v;
 }
 
-/* A 16-bit C chunk's values for this thread, as D-dtype pairs: one
- * ldmatrix x4 per two column groups, raw[4 j + i] for groups (j, j + 1). */
-template <int BN, int DT>
-struct source_raw {
-  uint32_t v[chunk_traits<BN, DT>::cols / 8 * 2];
-};
-
-/* All of chunk c's 16-bit C at once, before any of its D is written: the
- * ldmatrix of a step waited on the stmatrix of the one before (both touch
- * shared memory, in program order), so fetched step by step each step paid
- * a load's latency. (tilepipe/device/smem_matrix.h) */
-template <int BN, int DT>
-TP_DEV void source_load(int c, const unsigned char *chunk, uint32_t wg, source_raw<BN, DT> *raw) {
-#pragma unroll
-  for (int j = 0; j < chunk_traits<BN, DT>::cols / 8; j += 2) {
-    if (j >= chunk_cols<BN, DT>(c) / 8) break;
-    tp_smem_matrix_load_x4(
-        chunk_lane_addr<BN, DT>(c, tp_smem_addr(chunk), warp_first_row(wg), j), &raw->v[2 * j]);
-  }
-}
-
 /* The source values of column groups j0..j0+nj-1 (nj <= EPI_STEP_J, even)
- * of chunk c into s[4 j + 2 half + e] (the accumulator fragment's order),
- * or zeros without C: 16-bit C out of `raw` (source_load), f32 C pair by
- * pair out of the chunk. */
+ * of staged chunk c into s[4 j + 2 half + e] (the accumulator fragment's
+ * order), or zeros without C. 16-bit C comes in with ldmatrix
+ * (tilepipe/device/smem_matrix.h), f32 C pair by pair. */
 template <int BM, int BN, int DT>
-TP_DEV void source_fetch(const unsigned char *chunk, const source_raw<BN, DT> &raw, int kind,
-                         uint32_t wg, int j0, int nj, float *s) {
+TP_DEV void source_fetch(int c, const unsigned char *chunk, int kind, uint32_t wg, int j0, int nj,
+                         float *s) {
   if (kind == SOURCE_NONE) {
 #pragma unroll
     for (int i = 0; i < EPI_STEP_J * 4; ++i) s[i] = 0.0f;
@@ -610,9 +589,12 @@ TP_DEV void source_fetch(const unsigned char *chunk, const source_raw<BN, DT> &r
 #pragma unroll
     for (int j = 0; j < EPI_STEP_J; j += 2) {
       if (j >= nj) break;
+      uint32_t v[4];
+      tp_smem_matrix_load_x4(
+          chunk_lane_addr<BN, DT>(c, tp_smem_addr(chunk), warp_first_row(wg), j0 + j), v);
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
-        const float2 f = unpack_pair<DT>(raw.v[2 * (j0 + j) + i]);
+        const float2 f = unpack_pair<DT>(v[i]);
         s[4 * j + 2 * i] = f.x;
         s[4 * j + 2 * i + 1] = f.y;
       }
@@ -733,14 +715,12 @@ TP_DEV void consumer_epilogue(const tp_standard_params &p, const float *acc, int
     const unsigned char *c_chunk = from_stage ? staged_c_slot(sc, staged_a, staged_b, c) : chunk;
     const int32_t col0 = n0 + c * chunks::cols;
     const int groups = chunk_cols<BN, DT>(c) / 8;
-    source_raw<BN, DT> raw;
-    if (DT != TP_DTYPE_F32 && kind == SOURCE_AS_D) source_load<BN, DT>(c, c_chunk, wg, &raw);
 #pragma unroll
     for (int j0 = 0; j0 < chunks::cols / 8; j0 += EPI_STEP_J) {
       if (j0 >= groups) break;
       const int nj = min(EPI_STEP_J, groups - j0);
       float s[EPI_STEP_J * 4], d[EPI_STEP_J * 4];
-      source_fetch<BM, BN, DT>(c_chunk, raw, kind, wg, j0, nj, s);
+      source_fetch<BM, BN, DT>(c, c_chunk, kind, wg, j0, nj, s);
       if (c_wider) __syncwarp();
 #pragma unroll
       for (int j = 0; j < EPI_STEP_J; ++j) {
