@@ -283,8 +283,9 @@ TP_DEV c_boxes c_boxes_of(const tp_standard_params &p) {
  * before the tile's end (the ring's chunks) and after its last k-block (the
  * staged ones). The main loader first asks for each chunk into L2, chunk c
  * at k-block kb_end - C_PREFETCH_LEAD - (count - c) x C_PREFETCH_SPREAD
- * (not at all where that falls before the tile's first, below), so that those loads come from L2
- * and the DRAM reads of 132 CTAs' C, all at the same point of their tiles,
+ * (not at all where that falls before the tile's first, below), so that
+ * those loads come from L2 and the DRAM reads of 132 CTAs' C, all at the
+ * same point of their tiles,
  * do not fall in one k-block and stall the operand loads there. With every
  * chunk asked for at once, 8 k-blocks before the end, the residual ran on
  * the H100 1.6% slower at 4096^3 and 0.9-2.1% slower at 4096 x 4096 x 7168,
@@ -300,9 +301,11 @@ TP_DEV void c_prefetch_spread(const tp_standard_params &p, int32_t kb, int32_t k
 #pragma unroll
   for (int c = 0; c < count; ++c) {
     /* A chunk whose turn falls before the tile's first k-block is left to
-     * its own load: asked for at the tile's start, its DRAM reads met the
-     * tile's first stages and the last tile's D stores (4096x32768x512, 8
-     * k-blocks a tile, ran 4% faster with no prefetch at all). */
+     * its own load: asked for at the tile's start (as it was until the
+     * thirteenth session), its DRAM reads met the tile's first stages and
+     * the last tile's D stores. On the H100 (bench/ab.sh, two rounds) the
+     * residual then ran 4096x7168x2048 1.7% and 4096x32768x512 2.3% faster,
+     * the shapes of 64 k-blocks or more unchanged. */
     if (kb != kb_end - C_PREFETCH_LEAD - (count - c) * C_PREFETCH_SPREAD) continue;
     for (int32_t x = 0; x < b.count; ++x)
       tp_tma_prefetch_l2_2d(&p.c, n0 + c * chunk_traits<BN, DT>::cols + x * b.cols, m0);
