@@ -166,9 +166,10 @@ static uint32_t row_elems(tp_dtype dtype) { return TP_STANDARD_K_BYTES * 8 / tp_
  * memory, where it doubles the CTAs that pull data at little cost in split
  * sums; its speed is what bench/tune.sh measured there against 128 in
  * splits (M <= 128). 64 x 64 (one consumer warpgroup) serves the same
- * shapes, where every tile is bound by the B it streams: at M = 128 it
- * makes twice the tiles without a split, and its splits cost half as much
- * (half the partial sums); it counts as slightly slower than 128 x 64, as
+ * shapes where M <= 64 (best_shape), every tile bound by the B it streams:
+ * it holds more stages than a 128-row tile whose second A box never loads,
+ * and its splits cost half as much (half the partial sums); it counts as
+ * slightly slower than 128 x 64, as
  * unsplit at 64 x 7168 x 16384 it ran 2-4% slower (bench/results/). 176
  * (TAIL_WIDTH) is not whole 64-column chunks of D:
  * it exists for a 16-bit D with C absent or in D's dtype, single CTAs, and
