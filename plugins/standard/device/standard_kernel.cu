@@ -294,22 +294,21 @@ TP_DEV c_boxes c_boxes_of(const tp_standard_params &p) {
 enum { C_PREFETCH_LEAD = 8, C_PREFETCH_SPREAD = 8 };
 
 template <int BN, int DT>
-TP_DEV void c_prefetch_spread(const tp_standard_params &p, int32_t kb, int32_t kb_begin,
-                              int32_t kb_end, int32_t m0, int32_t n0) {
-  const c_boxes b = c_boxes_of<BN, DT>(p);
+TP_DEV void c_prefetch_spread(const tp_standard_params &p, int32_t kb, int32_t kb_end, int32_t m0,
+                              int32_t n0) {
+  /* Chunk count - ahead / C_PREFETCH_SPREAD has its turn at k-block kb. A
+   * chunk whose turn falls before the tile's first k-block never meets it
+   * and is left to its own load: asked for at the tile's start (as it was
+   * until the thirteenth session), its DRAM reads met the tile's first
+   * stages and the last tile's D stores. On the H100 (bench/ab.sh, two
+   * rounds) the residual then ran 4096x7168x2048 1.7% and 4096x32768x512
+   * 2.3% faster, the shapes of 64 k-blocks or more unchanged. */
   constexpr int count = chunk_traits<BN, DT>::count;
-#pragma unroll
-  for (int c = 0; c < count; ++c) {
-    /* A chunk whose turn falls before the tile's first k-block is left to
-     * its own load: asked for at the tile's start (as it was until the
-     * thirteenth session), its DRAM reads met the tile's first stages and
-     * the last tile's D stores. On the H100 (bench/ab.sh, two rounds) the
-     * residual then ran 4096x7168x2048 1.7% and 4096x32768x512 2.3% faster,
-     * the shapes of 64 k-blocks or more unchanged. */
-    if (kb != kb_end - C_PREFETCH_LEAD - (count - c) * C_PREFETCH_SPREAD) continue;
-    for (int32_t x = 0; x < b.count; ++x)
-      tp_tma_prefetch_l2_2d(&p.c, n0 + c * chunk_traits<BN, DT>::cols + x * b.cols, m0);
-  }
+  const int32_t ahead = kb_end - C_PREFETCH_LEAD - kb;
+  if (ahead <= 0 || ahead % C_PREFETCH_SPREAD != 0 || ahead > count * C_PREFETCH_SPREAD) return;
+  const int32_t col0 = n0 + (count - ahead / C_PREFETCH_SPREAD) * chunk_traits<BN, DT>::cols;
+  const c_boxes b = c_boxes_of<BN, DT>(p);
+  for (int32_t x = 0; x < b.count; ++x) tp_tma_prefetch_l2_2d(&p.c, col0 + x * b.cols, m0);
 }
 
 /* The chunks of C past the ring that come in through one more input stage,
@@ -434,12 +433,12 @@ TP_DEV void run_loader(const tp_standard_params &p) {
        * 4096x2112x7168 0.7% faster on the H100 (4096x7168x2048 0.7% slower;
        * bench/results, ninth session). */
       if (w.last && has_source) {
-        c_prefetch_spread<BN, DT>(p, kb, w.kb_begin, w.kb_end, m0, n0);
+        c_prefetch_spread<BN, DT>(p, kb, w.kb_end, m0, n0);
         if (kb == max(w.kb_begin, w.kb_end - C_PREFETCH_LEAD)) tp_load_order_signal(&order);
       }
     }
-    if (w.last && staged_c_of<DT>(p).count > 0) {
-      const staged_c sc = staged_c_of<DT>(p);
+    const staged_c sc = staged_c_of<DT>(p);
+    if (w.last && sc.count > 0) {
       TP_INPUT_PRODUCE(&prod, st) {
         unsigned char *a = (unsigned char *)tp_input_producer_stage_tile(&st, 0, 0);
         unsigned char *b = (unsigned char *)tp_input_producer_stage_tile(&st, 1, 0);
