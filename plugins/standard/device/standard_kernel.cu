@@ -20,7 +20,7 @@
  *     warp 1  TMA stores of D chunks out of the output pipeline;
  *     warp 2  TMA loads of the epilogue's source C into the output chunks
  *             (the source ring lives in them), ordered after the mainloop
- *             loads of all but each tile's last C_PREFETCH_LEAD k-blocks.
+ *             loads of all but each tile's last c_ring_lead k-blocks.
  *   warpgroups 1, 2, consumers (232 registers): wgmma on rows 64w..64w+63 of
  *     the tile with one wgmma group in flight, releasing each stage when the
  *     group that read it retires; then the epilogue, chunk by chunk
@@ -293,6 +293,21 @@ TP_DEV c_boxes c_boxes_of(const tp_standard_params &p) {
  * `bench/ab.sh` round, the eleventh session). */
 enum { C_PREFETCH_LEAD = 8, C_PREFETCH_SPREAD = 8 };
 
+/* The ring's chunks of C may load once the main loader has issued all but
+ * the unit's last c_ring_lead k-blocks: C_PREFETCH_LEAD, or a quarter of a
+ * unit of fewer than 32 (at least one). With a lead of 8, a tile of 8
+ * k-blocks let its ring load C at its first k-block, so C loaded as soon as
+ * the last tile's stores freed the ring, in the burst of D stores and first
+ * operand loads at the tile boundary. With a quarter of the k-blocks the
+ * residual ran on the H100 4.8% faster at 4096 x 32768 x 512 (8 k-blocks),
+ * 4.1% at 8192 x 16384 x 512 and 3.2% at 4096 x 16384 x 768 (12), and the
+ * same at 4096 x 24576 x 1536 (24, a lead of 6); half of the k-blocks was
+ * 2-3% slower than a quarter, three quarters 1% slower than 8 (`bench/ab.sh`,
+ * two rounds, the fourteenth session). */
+TP_DEV int32_t c_ring_lead(const work_unit &w) {
+  return max(1, min((int32_t)C_PREFETCH_LEAD, (w.kb_end - w.kb_begin) / 4));
+}
+
 template <int BN, int DT>
 TP_DEV void c_prefetch_spread(const tp_standard_params &p, int32_t kb, int32_t kb_end, int32_t m0,
                               int32_t n0) {
@@ -425,16 +440,16 @@ TP_DEV void run_loader(const tp_standard_params &p) {
         load_a_boxes(p, a, full, kb * k_elems, m0, a_boxes);
         if (!b_first) load_b_slice<CLUSTER_M>(p, b, full, kb * k_elems, n0, b_rows);
       }
-      /* Each chunk of C into L2 at its k-block (above); C_PREFETCH_LEAD
-       * k-blocks before the tile's end (at its start when it is shorter)
-       * the source loader may load the ring's chunks. Loaded from the tile's
-       * first k-block, C met every CTA's D stores and first loads at the
-       * tile boundary: this ran 4096^3 0.9%, 4096x4096x7168 0.8% and
-       * 4096x2112x7168 0.7% faster on the H100 (4096x7168x2048 0.7% slower;
-       * bench/results, ninth session). */
+      /* Each chunk of C into L2 at its k-block (above); c_ring_lead
+       * k-blocks before the tile's end the source loader may load the
+       * ring's chunks. Loaded from the tile's first k-block, C met every
+       * CTA's D stores and first loads at the tile boundary: the lead ran
+       * 4096^3 0.9%, 4096x4096x7168 0.8% and 4096x2112x7168 0.7% faster on
+       * the H100 (4096x7168x2048 0.7% slower; bench/results, ninth
+       * session). */
       if (w.last && has_source) {
         c_prefetch_spread<BN, DT>(p, kb, w.kb_end, m0, n0);
-        if (kb == max(w.kb_begin, w.kb_end - C_PREFETCH_LEAD)) tp_load_order_signal(&order);
+        if (kb == w.kb_end - c_ring_lead(w)) tp_load_order_signal(&order);
       }
     }
     const staged_c sc = staged_c_of<DT>(p);
