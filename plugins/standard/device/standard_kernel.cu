@@ -279,7 +279,7 @@ TP_DEV c_boxes c_boxes_of(const tp_standard_params &p) {
   return b;
 }
 
-/* A tile's C is loaded into shared memory from C_PREFETCH_LEAD k-blocks
+/* A tile's C is loaded into shared memory from c_ring_lead (below) k-blocks
  * before the tile's end (the ring's chunks) and after its last k-block (the
  * staged ones). The main loader first asks for each chunk into L2, chunk c
  * at k-block kb_end - C_PREFETCH_LEAD - (count - c) x C_PREFETCH_SPREAD
