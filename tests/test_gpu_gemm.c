@@ -311,11 +311,11 @@ END_TEST
 /* Two splits per tile, the first handing k-blocks on to the last
  * (split_lead: 2 of its 8 at K = 996, 1000 and 1009 in bf16 and f16, 4 of
  * 56 at 64 x 4096 x 7168, none of 1 in fp8 at K = 305), over more tiles
- * than the grid holds, so that each CTA runs several splits (300 x 4100 x 996: 195 tiles of 128 x 64, 390
- * units on 132 CTAs; 1000 x 1000 in 64 x 64: 256 tiles); a second
- * warpgroup wholly past M (M = 64 in 128-row tiles); f32 D (two chunks per
- * tile), f32 C under a bf16 D, C aliasing D; and the heuristic's choice
- * at 64 x 4096 x 7168. */
+ * than the grid holds, so that each CTA runs several splits (300 x 4100 x
+ * 996: 195 tiles of 128 x 64, 390 units on 132 CTAs; 1000 x 1000 in 64 x
+ * 64: 256 tiles); a second warpgroup wholly past M (M = 64 in 128-row
+ * tiles); f32 D (two chunks per tile), f32 C under a bf16 D, C aliasing D;
+ * and the heuristic's choice at 64 x 4096 x 7168. */
 START_TEST(split_two) {
   static const gpu_case cases[] = {
       {"standard_n64", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_F32, TP_DTYPE_NONE, "store", 0, 0,

@@ -429,6 +429,7 @@ TP_DEV void run_loader(const tp_standard_params &p) {
     int32_t m0, n0;
     tile_origin<CLUSTER_M, BM, BN>(p, w.tile, &m0, &n0);
     const uint32_t a_boxes = a_boxes_in_m<BM>(p, m0);
+    const int32_t c_ring_kb = w.kb_end - c_ring_lead(w); /* releases the ring's C */
     for (int32_t kb = w.kb_begin; kb < w.kb_end; ++kb) {
       TP_INPUT_PRODUCE(&prod, st) {
         tp_mbar *full = tp_input_producer_stage_barrier(&st);
@@ -449,7 +450,7 @@ TP_DEV void run_loader(const tp_standard_params &p) {
        * session). */
       if (w.last && has_source) {
         c_prefetch_spread<BN, DT>(p, kb, w.kb_end, m0, n0);
-        if (kb == w.kb_end - c_ring_lead(w)) tp_load_order_signal(&order);
+        if (kb == c_ring_kb) tp_load_order_signal(&order);
       }
     }
     const staged_c sc = staged_c_of<DT>(p);
