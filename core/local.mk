@@ -11,7 +11,6 @@ core_libtilepipe_core_la_SOURCES = \
 	core/gemm_check.c \
 	core/plan_internal.h \
 	core/plan.c \
-	core/link_check.h \
 	core/link_check.c \
 	core/backend/cpu/cpu_backend.h \
 	core/backend/cpu/cpu_backend.c \
@@ -60,4 +59,4 @@ lib_LTLIBRARIES += core/libtilepipe.la
 core_libtilepipe_la_SOURCES =
 core_libtilepipe_la_LIBADD = core/libtilepipe_core.la
 core_libtilepipe_la_LDFLAGS = -version-info $(TP_LT_VERSION) -no-undefined \
-	-export-symbols-regex '^tp_(status_string|error_message|dtype_|tensor_|gemm_desc_init|registry_(open|close|path|count|get|find)$$|plugin_kind_name|backend_(name|from_name)|plan_(create|run|backend|describe|destroy)$$|device_(info|alloc|free|copy_to|copy_from|copy_within|memset|synchronize|timer_(create|record|elapsed_ms|destroy))$$|version$$)'
+	-export-symbols-regex '^tp_(status_string|error_message|dtype_|tensor_|gemm_desc_init|registry_(open|close|path|count|get|find)$$|plugin_kind_name|backend_(name|from_name)|plan_(create|run|backend|describe|destroy)$$|link_check(_target)?$$|device_(info|alloc|free|copy_to|copy_from|copy_within|memset|synchronize|timer_(create|record|elapsed_ms|destroy))$$|version$$)'

@@ -75,6 +75,16 @@ tp_status tp_binding_resolve(tp_binding *b, tp_registry *registry, const char *p
   return TP_OK;
 }
 
+tp_status tp_binding_check_tiles(const tp_binding *b) {
+  if (b->payload_plan.num_tensors == 0 || b->payload_plan.num_tensors > TP_MAX_STAGE_TENSORS ||
+      b->payload_plan.k_blocks < 1) {
+    return tp_error_set(TP_ERR_PLUGIN, "payload '%s' returned an invalid plan (%u stage tensors, "
+                        "%lld k-blocks)", b->payload_name, b->payload_plan.num_tensors,
+                        (long long)b->payload_plan.k_blocks);
+  }
+  return TP_OK;
+}
+
 tp_status tp_binding_plan(tp_binding *b, const tp_gemm_desc *desc, tp_backend backend) {
   char err[512] = "";
   /* An epilogue built before the bias existed (ABI 1.0) cannot see it and
@@ -95,13 +105,8 @@ tp_status tp_binding_plan(tp_binding *b, const tp_gemm_desc *desc, tp_backend ba
     return tp_error_set(st, "epilogue '%s': %s", b->epilogue_name,
                         err[0] ? err : tp_status_string(st));
   }
-  if (b->payload_plan.num_tensors == 0 || b->payload_plan.num_tensors > TP_MAX_STAGE_TENSORS ||
-      b->payload_plan.k_blocks < 1) {
-    return tp_error_set(TP_ERR_PLUGIN, "payload '%s' returned an invalid plan (%u stage tensors, "
-                        "%lld k-blocks)", b->payload_name, b->payload_plan.num_tensors,
-                        (long long)b->payload_plan.k_blocks);
-  }
-  return TP_OK;
+  /* On the CUDA backend the payload's gpu_plan fills the plan's tiles. */
+  return backend == TP_BACKEND_CUDA ? TP_OK : tp_binding_check_tiles(b);
 }
 
 tp_status tp_plan_create(tp_plan **out, tp_registry *registry, const char *payload_name,
@@ -129,6 +134,7 @@ tp_status tp_plan_create(tp_plan **out, tp_registry *registry, const char *paylo
     return tp_error_wrap(st, "plan");
   }
 
+  plan->backend = backend; /* what a failure below names until the backend is resolved */
   st = resolve_backend(backend, plan->binding.payload_plugin, plan->binding.epilogue_plugin,
                        &plan->backend);
   if (st == TP_OK) st = tp_gemm_check_desc(desc, plan->backend);

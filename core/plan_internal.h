@@ -1,7 +1,7 @@
 /* core/plan_internal.h: what a backend sees of a plan.
  *
  * The plugins' slots and their per-plan decisions, bound together at plan
- * creation (and by the link check without a GPU, core/link_check.h).
+ * creation (and by the link check without a GPU, core/link_check.c).
  * Backends read it; they never look plugins up themselves. */
 #ifndef TP_CORE_PLAN_INTERNAL_H
 #define TP_CORE_PLAN_INTERNAL_H
@@ -29,7 +29,13 @@ tp_status tp_binding_resolve(tp_binding *b, tp_registry *registry, const char *p
 
 /* Runs both plugins' plan slots on desc (already through tp_gemm_check_desc
  * for backend) into b's plans: the payload's, then the epilogue's. An
- * epilogue built before the bias operand (ABI 1.0) is refused a bias. */
+ * epilogue built before the bias operand (ABI 1.0) is refused a bias. On
+ * the CPU backend the payload's plan then holds its tiles; on the CUDA
+ * backend its gpu_plan fills them (tp_binding_check_tiles after it). */
 tp_status tp_binding_plan(tp_binding *b, const tp_gemm_desc *desc, tp_backend backend);
+
+/* TP_ERR_PLUGIN unless the payload plan has 1..TP_MAX_STAGE_TENSORS stage
+ * tensors and at least one k-block. */
+tp_status tp_binding_check_tiles(const tp_binding *b);
 
 #endif

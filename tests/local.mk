@@ -5,6 +5,8 @@ TP_TEST_CPP_FLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(CHECK_CFLAGS)
 # (core/ functions not exported) link the convenience library instead.
 TP_TEST_LIBS = core/libtilepipe.la $(CHECK_LIBS)
 TP_TEST_INTERNAL_LIBS = core/libtilepipe_core.la $(CHECK_LIBS)
+# Scratch folders and files: every test that writes files uses tests/tmpdir.c.
+noinst_HEADERS += tests/tmpdir.h
 
 check_PROGRAMS += tests/test_dtype
 tests_test_dtype_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
@@ -20,6 +22,7 @@ tests_test_fast_div_LDADD = $(CHECK_LIBS)
 # TP_TEST_PLUGIN_DIR (their .libs folder, baked in as an absolute path) and
 # set TILEPIPE_PLUGIN_PATH themselves, so they also run by hand; they write
 # INI files only into fresh folders under $TMPDIR (default /tmp).
+TP_REGISTRY_TEST_SOURCES = tests/registry_util.c tests/tmpdir.c
 TP_FIXTURE_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 TP_FIXTURE_LDFLAGS = -module -avoid-version -rpath /nowhere -shared
 TP_REGISTRY_TEST_CPP_FLAGS = $(TP_TEST_CPP_FLAGS) $(TP_INSTALL_PATH_DEFINES) \
@@ -70,17 +73,27 @@ check_LTLIBRARIES += tests/plugins/fixture_init_fails.la
 tests_plugins_fixture_init_fails_la_SOURCES = tests/plugins/fixture_init_fails.c
 tests_plugins_fixture_init_fails_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
 tests_plugins_fixture_init_fails_la_LDFLAGS = $(TP_FIXTURE_LDFLAGS)
+check_LTLIBRARIES += tests/plugins/fixture_huge_tile.la
+tests_plugins_fixture_huge_tile_la_SOURCES = tests/plugins/fixture_huge_tile.c
+tests_plugins_fixture_huge_tile_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
+tests_plugins_fixture_huge_tile_la_LDFLAGS = $(TP_FIXTURE_LDFLAGS)
 
 # test_registry uses the public API only; test_loader also the internal
 # tp_registry_resolve.
 check_PROGRAMS += tests/test_registry
-tests_test_registry_SOURCES = tests/test_registry.c tests/registry_util.c
+tests_test_registry_SOURCES = tests/test_registry.c $(TP_REGISTRY_TEST_SOURCES)
 tests_test_registry_CPPFLAGS = $(TP_REGISTRY_TEST_CPP_FLAGS)
 tests_test_registry_LDADD = $(TP_TEST_LIBS)
 check_PROGRAMS += tests/test_loader
-tests_test_loader_SOURCES = tests/test_loader.c tests/registry_util.c
+tests_test_loader_SOURCES = tests/test_loader.c $(TP_REGISTRY_TEST_SOURCES)
 tests_test_loader_CPPFLAGS = $(TP_REGISTRY_TEST_CPP_FLAGS)
 tests_test_loader_LDADD = $(TP_TEST_INTERNAL_LIBS)
+# The CPU backend's failures come back as statuses: fixture_huge_tile's
+# accumulators fit no host (paired with fixture_skip_last as the epilogue).
+check_PROGRAMS += tests/test_cpu_backend
+tests_test_cpu_backend_SOURCES = tests/test_cpu_backend.c $(TP_REGISTRY_TEST_SOURCES)
+tests_test_cpu_backend_CPPFLAGS = $(TP_REGISTRY_TEST_CPP_FLAGS)
+tests_test_cpu_backend_LDADD = $(TP_TEST_LIBS)
 
 # The GPU backend's host side. test_link_log needs no CUDA at all;
 # test_cuda_link needs nvcc at build time (the LTO-IR of tests/device/) but no
@@ -101,10 +114,10 @@ tests/device/link_kernel.ltoir.fatbin tests/device/link_ws_unbounded.ltoir.fatbi
 	$(srcdir)/tests/device/warp_specialized.cuh
 noinst_HEADERS += tests/cuda_blobs.h
 check_PROGRAMS += tests/test_cuda_link tests/test_cuda_launch
-tests_test_cuda_link_SOURCES = tests/test_cuda_link.c tests/cuda_blobs.c
+tests_test_cuda_link_SOURCES = tests/test_cuda_link.c tests/cuda_blobs.c tests/tmpdir.c
 tests_test_cuda_link_CPPFLAGS = $(TP_TEST_CPP_FLAGS) $(CUDA_CPPFLAGS)
 tests_test_cuda_link_LDADD = $(TP_TEST_INTERNAL_LIBS)
-tests_test_cuda_launch_SOURCES = tests/test_cuda_launch.c tests/cuda_blobs.c
+tests_test_cuda_launch_SOURCES = tests/test_cuda_launch.c tests/cuda_blobs.c tests/tmpdir.c
 tests_test_cuda_launch_CPPFLAGS = $(TP_TEST_CPP_FLAGS) $(CUDA_CPPFLAGS)
 tests_test_cuda_launch_LDADD = $(TP_TEST_INTERNAL_LIBS)
 # The generated headers exist only after nvcc ran: say so before the first
@@ -126,6 +139,7 @@ check_PROGRAMS += tests/test_plugins_cpu tests/test_plugins_validation
 tests_test_plugins_cpu_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
 tests_test_plugins_cpu_LDADD = $(TP_PLUGIN_TEST_LIBS)
 EXTRA_tests_test_plugins_cpu_DEPENDENCIES = tilepipe.ini
+tests_test_plugins_validation_SOURCES = tests/test_plugins_validation.c tests/tmpdir.c
 tests_test_plugins_validation_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
 tests_test_plugins_validation_LDADD = $(TP_PLUGIN_TEST_LIBS)
 EXTRA_tests_test_plugins_validation_DEPENDENCIES = tilepipe.ini
@@ -168,7 +182,7 @@ endif
 # The standard payload's fused GPU kernels (with store and residual) against
 # the naive reference; skips (77) without a GPU.
 check_PROGRAMS += tests/test_gpu_gemm
-tests_test_gpu_gemm_SOURCES = tests/test_gpu_gemm.c tools/gpu_problem.c
+tests_test_gpu_gemm_SOURCES = tests/test_gpu_gemm.c tools/gpu_problem.c tests/tmpdir.c
 tests_test_gpu_gemm_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
 tests_test_gpu_gemm_LDADD = $(TP_PLUGIN_TEST_LIBS)
 EXTRA_tests_test_gpu_gemm_DEPENDENCIES = tilepipe.ini
@@ -204,11 +218,18 @@ tests_plugins_fixture_abi10_epilogue_la_SOURCES = tests/plugins/fixture_abi10_ep
 tests_plugins_fixture_abi10_epilogue_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
 tests_plugins_fixture_abi10_epilogue_la_LDFLAGS = $(TP_FIXTURE_LDFLAGS)
 check_PROGRAMS += tests/test_bias
-tests_test_bias_SOURCES = tests/test_bias.c tests/registry_util.c
+tests_test_bias_SOURCES = tests/test_bias.c $(TP_REGISTRY_TEST_SOURCES)
 tests_test_bias_CPPFLAGS = $(TP_REGISTRY_TEST_CPP_FLAGS) \
 	-DTP_TEST_REGISTRY='"$(abs_top_builddir)/tilepipe.ini"'
 tests_test_bias_LDADD = $(TP_TEST_INTERNAL_LIBS)
 EXTRA_tests_test_bias_DEPENDENCIES = tilepipe.ini
+
+# The public link check (tilepipe/link.h) without a link: arguments, its
+# versioned structs, the target, refusals; on the build tree's registry.
+check_PROGRAMS += tests/test_link_check
+tests_test_link_check_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
+tests_test_link_check_LDADD = $(TP_PLUGIN_TEST_LIBS)
+EXTRA_tests_test_link_check_DEPENDENCIES = tilepipe.ini
 
 # `tilepipe link` end to end (test_tool_link.sh, from the top build folder):
 # the shipped pairs link clean without a GPU; fixture_bad_link, a payload

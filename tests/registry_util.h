@@ -1,8 +1,8 @@
 /* tests/registry_util.h: scratch folders and INI files for the registry and
  * loader tests.
  *
- * Every test case gets a fresh folder from tu_setup() (mkdtemp under $TMPDIR,
- * else /tmp: never the source tree), with TILEPIPE_PLUGIN_PATH pointing at the
+ * Every test case gets a fresh folder from tu_setup() (tests/tmpdir.h: under
+ * $TMPDIR, else /tmp, never the source tree), with TILEPIPE_PLUGIN_PATH at the
  * fixtures (TP_TEST_PLUGIN_DIR) and TILEPIPE_REGISTRY, TILEPIPE_LOG unset;
  * tu_teardown() removes the folder and goes back to the first working
  * directory. Use them as a Check checked fixture. */

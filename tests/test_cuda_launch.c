@@ -9,17 +9,16 @@
  * the parent initialised it, and main() does to decide whether to skip. The
  * kernel cache lives in a fresh folder under $TMPDIR. */
 #include <check.h>
-#include <dirent.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/backend/cuda/driver.h"
 #include "core/backend/cuda/kernel.h"
 #include "tests/cuda_blobs.h"
+#include "tests/tmpdir.h"
 
 static const tp_cuda_driver *cu;
 static tp_cuda_device device;
@@ -225,19 +224,6 @@ START_TEST(bad_kernels_and_launches_are_refused) {
 }
 END_TEST
 
-static void remove_tree(const char *path) {
-  DIR *d = opendir(path);
-  if (d) {
-    for (struct dirent *de; (de = readdir(d)) != NULL;) {
-      char child[2048];
-      snprintf(child, sizeof child, "%s/%s", path, de->d_name);
-      if (de->d_name[0] != '.' || strlen(de->d_name) > 2) unlink(child);
-    }
-    closedir(d);
-  }
-  rmdir(path);
-}
-
 int main(void) {
   tp_status st = tp_cuda_device_get(&device);
   if (st == TP_ERR_NO_DEVICE) {
@@ -249,10 +235,8 @@ int main(void) {
     return 99;
   }
   char dir[1024];
-  const char *tmp = getenv("TMPDIR");
-  snprintf(dir, sizeof dir, "%s/tilepipe-test-cuda-launch-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-  if (!mkdtemp(dir)) {
-    perror("mkdtemp");
+  if (tp_test_tmpdir_make(dir, sizeof dir, "tilepipe-test-cuda-launch") != 0) {
+    perror("cannot make a scratch folder");
     return 99;
   }
   setenv("TILEPIPE_CACHE_DIR", dir, 1);
@@ -272,6 +256,6 @@ int main(void) {
   srunner_run_all(sr, CK_NORMAL);
   int failed = srunner_ntests_failed(sr);
   srunner_free(sr);
-  remove_tree(dir);
+  tp_test_tmpdir_remove(dir);
   return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

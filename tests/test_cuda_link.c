@@ -25,6 +25,7 @@
 #include "core/backend/cuda/link_log.h"
 #include "core/backend/cuda/nvjitlink.h"
 #include "tests/cuda_blobs.h"
+#include "tests/tmpdir.h"
 
 static char base_dir[1024]; /* this run's folder; TILEPIPE_CACHE_DIR points here */
 
@@ -609,28 +610,9 @@ START_TEST(concurrent_lookups_agree) {
 }
 END_TEST
 
-/* Removes base_dir and everything the tests left in it (two levels deep at
- * most: cache-XXXXXX/a/b). */
-static void remove_tree(const char *path, int depth) {
-  DIR *d = opendir(path);
-  if (d) {
-    for (struct dirent *de; (de = readdir(d)) != NULL;) {
-      if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0) continue;
-      char child[2048];
-      snprintf(child, sizeof child, "%s/%s", path, de->d_name);
-      if (unlink(child) != 0 && depth < 4) remove_tree(child, depth + 1);
-    }
-    closedir(d);
-  }
-  rmdir(path);
-}
-
 int main(void) {
-  const char *tmp = getenv("TMPDIR");
-  snprintf(base_dir, sizeof base_dir, "%s/tilepipe-test-cuda-link-XXXXXX",
-           tmp && *tmp ? tmp : "/tmp");
-  if (!mkdtemp(base_dir)) {
-    perror("mkdtemp");
+  if (tp_test_tmpdir_make(base_dir, sizeof base_dir, "tilepipe-test-cuda-link") != 0) {
+    perror("cannot make a scratch folder");
     return 99;
   }
   setenv("TILEPIPE_CACHE_DIR", base_dir, 1);
@@ -671,6 +653,6 @@ int main(void) {
   srunner_run_all(sr, CK_NORMAL);
   int failed = srunner_ntests_failed(sr);
   srunner_free(sr);
-  remove_tree(base_dir, 0);
+  tp_test_tmpdir_remove(base_dir);
   return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

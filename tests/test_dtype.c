@@ -7,7 +7,9 @@
  * code), so the reference shares no arithmetic with the codec. Every code of
  * every narrow format is decoded and round-tripped, every pair of adjacent
  * values has its midpoint and the f32 values either side tested, and a
- * strided sweep of f32 bit patterns is encoded in every format.
+ * strided sweep of f32 bit patterns is encoded in every format. The integer
+ * s8 has a reference of its own: the byte read as int8_t, and encoding as
+ * rint in double (ties to even) clamped to -128..127.
  *
  * Loops count mismatches and assert once (Check records a location per
  * assertion, too slow for millions), reporting the first mismatch. */
@@ -486,6 +488,96 @@ START_TEST(test_unknown_dtype) {
 }
 END_TEST
 
+/* ------------------------------------------------------------ s8 */
+
+/* The s8 reference: a two's-complement byte, and for encoding the f32
+ * rounded in double by rint (round to nearest, ties to even, the default
+ * mode), clamped to [-128, 127]; NaN is 0. */
+static int32_t s8_of_code(uint32_t code) { return (int32_t)(int8_t)(uint8_t)code; }
+
+static uint32_t s8_ref_encode(float x) {
+  if (isnan(x))
+    return 0;
+  double v = rint((double)x);
+  v = v < -128.0 ? -128.0 : v > 127.0 ? 127.0 : v;
+  return (uint32_t)(uint8_t)(int8_t)v;
+}
+
+START_TEST(test_s8_every_code) {
+  mismatches log = {0};
+  for (uint32_t code = 0; code < 256; code++) {
+    float v = tp_dtype_decode(TP_DTYPE_S8, code);
+    if (v != (float)s8_of_code(code))
+      note(&log, "s8 decode(%#x) = %g, want %d", code, (double)v, s8_of_code(code));
+    if (tp_dtype_decode(TP_DTYPE_S8, code | 0xABCD00u) != v) /* high bits ignored */
+      note(&log, "s8 decode(%#x) depends on bits above the byte", code | 0xABCD00u);
+    if (tp_dtype_encode(TP_DTYPE_S8, v) != code)
+      note(&log, "s8 encode(%g) = %#x, want %#x", (double)v, tp_dtype_encode(TP_DTYPE_S8, v), code);
+  }
+  assert_none(log);
+  ck_assert_float_eq(tp_dtype_decode(TP_DTYPE_S8, 0x80), -128.0f);
+  ck_assert_float_eq(tp_dtype_decode(TP_DTYPE_S8, 0x7F), 127.0f);
+  ck_assert_float_eq(tp_dtype_decode(TP_DTYPE_S8, 0xFF), -1.0f);
+}
+END_TEST
+
+/* Ties go to the even integer, both signs; the f32 neighbours of every
+ * half-integer round to the nearer side. */
+START_TEST(test_s8_rounding) {
+  static const struct {
+    float x;
+    int32_t want;
+  } cases[] = {{0.5f, 0},     {1.5f, 2},    {2.5f, 2},     {-0.5f, 0},   {-1.5f, -2},
+               {-2.5f, -2},   {126.5f, 126}, {-127.5f, -128}, {0.49999997f, 0}, {0.50000006f, 1},
+               {-0.4f, 0},    {-0.0f, 0},   {3.75f, 4},    {-3.25f, -3}, {FLT_TRUE_MIN, 0}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    ck_assert_msg(tp_dtype_encode(TP_DTYPE_S8, cases[i].x) == ((uint32_t)cases[i].want & 0xFFu),
+                  "s8 encode(%a) = %#x, want %d", (double)cases[i].x,
+                  tp_dtype_encode(TP_DTYPE_S8, cases[i].x), cases[i].want);
+  mismatches log = {0};
+  for (int32_t n = -129; n <= 128; n++) {
+    uint32_t centre = bits_of((float)n + 0.5f);
+    for (uint32_t d = 0; d < 17; d++) {
+      float x = float_of(centre + d - 8);
+      if (tp_dtype_encode(TP_DTYPE_S8, x) != s8_ref_encode(x))
+        note(&log, "s8 encode(%a) = %#x, want %#x", (double)x, tp_dtype_encode(TP_DTYPE_S8, x),
+             s8_ref_encode(x));
+    }
+  }
+  assert_none(log);
+}
+END_TEST
+
+/* Beyond the range every value saturates, infinities included; NaN is 0. */
+START_TEST(test_s8_saturation) {
+  static const float high[] = {127.49f, 127.5f, 128.0f, 200.7f, 1e6f, FLT_MAX, INFINITY};
+  static const float low[] = {-128.49f, -128.5f, -129.0f, -1e6f, -FLT_MAX, -INFINITY};
+  for (size_t i = 0; i < sizeof high / sizeof high[0]; i++)
+    ck_assert_uint_eq(tp_dtype_encode(TP_DTYPE_S8, high[i]), 0x7F);
+  for (size_t i = 0; i < sizeof low / sizeof low[0]; i++)
+    ck_assert_uint_eq(tp_dtype_encode(TP_DTYPE_S8, low[i]), 0x80);
+  static const uint32_t nans[] = {0x7FC00000u, 0xFFC00000u, 0x7F800001u, 0xFFFFFFFFu};
+  for (size_t i = 0; i < sizeof nans / sizeof nans[0]; i++)
+    ck_assert_uint_eq(tp_dtype_encode(TP_DTYPE_S8, float_of(nans[i])), 0);
+}
+END_TEST
+
+/* Every 2^10-th f32 bit pattern, plain and with scrambled low bits. */
+START_TEST(test_s8_sweep) {
+  mismatches log = {0};
+  for (uint32_t i = 0; i < (1u << 22); i++) {
+    uint32_t patterns[2] = {i << 10, (i << 10) | ((i * 2654435761u) >> 22)};
+    for (int p = 0; p < 2; p++) {
+      float x = float_of(patterns[p]);
+      if (tp_dtype_encode(TP_DTYPE_S8, x) != s8_ref_encode(x))
+        note(&log, "s8 encode(%a = %#010x) = %#x, want %#x", (double)x, patterns[p],
+             tp_dtype_encode(TP_DTYPE_S8, x), s8_ref_encode(x));
+    }
+  }
+  assert_none(log);
+}
+END_TEST
+
 /* ------------------------------------------------------------ load/store */
 
 START_TEST(test_fp4_packing) {
@@ -520,8 +612,9 @@ END_TEST
 /* Wider elements at an unaligned base: bytes written are exactly the
  * element's, little-endian, and nothing around it changes. */
 START_TEST(test_load_store_wide) {
-  static const tp_dtype dtypes[] = {TP_DTYPE_F32,  TP_DTYPE_BF16,  TP_DTYPE_F16,  TP_DTYPE_E4M3,
-                                    TP_DTYPE_E5M2, TP_DTYPE_UE8M0, TP_DTYPE_UE4M3};
+  static const tp_dtype dtypes[] = {TP_DTYPE_F32,  TP_DTYPE_BF16,  TP_DTYPE_F16,
+                                    TP_DTYPE_E4M3, TP_DTYPE_E5M2,  TP_DTYPE_UE8M0,
+                                    TP_DTYPE_UE4M3, TP_DTYPE_S8};
   for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; d++) {
     unsigned bytes = tp_dtype_bits(dtypes[d]) / 8;
     for (int64_t i = 0; i < 3; i++) {
@@ -561,7 +654,7 @@ START_TEST(test_names) {
     const char *name;
   } names[] = {{TP_DTYPE_F32, "f32"},   {TP_DTYPE_BF16, "bf16"},   {TP_DTYPE_F16, "f16"},
                {TP_DTYPE_E4M3, "e4m3"}, {TP_DTYPE_E5M2, "e5m2"},   {TP_DTYPE_UE8M0, "ue8m0"},
-               {TP_DTYPE_E2M1, "e2m1"}, {TP_DTYPE_UE4M3, "ue4m3"}};
+               {TP_DTYPE_E2M1, "e2m1"}, {TP_DTYPE_UE4M3, "ue4m3"}, {TP_DTYPE_S8, "s8"}};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     ck_assert_str_eq(tp_dtype_name(names[i].dtype), names[i].name);
     ck_assert_int_eq(tp_dtype_from_name(names[i].name), names[i].dtype);
@@ -576,7 +669,9 @@ START_TEST(test_names) {
   ck_assert_int_eq(tp_dtype_from_name("fp8_e4m3"), TP_DTYPE_E4M3);
   ck_assert_int_eq(tp_dtype_from_name("fp8_e5m2"), TP_DTYPE_E5M2);
   ck_assert_int_eq(tp_dtype_from_name("fp4"), TP_DTYPE_E2M1);
-  static const char *unknown[] = {"none", "", "bf", "bf16 ", "BF16", "e4m3fn", "f64", "?"};
+  ck_assert_int_eq(tp_dtype_from_name("int8"), TP_DTYPE_S8);
+  static const char *unknown[] = {"none", "", "bf", "bf16 ", "BF16", "e4m3fn", "f64", "?",
+                                  "u8", "INT8", "int"};
   for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++)
     ck_assert_msg(tp_dtype_from_name(unknown[i]) == TP_DTYPE_NONE, "\"%s\" parsed", unknown[i]);
   ck_assert_int_eq(tp_dtype_from_name(NULL), TP_DTYPE_NONE);
@@ -592,6 +687,8 @@ START_TEST(test_bits_bytes) {
   ck_assert_uint_eq(tp_dtype_bits(TP_DTYPE_UE8M0), 8);
   ck_assert_uint_eq(tp_dtype_bits(TP_DTYPE_UE4M3), 8);
   ck_assert_uint_eq(tp_dtype_bits(TP_DTYPE_E2M1), 4);
+  ck_assert_uint_eq(tp_dtype_bits(TP_DTYPE_S8), 8);
+  ck_assert_uint_eq(tp_dtype_bytes(TP_DTYPE_S8, 5), 5);
   ck_assert_uint_eq(tp_dtype_bytes(TP_DTYPE_F32, 3), 12);
   ck_assert_uint_eq(tp_dtype_bytes(TP_DTYPE_BF16, 3), 6);
   ck_assert_uint_eq(tp_dtype_bytes(TP_DTYPE_UE8M0, 3), 3);
@@ -781,6 +878,10 @@ static Suite *dtype_suite(void) {
   tcase_add_loop_test(rounding, test_nan_inputs, 0, NUM_FORMATS);
   tcase_add_loop_test(rounding, test_underflow, 0, NUM_FORMATS);
   tcase_add_test(rounding, test_unsigned_negatives);
+  tcase_add_test(rounding, test_s8_every_code);
+  tcase_add_test(rounding, test_s8_rounding);
+  tcase_add_test(rounding, test_s8_saturation);
+  tcase_add_test(rounding, test_s8_sweep);
   tcase_add_loop_test(rounding, test_sweep, 0, NUM_FORMATS);
   tcase_add_loop_test(rounding, test_near_boundaries, 0, NUM_FORMATS);
   suite_add_tcase(s, rounding);

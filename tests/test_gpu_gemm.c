@@ -1,5 +1,5 @@
 /* tests/test_gpu_gemm.c: the standard payload's fused GPU kernels against the
- * naive f64 reference (issue 4 and 5 tests).
+ * naive f64 reference.
  *
  * Every dtype combination of the standard payload, with the store and the
  * residual epilogue (C in D's dtype or f32, C aliasing D, beta = 0 with NaN
@@ -22,8 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "tests/tmpdir.h"
 #include "tilepipe/device.h"
 #include "tilepipe/tilepipe.h"
 #include "tools/gpu_problem.h"
@@ -363,8 +363,8 @@ START_TEST(split_k_refused) {
 END_TEST
 
 /* The build tree's registry plus tunings of its standard library (split-K,
- * the narrowest tile), written to a temporary file (path into `path`). */
-static int write_tuned_registry(char *path, size_t size) {
+ * the narrowest tile), written to dir/registry.ini. */
+static int write_tuned_registry(const char *dir) {
   tp_registry *base = NULL;
   tp_plugin_info info;
   if (tp_registry_open(&base, TP_TEST_REGISTRY) != TP_OK ||
@@ -372,9 +372,9 @@ static int write_tuned_registry(char *path, size_t size) {
     tp_registry_close(base);
     return 0;
   }
-  snprintf(path, size, "%s/test_gpu_gemm-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-  const int fd = mkstemp(path);
-  FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL, *in = fopen(TP_TEST_REGISTRY, "r");
+  char *text = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream(&text, &len), *in = fopen(TP_TEST_REGISTRY, "r");
   int ok = out != NULL && in != NULL;
   for (int c; ok && (c = fgetc(in)) != EOF;) fputc(c, out);
   static const char *const tunings[][2] = {
@@ -400,6 +400,8 @@ static int write_tuned_registry(char *path, size_t size) {
             tunings[i][1]);
   if (in) fclose(in);
   if (out && fclose(out) != 0) ok = 0;
+  ok = ok && tp_test_file_write(dir, "registry.ini", text, len) == 0;
+  free(text);
   tp_registry_close(base);
   return ok;
 }
@@ -410,13 +412,19 @@ int main(void) {
     printf("SKIP: no usable GPU: %s\n", tp_error_message());
     return 77;
   }
-  char path[512];
-  if (!write_tuned_registry(path, sizeof path)) {
+  char dir[512], path[600];
+  if (tp_test_tmpdir_make(dir, sizeof dir, "test_gpu_gemm") != 0) {
+    perror("setup failed: cannot make a scratch folder");
+    return 99;
+  }
+  snprintf(path, sizeof path, "%s/registry.ini", dir);
+  const int written = write_tuned_registry(dir);
+  const tp_status opened = written ? tp_registry_open(&reg, path) : TP_OK;
+  tp_test_tmpdir_remove(dir);
+  if (!written) {
     printf("setup failed: cannot write the tuned registry: %s\n", tp_error_message());
     return 99;
   }
-  const tp_status opened = tp_registry_open(&reg, path);
-  remove(path);
   if (opened != TP_OK) {
     printf("setup failed: %s\n", tp_error_message());
     return 99;

@@ -12,7 +12,8 @@
 # - a wrong result: a scratch registry whose [store] is fixture_skip_last
 #   (never writes D's last element): FAIL and exit 1;
 # - error exits: unknown command/option/payload, bad values, a plan the
-#   payload refuses, a missing registry, a bad shapes file (with its line);
+#   payload refuses, a payload without a GPU kernel on the CUDA backend, a
+#   missing registry, a bad shapes file (with its line);
 # - the GPU commands: without a GPU, `bench` and `run --backend cuda` exit
 #   77 saying so; with one, they run (bench writes a CSV row that matches,
 #   and with --roofline measures plausible ceilings and gives the floor).
@@ -147,6 +148,15 @@ expect 2 "unexpected argument 'extra'" -- run $r -m 4 -n 4 -k 4 extra
 expect 3 "payload 'standard': .*bf16.*f16" -- run $r --backend cpu -m 4 -n 4 -k 4 \
   --dtype a=bf16,b=f16
 expect 3 'not a multiple of 32' -- run $r --backend cpu --payload block_scaled -m 4 -n 4 -k 33
+# The payloads without a GPU kernel say so on the CUDA backend, GPU or not (a
+# build without the CUDA toolkit, where no plugin has device code, says that
+# instead and exits 77).
+if "$tool" list --registry "$reg" | grep -Eq '^standard .* yes \(CUDA'; then
+  for payload in blockwise_fp8 block_scaled; do
+    expect 3 "on cuda: payload '$payload' carries no GPU kernel" -- run $r --backend cuda \
+      --payload $payload -m 8 -n 8 -k 128
+  done
+fi
 expect 3 'cannot open the registry' -- run --registry "$tmp/missing.ini" -m 4 -n 4 -k 4
 
 printf '# M N K\n64 64 64\n12 x 5\n' >"$tmp/bad_shapes.txt"
@@ -157,7 +167,9 @@ expect 3 'cannot read the shapes file' -- bench --shapes "$tmp/none.txt"
 expect 2 '--iters: 5 is outside 20' -- bench --iters 5 -m 64 -n 64 -k 64
 expect 2 'either all of -m, -n and -k' -- bench -m 64 -n 64
 expect 2 '--epilogue must be store or residual' -- bench --epilogue scale -m 64 -n 64 -k 64
-expect 2 "--dtype: unknown dtype 'int8'" -- bench --dtype int8 -m 64 -n 64 -k 64
+expect 2 "--dtype: unknown dtype 'int4'" -- bench --dtype int4 -m 64 -n 64 -k 64
+expect 2 "--dtype: bench does not compare s8" -- bench --dtype int8 -m 64 -n 64 -k 64
+expect 2 "--out-dtype: bench does not compare e4m3" -- bench --out-dtype e4m3 -m 64 -n 64 -k 64
 
 # ---------------------------------------------------------------- the GPU
 printf '# one small shape\n256 256 512\n' >"$tmp/shapes.txt"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/test_tool_link.sh: `tilepipe link`, end to end, from the top build
 # folder: the fused kernels linked without a GPU and their ptxas report
-# checked (what CI runs, core/link_check.h).
+# checked (what CI runs, tp_link_check in tilepipe/link.h).
 #
 # - usage errors (neither or both of --all and a pair; a bad --bias-dtype);
 # - each shipped pair with device code links clean: PASS with the kernel's

@@ -1,14 +1,21 @@
 /* tests/test_tool_problem.c: the tool's problems with 16-byte rows
  * (tools/align_rows.h), against the reference library's problem from the
- * same seed.
+ * same seed; and the int8_w8a8 problem kind of the reference.
  *
  * For every payload, dtype family, scale layout and C arrangement: each
  * strided tensor's row stride is a multiple of 16 bytes and at least its
  * row, the recorded buffer size is the tensor's span, every element holds
  * the same value as in the reference problem, every padding byte is still
  * 0xFF (NaN, so a kernel reading padding shows), D is 0xFF throughout,
- * tiled scale tensors are byte-for-byte the reference's, and C aliasing D
- * still aliases D. */
+ * tiled scale tensors are byte-for-byte the reference's, vectors (the s8
+ * operands' scales) stay contiguous, and C aliasing D still aliases D.
+ *
+ * The int8_w8a8 kind: which payload names and dtypes select it; its s8
+ * operands cover the whole code range and its scales are positive vectors
+ * in 2^[-12, -4]; tp_ref_gemm computes a_scale[m] * b_scale[n] * (the
+ * integer dot product), takes the [M, 1] and [1, N] forms of the scales
+ * alike and refuses other shapes; and s8 operands are judged with f32's
+ * unit roundoff on the GPU too. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +24,8 @@
 #include <check.h>
 
 #include "tools/align_rows.h"
+#include "tools/reference/compare.h"
+#include "tools/reference/naive_gemm.h"
 
 static const tp_ref_problem_spec specs[] = {
     {.payload = "standard", .a = TP_DTYPE_BF16, .b = TP_DTYPE_BF16, .d = TP_DTYPE_BF16,
@@ -34,6 +43,10 @@ static const tp_ref_problem_spec specs[] = {
      .alpha = 1.0f, .beta = 1.0f},
     {.payload = "block_scaled", .a = TP_DTYPE_E2M1, .b = TP_DTYPE_E2M1, .d = TP_DTYPE_F32,
      .sf_layout = TP_LAYOUT_STRIDED, .m = 3, .n = 300, .k = 48, .alpha = 1.0f},
+    {.payload = "int8_w8a8", .a = TP_DTYPE_S8, .b = TP_DTYPE_S8, .d = TP_DTYPE_BF16,
+     .c = TP_DTYPE_F16, .m = 7, .n = 129, .k = 300, .pad = 1, .alpha = 1.0f, .beta = 1.0f},
+    {.payload = "int8_w8a8", .a = TP_DTYPE_S8, .b = TP_DTYPE_S8, .d = TP_DTYPE_F32,
+     .c_is_d = 1, .m = 129, .n = 1, .k = 17, .alpha = 1.0f, .beta = 1.0f},
 };
 #define NUM_SPECS (int)(sizeof specs / sizeof specs[0])
 
@@ -53,10 +66,12 @@ static void check_tensor(const tp_ref_problem *al, const tp_ref_problem *rp, int
   ck_assert_int_eq(al->buffer[i] == NULL, rp->buffer[i] == NULL);
   if (al->buffer[i] == NULL) return; /* absent, or C living in D (checked as D) */
   ck_assert_int_eq(t->layout, r->layout);
-  if (t->layout == TP_LAYOUT_SF_128X4) {
+  if (t->layout == TP_LAYOUT_SF_128X4 || t->rank == 1) {
+    ck_assert_int_eq(t->rank, r->rank);
+    ck_assert_int_eq(t->stride[0], r->stride[0]); /* a vector keeps its unit stride */
     ck_assert_int_eq(al->bytes[i], rp->bytes[i]);
     ck_assert_msg(memcmp(al->buffer[i], rp->buffer[i], (size_t)al->bytes[i]) == 0,
-                  "spec %d: tiled %s changed", spec, names[i]);
+                  "spec %d: %s %s changed", spec, t->rank == 1 ? "vector" : "tiled", names[i]);
     return;
   }
   const size_t pitch = tp_dtype_bytes(t->dtype, t->stride[0]);
@@ -114,12 +129,133 @@ START_TEST(test_refusal_leaves_empty_problem) {
 }
 END_TEST
 
+/* ------------------------------------------------------------ int8_w8a8 */
+
+START_TEST(test_problem_kind) {
+  ck_assert_str_eq(tp_ref_problem_kind("standard", TP_DTYPE_S8), "standard");
+  ck_assert_str_eq(tp_ref_problem_kind("blockwise_fp8", TP_DTYPE_E4M3), "blockwise_fp8");
+  ck_assert_str_eq(tp_ref_problem_kind("block_scaled", TP_DTYPE_E2M1), "block_scaled");
+  ck_assert_str_eq(tp_ref_problem_kind("int8_w8a8", TP_DTYPE_BF16), "int8_w8a8");
+  ck_assert_str_eq(tp_ref_problem_kind("my_w8a8", TP_DTYPE_S8), "int8_w8a8");
+  ck_assert_str_eq(tp_ref_problem_kind("my_gemm", TP_DTYPE_BF16), "standard");
+  ck_assert_str_eq(tp_ref_problem_kind(NULL, TP_DTYPE_F16), "standard");
+}
+END_TEST
+
+static const tp_ref_problem_spec int8_spec = {
+    .payload = "int8_w8a8", .a = TP_DTYPE_S8, .b = TP_DTYPE_S8, .d = TP_DTYPE_F32,
+    .c = TP_DTYPE_F32, .m = 33, .n = 40, .k = 257, .pad = 3, .alpha = -0.5f, .beta = 2.0f};
+
+/* The scales: f32 vectors of M and N, positive, in 2^[-12, -4]. The
+ * operands: integers, and over this many draws both ends of the range. */
+START_TEST(test_int8_problem) {
+  char err[256];
+  tp_ref_problem p;
+  ck_assert_msg(tp_ref_problem_create(&p, &int8_spec, 7, err, sizeof err) == TP_OK, "%s", err);
+  const tp_gemm_desc *d = &p.desc;
+  const tp_tensor *scales[2] = {&d->a_scale, &d->b_scale};
+  const int64_t lengths[2] = {d->m, d->n};
+  for (int s = 0; s < 2; s++) {
+    ck_assert_int_eq(scales[s]->dtype, TP_DTYPE_F32);
+    ck_assert_int_eq(scales[s]->rank, 1);
+    ck_assert_int_eq(scales[s]->shape[0], lengths[s]);
+    ck_assert_int_eq(scales[s]->stride[0], 1);
+    for (int64_t i = 0; i < lengths[s]; i++) {
+      const float v = tp_dtype_load(TP_DTYPE_F32, scales[s]->data, i);
+      ck_assert_msg(v >= 0x1p-12f && v <= 0x1p-4f, "scale %d[%lld] = %g", s, (long long)i,
+                    (double)v);
+    }
+  }
+  float lo = 0.0f, hi = 0.0f;
+  for (int64_t r = 0; r < d->m; r++)
+    for (int64_t c = 0; c < d->k; c++) {
+      const float v = tp_dtype_load(TP_DTYPE_S8, d->a.data, r * d->a.stride[0] + c);
+      ck_assert(v == floorf(v) && v >= -128.0f && v <= 127.0f);
+      lo = v < lo ? v : lo;
+      hi = v > hi ? v : hi;
+    }
+  ck_assert(lo == -128.0f && hi == 127.0f); /* 33 x 257 uniform draws */
+  tp_ref_problem_destroy(&p);
+}
+END_TEST
+
+/* ref = alpha * sa[m] * sb[n] * dot + beta * C, the dot product in
+ * integers: what int8_w8a8 means, computed here without the reference. */
+static void expect_int8_reference(const tp_gemm_desc *d, const double *ref, const double *mag) {
+  for (int64_t i = 0; i < d->m; i++)
+    for (int64_t j = 0; j < d->n; j++) {
+      int64_t dot = 0, abs_dot = 0;
+      for (int64_t k = 0; k < d->k; k++) {
+        const int64_t x = (int64_t)tp_dtype_load(TP_DTYPE_S8, d->a.data, i * d->a.stride[0] + k);
+        const int64_t y = (int64_t)tp_dtype_load(TP_DTYPE_S8, d->b.data, j * d->b.stride[0] + k);
+        dot += x * y;
+        abs_dot += x * y < 0 ? -x * y : x * y;
+      }
+      const double s = (double)tp_dtype_load(TP_DTYPE_F32, d->a_scale.data, i) *
+                       (double)tp_dtype_load(TP_DTYPE_F32, d->b_scale.data, j);
+      const double c =
+          (double)d->beta * tp_dtype_load(d->c.dtype, d->c.data, i * d->c.stride[0] + j);
+      const double want = (double)d->alpha * s * (double)dot + c;
+      const double want_mag = fabs((double)d->alpha) * s * (double)abs_dot + fabs(c);
+      const size_t e = (size_t)(i * d->n + j);
+      ck_assert_msg(fabs(ref[e] - want) <= 1e-13 * want_mag, "ref(%lld, %lld) = %.17g, want %.17g",
+                    (long long)i, (long long)j, ref[e], want);
+      ck_assert_msg(fabs(mag[e] - want_mag) <= 1e-13 * want_mag, "mag(%lld, %lld)", (long long)i,
+                    (long long)j);
+    }
+}
+
+START_TEST(test_int8_reference) {
+  char err[256];
+  tp_ref_problem p;
+  ck_assert_msg(tp_ref_problem_create(&p, &int8_spec, 11, err, sizeof err) == TP_OK, "%s", err);
+  tp_gemm_desc d = p.desc;
+  const size_t count = (size_t)(d.m * d.n);
+  double *ref = malloc(count * sizeof *ref), *mag = malloc(count * sizeof *mag);
+  ck_assert(ref != NULL && mag != NULL);
+  ck_assert_msg(tp_ref_gemm(&d, TP_REF_RESIDUAL, ref, mag, err, sizeof err) == TP_OK, "%s", err);
+  expect_int8_reference(&d, ref, mag);
+  /* [M, 1] and [1, N], the same data: the same result. */
+  d.a_scale = tp_tensor_matrix(TP_DTYPE_F32, d.m, 1, 1, p.desc.a_scale.data);
+  d.b_scale = tp_tensor_matrix(TP_DTYPE_F32, 1, d.n, d.n, p.desc.b_scale.data);
+  ck_assert_msg(tp_ref_gemm(&d, TP_REF_RESIDUAL, ref, mag, err, sizeof err) == TP_OK, "%s", err);
+  expect_int8_reference(&d, ref, mag);
+  /* Scales that are not per-row vectors of s8 operands are refused. */
+  d = p.desc;
+  d.a_scale = tp_tensor_matrix(TP_DTYPE_F32, 1, d.m, d.m, p.desc.a_scale.data);
+  ck_assert_int_eq(tp_ref_gemm(&d, TP_REF_STORE, ref, mag, err, sizeof err),
+                   TP_ERR_INVALID_ARGUMENT);
+  ck_assert_msg(strstr(err, "a_scale") != NULL, "%s", err);
+  d = p.desc;
+  d.b_scale.shape[0] = d.n - 1;
+  ck_assert_int_eq(tp_ref_gemm(&d, TP_REF_STORE, ref, mag, err, sizeof err),
+                   TP_ERR_INVALID_ARGUMENT);
+  ck_assert_msg(strstr(err, "b_scale") != NULL, "%s", err);
+  free(ref);
+  free(mag);
+  tp_ref_problem_destroy(&p);
+}
+END_TEST
+
+START_TEST(test_int8_acc_bits) {
+  ck_assert_int_eq(tp_ref_acc_bits(TP_DTYPE_S8, TP_BACKEND_CUDA), 24);
+  ck_assert_int_eq(tp_ref_acc_bits(TP_DTYPE_S8, TP_BACKEND_CPU), 24);
+  ck_assert_int_eq(tp_ref_acc_bits(TP_DTYPE_E4M3, TP_BACKEND_CUDA), 14);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("tool_problem");
   TCase *tc = tcase_create("align_rows");
   tcase_add_loop_test(tc, test_aligned_matches_reference, 0, NUM_SPECS);
   tcase_add_test(tc, test_refusal_leaves_empty_problem);
   suite_add_tcase(s, tc);
+  TCase *int8 = tcase_create("int8_w8a8");
+  tcase_add_test(int8, test_problem_kind);
+  tcase_add_test(int8, test_int8_problem);
+  tcase_add_test(int8, test_int8_reference);
+  tcase_add_test(int8, test_int8_acc_bits);
+  suite_add_tcase(s, int8);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
   const int failed = srunner_ntests_failed(sr);

@@ -49,8 +49,9 @@ tp_status tp_tool_problem_create(tp_ref_problem *p, const tp_ref_problem_spec *s
   tp_tensor *tensors[TP_REF_TENSORS] = {&d->a, &d->b, &d->a_scale, &d->b_scale, &d->c, &d->d};
   for (int i = 0; i < TP_REF_TENSORS && st == TP_OK; i++) {
     tp_tensor *t = tensors[i];
-    if (t->dtype == TP_DTYPE_NONE || t->layout != TP_LAYOUT_STRIDED || p->buffer[i] == NULL)
-      continue; /* absent, tiled, or C living in D's buffer */
+    if (t->dtype == TP_DTYPE_NONE || t->layout != TP_LAYOUT_STRIDED || t->rank != 2 ||
+        p->buffer[i] == NULL)
+      continue; /* absent, tiled, a vector (no rows), or C living in D's buffer */
     st = widen(p, t, i, err, errlen);
   }
   if (c_is_d) d->c = d->d;

@@ -148,8 +148,8 @@ static void time_sides(const tp_bench_env *env, side *const *sides, double *cons
 
 /* The epilogue's cost over a plain store, for an epilogue other than store:
  * our store plan of the same problem without C, into a D of its own, timed
- * in the same rounds as the others (the issue's "overhead against our own
- * store" must not compare runs minutes apart, whose clocks differ). */
+ * in the same rounds as the others (an overhead against our own store must
+ * not compare runs minutes apart, whose clocks differ). */
 static int plan_store_baseline(const tp_bench_env *env, shape_state *s, side *store,
                                tp_bench_row *row) {
   *store = (side){.desc = s->gpu.desc, .s = s};

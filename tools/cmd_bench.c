@@ -71,12 +71,17 @@ static int load_shapes(const bench_args *a, tp_shape **shapes, size_t *count) {
   return TP_EXIT_OK;
 }
 
-static int parse_dtype(const char *flag, const char *name, tp_dtype *out) {
+/* name as a dtype that bench compares for `flag`: one of the first `count`
+ * of `taken` (listed in `list`). */
+static int parse_dtype(const char *flag, const char *name, const tp_dtype *taken, int count,
+                       const char *list, tp_dtype *out) {
   *out = tp_dtype_from_name(name);
   if (*out == TP_DTYPE_NONE)
-    return tp_cli_fail("bench", TP_EXIT_USAGE, "%s: unknown dtype '%s' (bf16, f16, e4m3, e5m2)",
-                       flag, name);
-  return TP_EXIT_OK;
+    return tp_cli_fail("bench", TP_EXIT_USAGE, "%s: unknown dtype '%s' (%s)", flag, name, list);
+  for (int i = 0; i < count; i++)
+    if (taken[i] == *out) return TP_EXIT_OK;
+  return tp_cli_fail("bench", TP_EXIT_USAGE, "%s: bench does not compare %s (%s)", flag,
+                     tp_dtype_name(*out), list);
 }
 
 /* with_store: the residual's columns (our store's time, the overhead);
@@ -234,8 +239,12 @@ int tp_cmd_bench(int argc, char **argv) {
                        a.epilogue);
   tp_bench_env env = {.payload = a.payload, .epilogue = a.epilogue, .warmup = (int)a.warmup,
                       .iters = (int)a.iters, .workspace_bytes = (size_t)32 << 20};
-  if ((rc = parse_dtype("--dtype", a.dtype, &env.dtype)) != TP_EXIT_OK ||
-      (rc = parse_dtype("--out-dtype", a.out_dtype, &env.out_dtype)) != TP_EXIT_OK)
+  static const tp_dtype inputs[] = {TP_DTYPE_BF16, TP_DTYPE_F16, TP_DTYPE_E4M3, TP_DTYPE_E5M2};
+  static const tp_dtype outputs[] = {TP_DTYPE_BF16, TP_DTYPE_F16, TP_DTYPE_F32};
+  if ((rc = parse_dtype("--dtype", a.dtype, inputs, 4, "bf16, f16, e4m3, e5m2", &env.dtype)) !=
+          TP_EXIT_OK ||
+      (rc = parse_dtype("--out-dtype", a.out_dtype, outputs, 3, "bf16, f16, f32",
+                        &env.out_dtype)) != TP_EXIT_OK)
     return rc;
   tp_shape *shapes = NULL;
   size_t count = 0;

@@ -2,9 +2,9 @@
  * epilogue pair, linked without a GPU, its ptxas report checked.
  *
  * This is what CI runs on a machine with the CUDA toolkit and no GPU: the
- * core does everything a CUDA plan does up to loading the kernel
- * (core/link_check.h), for the figures of an H100 (the one place they live
- * is that header). The problem is a representative one: the payload's
+ * library does everything a CUDA plan does up to loading the kernel
+ * (tp_link_check, tilepipe/link.h), for the figures of an H100
+ * (tp_link_check_target). The problem is a representative one: the payload's
  * default dtypes (or --dtype) at -m/-n/-k (default 4096 each), rows padded
  * to 16 bytes. Which extra operands it carries depends on the epilogue,
  * which the tool cannot know, so it offers, in order, the problem with C
@@ -22,7 +22,6 @@
 #include <string.h>
 
 #include "config.h"
-#include "core/link_check.h"
 #include "tilepipe/tilepipe.h"
 #include "tools/align_rows.h"
 #include "tools/cli.h"
@@ -55,10 +54,10 @@ static int describe(const link_args *a, const char *payload, int v, tp_gemm_desc
                               .c = c ? (dt.c != TP_DTYPE_NONE ? dt.c : dt.d) : TP_DTYPE_NONE,
                               .sf_layout = TP_LAYOUT_SF_128X4, .m = a->m, .n = a->n, .k = a->k,
                               .alpha = 1.0f, .beta = c ? 1.0f : 0.0f};
-  /* The reference knows the scales of the shipped payloads; any other
-   * payload gets a problem without scale tensors. */
-  if (strcmp(payload, "blockwise_fp8") != 0 && strcmp(payload, "block_scaled") != 0)
-    spec.payload = "standard";
+  /* The reference knows the scales of the payloads it names; any other
+   * payload gets the int8_w8a8 problem for s8 operands, else one without
+   * scale tensors. */
+  spec.payload = tp_ref_problem_kind(payload, dt.a);
   char err[256];
   if (tp_ref_problem_describe(&spec, desc, err, sizeof err) != TP_OK)
     return tp_cli_fail("link", TP_EXIT_USAGE, "%s", err);
@@ -93,7 +92,7 @@ static int check_named(tp_registry *reg, const char *name, tp_plugin_kind kind) 
  * returns the exit status. */
 static int link_pair(const link_args *a, tp_registry *reg, const char *payload,
                      const char *epilogue) {
-  tp_link_check_result res;
+  tp_link_result res = {.struct_size = sizeof res};
   tp_status st = TP_ERR_INVALID_ARGUMENT;
   char refusal[1024] = "";
   int v = 0;
@@ -101,18 +100,17 @@ static int link_pair(const link_args *a, tp_registry *reg, const char *payload,
     tp_gemm_desc desc;
     int rc = describe(a, payload, v, &desc);
     if (rc != TP_EXIT_OK) return rc;
-    st = tp_link_check(reg, payload, epilogue, &desc, NULL, &res);
+    st = tp_link_check(reg, payload, epilogue, &desc, &res);
     if (st == TP_OK || res.planned) break;
     snprintf(refusal, sizeof refusal, "%s", tp_error_message());
   }
   printf("%s x %s: ", payload, epilogue);
   if (st == TP_OK) {
-    const tp_link_stats *s = &res.stats;
     printf("PASS  kernel %s, %d registers, %d bytes stack, spills %d bytes stored / %d loaded "
            "(C %s, bias %s; grid %u, %llu bytes workspace)\n",
-           res.launch.kernel, s->registers, s->stack_bytes, s->spill_store_bytes,
-           s->spill_load_bytes, variants[v].c ? "yes" : "no", variants[v].bias ? "yes" : "no",
-           res.launch.grid[0], (unsigned long long)res.launch.workspace_bytes);
+           res.kernel, res.registers, res.stack_bytes, res.spill_store_bytes,
+           res.spill_load_bytes, variants[v].c ? "yes" : "no", variants[v].bias ? "yes" : "no",
+           res.grid[0], (unsigned long long)res.workspace_bytes);
     return TP_EXIT_OK;
   }
   if (res.planned)
@@ -204,8 +202,11 @@ int tp_cmd_link(int argc, char **argv) {
 #endif
   tp_registry *reg;
   if ((rc = tp_view_open_registry("link", a.registry, &reg)) != TP_EXIT_OK) return rc;
-  tp_gpu_info gpu;
-  tp_link_check_gpu(&gpu);
+  tp_link_target gpu = {.struct_size = sizeof gpu};
+  if (tp_link_check_target(&gpu) != TP_OK) {
+    tp_registry_close(reg);
+    return tp_cli_fail("link", TP_EXIT_ERROR, "%s", tp_error_message());
+  }
   printf("registry: %s\ntarget:   %s: %d SMs, cc %d.%d, %u bytes of shared memory per block\n",
          tp_registry_path(reg), gpu.name, gpu.sm_count, gpu.cc_major, gpu.cc_minor,
          gpu.smem_per_block);

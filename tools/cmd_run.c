@@ -137,12 +137,14 @@ static int execute(const run_args *a, tp_registry *reg, tp_ref_problem *p) {
 static const char *summary =
     "Runs D = epilogue(A x B^T) once (or --repeat times) on seeded random inputs through\n"
     "the named payload and epilogue plugins, and prints the backend, the plan, the median\n"
-    "time and TFLOP/s. Scale tensors are made for blockwise_fp8 (f32, 1x128 and 128x128)\n"
-    "and block_scaled (MXFP8 for e4m3/e5m2 operands, NVFP4 for e2m1). Rows are padded\n"
-    "to 16 bytes. --verify compares D with the naive f64 reference and prints PASS or\n"
-    "FAIL (exit status 1 on FAIL).\n\n"
+    "time and TFLOP/s. Scale tensors are made for blockwise_fp8 (f32, 1x128 and 128x128),\n"
+    "block_scaled (MXFP8 for e4m3/e5m2 operands, NVFP4 for e2m1) and s8 operands (f32\n"
+    "per-row a_scale [M] and per-column b_scale [N]). Rows are padded to 16 bytes.\n"
+    "--verify compares D with the naive f64 reference and prints PASS or FAIL (exit\n"
+    "status 1 on FAIL).\n\n"
     "Dtypes: --dtype a=bf16,b=bf16,d=bf16,c=f32 (or just --dtype e4m3 for A and B);\n"
-    "defaults: A by payload (standard bf16, others e4m3), B = A, D = bf16, C = D for residual.";
+    "defaults: A by payload (blockwise_fp8, block_scaled e4m3; int8_w8a8 s8; others bf16),\n"
+    "B = A, D = bf16, C = D for residual.";
 
 int tp_cmd_run(int argc, char **argv) {
   run_args a = {.payload = "standard", .epilogue = "store", .backend = "auto",
@@ -196,10 +198,10 @@ int tp_cmd_run(int argc, char **argv) {
       .payload = a.payload, .a = dt.a, .b = dt.b, .c = dt.c, .d = dt.d,
       .sf_layout = strcmp(a.sf_layout, "128x4") == 0 ? TP_LAYOUT_SF_128X4 : TP_LAYOUT_STRIDED,
       .m = a.m, .n = a.n, .k = a.k, .alpha = a.alpha, .beta = a.beta};
-  /* The reference library makes scales for the payloads it knows; any
-   * other payload gets a problem without scale tensors. */
-  if (strcmp(a.payload, "blockwise_fp8") != 0 && strcmp(a.payload, "block_scaled") != 0)
-    spec.payload = "standard";
+  /* The reference library makes scales for the payloads it knows by name;
+   * any other payload gets the int8_w8a8 problem for s8 operands, else one
+   * without scale tensors. */
+  spec.payload = tp_ref_problem_kind(a.payload, dt.a);
   printf("tilepipe run: %s x %s, M=%lld N=%lld K=%lld\n", a.payload, a.epilogue, (long long)a.m,
          (long long)a.n, (long long)a.k);
   printf("operands: A=%s B=%s D=%s C=%s alpha=%g beta=%g seed=%lld\n", tp_dtype_name(dt.a),

@@ -19,7 +19,8 @@ static int parse_dtype(const char *cmd, const char *what, const char *name, size
   *out = strcmp(buf, "none") == 0 ? TP_DTYPE_NONE : tp_dtype_from_name(buf);
   if (*out == TP_DTYPE_NONE && strcmp(buf, "none") != 0)
     return tp_cli_fail(cmd, TP_EXIT_USAGE,
-                       "%s: unknown dtype '%s' (f32, bf16, f16, e4m3, e5m2, e2m1, ue8m0, ue4m3)",
+                       "%s: unknown dtype '%s' (f32, bf16, f16, e4m3, e5m2, e2m1, ue8m0, ue4m3, "
+                       "s8)",
                        what, buf);
   return TP_EXIT_OK;
 }
@@ -50,6 +51,7 @@ static int parse_spec(const char *cmd, const char *spec, tp_dtype op[NUM_OPS]) {
 }
 
 static tp_dtype default_a(const char *payload) {
+  if (strcmp(payload, "int8_w8a8") == 0) return TP_DTYPE_S8;
   return strcmp(payload, "blockwise_fp8") == 0 || strcmp(payload, "block_scaled") == 0
              ? TP_DTYPE_E4M3
              : TP_DTYPE_BF16;

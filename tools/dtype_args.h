@@ -5,7 +5,7 @@
  * bare dtype name meaning A and B; --a-dtype, --b-dtype, --c-dtype and
  * --d-dtype set one operand and win over --dtype. What is left unset
  * defaults to: A by payload (standard bf16, blockwise_fp8 and block_scaled
- * e4m3), B = A, D = bf16, C = D for the residual epilogue and none for
+ * e4m3, int8_w8a8 s8; any other bf16), B = A, D = bf16, C = D for the residual epilogue and none for
  * store (other epilogues get C only when it is named). "c=none" drops C. */
 #ifndef TP_TOOLS_DTYPE_ARGS_H
 #define TP_TOOLS_DTYPE_ARGS_H

@@ -2,12 +2,10 @@
 include $(srcdir)/tools/reference/local.mk
 
 # The tilepipe command-line tool (docs/tool.md): one file per subcommand over
-# a shared option parser. It links the core and the reference (random
-# inputs, the f64 check); cuBLASLt, for bench, is opened with dlopen at run
-# time, typed from the toolkit's cublasLt.h when configure found one. The
-# core comes as the convenience library, not the installed libtilepipe:
-# `link` uses the core's internal link check (core/link_check.h), which the
-# public API does not export.
+# a shared option parser. It uses only the public API and links libtilepipe
+# as any application does, and the reference (random inputs, the f64
+# check); cuBLASLt, for bench, is opened with dlopen at run time, typed from
+# the toolkit's cublasLt.h when configure found one.
 bin_PROGRAMS += tools/tilepipe
 tools_tilepipe_SOURCES = \
 	tools/tilepipe.c \
@@ -45,7 +43,7 @@ tools_tilepipe_SOURCES = \
 	tools/cmd_link.c
 tools_tilepipe_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(CUDA_CPPFLAGS) \
 	-DTP_BENCH_SHAPES_FILE='"$(tpbenchdir)/shapes.txt"'
-tools_tilepipe_LDADD = tools/reference/libtp_reference.la core/libtilepipe_core.la
+tools_tilepipe_LDADD = tools/reference/libtp_reference.la core/libtilepipe.la
 
 # The public benchmark shapes (a copy of ../shared/bench/shapes.txt), the
 # default of `tilepipe bench`.

@@ -34,13 +34,10 @@ tp_status tp_time_median(int on_gpu, int warmup, int iters, tp_timed_fn fn, void
 /* Times n (>= 1) sides against each other on the GPU: warm-up rounds, then
  * `iters` rounds, each running every side once in turn with its own events;
  * median_ms[s] is side s's median. Interleaving, rather than timing one side
- * after the other, gives every side the same clocks and the same heat: timed
- * one after the other, our store epilogue came out 11% slower than the
- * residual timed just before it (4096x18432x7168 bf16, H100), which cannot
- * be the kernels. The run numbers go on across the sides, so that sides
- * reading inputs by run number do not read what the side before them has
- * just left in L2 (which made cuBLASLt 18% faster at 128 x 4096 x 7168
- * e4m3 before they did). */
+ * after the other, gives every side the same clocks and the same heat,
+ * which sides timed in turn do not share. The run numbers go on across the
+ * sides, so that sides reading inputs by run number never read what the
+ * side before them has just left in L2. */
 tp_status tp_time_medians_interleaved(int n, int warmup, int iters, const tp_timed_side *sides,
                                       double *median_ms, char *err, size_t errlen);
 

@@ -5,11 +5,11 @@
  * conversions live here as static inline functions (TP_CODEC_FN adds
  * __host__ __device__ under nvcc); core/dtype.c only wraps them.
  *
- * Every narrow format except ue8m0 is a "minifloat": a sign bit (unless
- * unsigned), `ebits` exponent bits with bias 2^(ebits-1)-1, `mbits` mantissa
- * bits and IEEE-style subnormals. A tp_minifloat says which magnitude codes
- * are finite (0..max_code) and what sits above them, so one encoder and one
- * decoder serve all of them:
+ * Every narrow format except ue8m0 and the integer s8 is a "minifloat": a
+ * sign bit (unless unsigned), `ebits` exponent bits with bias 2^(ebits-1)-1,
+ * `mbits` mantissa bits and IEEE-style subnormals. A tp_minifloat says
+ * which magnitude codes are finite (0..max_code) and what sits above them,
+ * so one encoder and one decoder serve all of them:
  *
  *   format  ebits mbits sign  max (code)         above max        NaN in / out
  *   bf16      8     7    yes  3.39e38 (0x7F7F)   inf 0x7F80       0x7FC0
@@ -34,6 +34,12 @@
  *
  * ue4m3 codes use bits 0..6; bit 7 (where e4m3 keeps its sign) is never set
  * by the encoder and ignored by the decoder, like any extra high bit.
+ *
+ * s8 is the one integer format: code c is the byte of a two's-complement
+ * int8 and decodes to that integer (every value -128..127 is an f32
+ * exactly). Encoding rounds to the nearest integer, ties to even, and
+ * saturates to -128 and 127 (infinities too); NaN encodes to 0, as the
+ * GPU's saturating cvt does.
  *
  * Codes travel in the low bits of a uint32_t; decoders ignore higher bits.
  * e2m1 codes are one nibble; tp_codec_load/tp_codec_store do the packing
@@ -235,6 +241,35 @@ TP_CODEC_FN float tp_ue8m0_decode(uint32_t code) {
   return tp_f32_from_bits(code != 0 ? code << 23 : 0x400000u); /* 2^-127 is an f32 subnormal */
 }
 
+/* s8: saturate first (outside [-128, 127] the result is an end point; NaN
+ * fails both tests and goes to 0), then round the f32 to the nearest
+ * integer with ties to even by truncation and the exact fraction x - t
+ * (|x| <= 128, so t converts back exactly and the difference is exact). */
+TP_CODEC_FN uint32_t tp_s8_encode(float x) {
+  int32_t v;
+  if (x >= 127.0f) {
+    v = 127;
+  } else if (x <= -128.0f) {
+    v = -128;
+  } else if (!(x == x)) {
+    v = 0;
+  } else {
+    int32_t t = (int32_t)x; /* toward zero */
+    float frac = x - (float)t;
+    float mag = frac < 0.0f ? -frac : frac;
+    int32_t away = frac < 0.0f ? -1 : 1;
+    if (mag > 0.5f || (mag == 0.5f && (t & 1) != 0))
+      t += away;
+    v = t;
+  }
+  return (uint32_t)v & 0xFFu;
+}
+
+TP_CODEC_FN float tp_s8_decode(uint32_t code) {
+  int32_t v = (int32_t)(code & 0xFFu);
+  return (float)(v >= 128 ? v - 256 : v);
+}
+
 /* ------------------------------------------------------------ by dtype */
 
 TP_CODEC_FN unsigned tp_codec_bits(tp_dtype dtype) {
@@ -245,7 +280,8 @@ TP_CODEC_FN unsigned tp_codec_bits(tp_dtype dtype) {
   case TP_DTYPE_E4M3:
   case TP_DTYPE_E5M2:
   case TP_DTYPE_UE8M0:
-  case TP_DTYPE_UE4M3: return 8;
+  case TP_DTYPE_UE4M3:
+  case TP_DTYPE_S8: return 8;
   case TP_DTYPE_E2M1: return 4;
   default: return 0;
   }
@@ -262,6 +298,7 @@ TP_CODEC_FN uint32_t tp_codec_encode(tp_dtype dtype, float x) {
   case TP_DTYPE_UE8M0: return tp_ue8m0_encode(x);
   case TP_DTYPE_E2M1: return tp_e2m1_encode(x);
   case TP_DTYPE_UE4M3: return tp_ue4m3_encode(x);
+  case TP_DTYPE_S8: return tp_s8_encode(x);
   default: return 0;
   }
 }
@@ -276,6 +313,7 @@ TP_CODEC_FN float tp_codec_decode(tp_dtype dtype, uint32_t code) {
   case TP_DTYPE_UE8M0: return tp_ue8m0_decode(code);
   case TP_DTYPE_E2M1: return tp_e2m1_decode(code);
   case TP_DTYPE_UE4M3: return tp_ue4m3_decode(code);
+  case TP_DTYPE_S8: return tp_s8_decode(code);
   default: return tp_f32_from_bits(TP_F32_NAN_BITS);
   }
 }
@@ -336,6 +374,7 @@ static inline const char *tp_codec_name(tp_dtype dtype) {
   case TP_DTYPE_UE8M0: return "ue8m0";
   case TP_DTYPE_E2M1: return "e2m1";
   case TP_DTYPE_UE4M3: return "ue4m3";
+  case TP_DTYPE_S8: return "s8";
   default: return "?";
   }
 }
@@ -349,7 +388,7 @@ static inline tp_dtype tp_codec_from_name(const char *name) {
   } aliases[] = {
       {"fp32", TP_DTYPE_F32},         {"float32", TP_DTYPE_F32},      {"bfloat16", TP_DTYPE_BF16},
       {"half", TP_DTYPE_F16},         {"fp8_e4m3", TP_DTYPE_E4M3},    {"fp8_e5m2", TP_DTYPE_E5M2},
-      {"fp4", TP_DTYPE_E2M1},
+      {"fp4", TP_DTYPE_E2M1},         {"int8", TP_DTYPE_S8},
   };
   if (name == NULL)
     return TP_DTYPE_NONE;

@@ -4,10 +4,10 @@
  * GPUs have no integer divide: `n / d` with d known only at run time is a
  * reciprocal estimate and a correction, some twenty dependent instructions.
  * A persistent kernel that maps its next work unit to a tile with a few of
- * those pays them at every tile, on the path from one tile's epilogue to
- * the next tile's mainloop (about 860 cycles on the H100 for the standard
- * payload's five). The host computes, once, a multiplier and a shift; the
- * kernel then divides with one wide multiply:
+ * those (the standard payload's takes five) pays them at every tile, on the
+ * path from one tile's epilogue to the next tile's mainloop. The host
+ * computes, once, a multiplier and a shift; the kernel then divides with
+ * one wide multiply:
  *
  *   n / d == (n * mul) >> shift   for 0 <= n < 2^31, 1 <= d < 2^31,
  *

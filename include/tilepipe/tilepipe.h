@@ -12,6 +12,7 @@
 #include "tilepipe/gemm.h"
 #include "tilepipe/registry.h"
 #include "tilepipe/plan.h"
+#include "tilepipe/link.h"
 
 #ifdef __cplusplus
 extern "C" {

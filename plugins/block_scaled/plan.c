@@ -9,19 +9,16 @@
  * 128x4 tiled layout or strided row-major (unit inner stride, row stride >=
  * K/vec). NVFP4's fp32 global scales fold into alpha. */
 #include <stdio.h>
+#include <string.h>
 
 #include "tilepipe/dtype_codec.h"
 #include "plugins/block_scaled/block_scaled.h"
 #include "plugins/common/checks.h"
 #include "plugins/common/cpu_stage.h"
-#include "plugins/common/cuda_stage.h"
 #include "plugins/common/errmsg.h"
-#include "plugins/common/stage_tensor.h"
 
-/* A 128x4 scale atom: 128 rows x 4 scale columns, 512 bytes. */
-#define SF_ATOM_ROWS 128
+/* A 128x4 scale atom holds 4 scale columns. */
 #define SF_ATOM_COLS 4
-#define SF_ATOM_BYTES 512
 
 typedef struct bs_format {
   const char *name;
@@ -74,23 +71,20 @@ static tp_status check_scales(const tp_gemm_desc *desc, const bs_format *fmt, tp
   return st;
 }
 
-/* The GPU stage adds one scale tile per operand: whole 512-byte atoms, as
- * TMA copies them from the tiled layout. */
-static tp_status plan_cuda(tp_payload_plan *out, const void *state, const tp_gemm_desc *desc,
-                           const bs_format *fmt, char *err, size_t errlen) {
-  tpc_cuda_plan(out, state, desc);
-  const tp_tile_config *t = &out->tile;
-  int32_t k_cols = t->tile_k / fmt->vec;
-  if (t->tile_k % (fmt->vec * SF_ATOM_COLS) != 0)
+/* On the CUDA backend the tile is the GPU planner's; a GPU k-block (the
+ * INI's tile K, else one 128-byte row of A) must cover whole 4-column
+ * scale atoms, as TMA copies them from the tiled layout. */
+static tp_status plan_cuda(tp_payload_plan *out, const tpc_tuning *tuning,
+                           const tp_gemm_desc *desc, const bs_format *fmt, char *err,
+                           size_t errlen) {
+  const int32_t tile_k =
+      tuning->kernel.tile_k ? tuning->kernel.tile_k : 128 * 8 / (int32_t)tp_codec_bits(desc->a.dtype);
+  memset(out, 0, sizeof *out);
+  if (tile_k % (fmt->vec * SF_ATOM_COLS) != 0)
     return tpc_fail(err, errlen, TP_ERR_INVALID_ARGUMENT,
                     "tile K %d is not a multiple of %d: a k-block must cover whole 4-column %s "
                     "scale atoms",
-                    t->tile_k, fmt->vec * SF_ATOM_COLS, fmt->name);
-  uint32_t atoms_k = (uint32_t)(k_cols / SF_ATOM_COLS);
-  uint32_t atoms_m = (uint32_t)((t->tile_m + SF_ATOM_ROWS - 1) / SF_ATOM_ROWS);
-  uint32_t atoms_n = (uint32_t)((t->tile_n + SF_ATOM_ROWS - 1) / SF_ATOM_ROWS);
-  tpc_plan_add_tensor(out, atoms_m * atoms_k * SF_ATOM_BYTES, 128);
-  tpc_plan_add_tensor(out, atoms_n * atoms_k * SF_ATOM_BYTES, 128);
+                    tile_k, fmt->vec * SF_ATOM_COLS, fmt->name);
   return TP_OK;
 }
 

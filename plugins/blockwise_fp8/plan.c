@@ -8,13 +8,13 @@
  * On the GPU a_scale rows are loaded by TMA (16-byte row stride) into the
  * stage next to A; b_scale is read from global memory by the consumers
  * (DeepGEMM's scheme), so its rows need no alignment. */
+#include <string.h>
+
 #include "tilepipe/dtype_codec.h"
 #include "plugins/blockwise_fp8/blockwise_fp8.h"
 #include "plugins/common/checks.h"
 #include "plugins/common/cpu_stage.h"
-#include "plugins/common/cuda_stage.h"
 #include "plugins/common/errmsg.h"
-#include "plugins/common/stage_tensor.h"
 
 static int64_t blocks(int64_t n) { return (n + BLOCKWISE_BLOCK - 1) / BLOCKWISE_BLOCK; }
 
@@ -41,12 +41,10 @@ tp_status blockwise_plan(void *state, const tp_gemm_desc *desc, tp_backend backe
     st = tpc_check_scale(&desc->b_scale, &b_rule, backend, err, errlen);
   if (st != TP_OK)
     return st;
-  if (backend == TP_BACKEND_CUDA) {
-    /* The tuning admits only tile K = 128 and the fp8 default is 128. */
-    tpc_cuda_plan(out, state, desc);
-    tpc_plan_add_tensor(out, (uint32_t)sizeof(float) * (uint32_t)out->tile.tile_m, 16);
-  } else {
+  /* On the CUDA backend the tile is the GPU planner's (gpu_plan). */
+  if (backend == TP_BACKEND_CUDA)
+    memset(out, 0, sizeof *out);
+  else
     tpc_cpu_plan(out, state, desc, BLOCKWISE_BLOCK);
-  }
   return TP_OK;
 }

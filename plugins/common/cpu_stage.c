@@ -26,7 +26,7 @@ void tpc_cpu_plan(tp_payload_plan *out, const tpc_tuning *tuning, const tp_gemm_
   t->tile_k = fit(desc->k, group_k != 0 ? group_k : 16, TPC_CPU_TILE_K);
   tpc_cpu_stage cs = {group_k != 0 ? group_k : t->tile_k, group_k != 0};
   uint32_t groups = (uint32_t)(t->tile_k / cs.group_k);
-  t->stages = tuning->stages;
+  t->stages = tuning->kernel.stages;
   t->k_group_size = 1;
   t->cluster_m = 1;
   t->cluster_n = 1;

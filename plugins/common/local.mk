@@ -20,8 +20,6 @@ plugins_common_libtp_plugin_common_la_SOURCES = \
 	plugins/common/tile_load.c \
 	plugins/common/cpu_stage.h \
 	plugins/common/cpu_stage.c \
-	plugins/common/cuda_stage.h \
-	plugins/common/cuda_stage.c \
 	plugins/common/device_image.h \
 	plugins/common/epilogue_apply.h \
 	plugins/common/epilogue_apply.c

@@ -51,11 +51,12 @@ static int is_pow2(int32_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
 /* tile M must give each consumer warpgroup whole 64-row wgmma blocks. */
 static tp_status check_m_vs_consumers(const tpc_tuning *t, char *err, size_t errlen) {
-  if (t->tile_m != 0 && t->consumers != 0 && t->tile_m % (TPC_WGMMA_M * t->consumers) != 0)
+  const tp_kernel_tuning *k = &t->kernel;
+  if (k->tile_m != 0 && k->consumers != 0 && k->tile_m % (TPC_WGMMA_M * k->consumers) != 0)
     return tpc_fail(err, errlen, TP_ERR_INVALID_ARGUMENT,
                     "tile M %d does not split into %d consumers of whole 64-row blocks (M must be "
                     "a multiple of %d)",
-                    t->tile_m, t->consumers, TPC_WGMMA_M * t->consumers);
+                    k->tile_m, k->consumers, TPC_WGMMA_M * k->consumers);
   return TP_OK;
 }
 
@@ -77,9 +78,9 @@ static tp_status set_tile(tpc_tuning *t, const char *v, char *err, size_t errlen
     return tpc_fail(err, errlen, TP_ERR_INVALID_ARGUMENT,
                     "tile '%s': K must be %d (one scale per k-block)", v, t->only_tile_k);
   tpc_tuning next = *t;
-  next.tile_m = d[0];
-  next.tile_n = d[1];
-  next.tile_k = d[2];
+  next.kernel.tile_m = d[0];
+  next.kernel.tile_n = d[1];
+  next.kernel.tile_k = d[2];
   tp_status st = check_m_vs_consumers(&next, err, errlen);
   if (st == TP_OK)
     *t = next;
@@ -97,7 +98,7 @@ static tp_status set_count(const char *key, const char *v, int32_t max, int32_t 
 }
 
 static tp_status set_stages(tpc_tuning *t, const char *v, char *err, size_t errlen) {
-  return set_count("stages", v, TPC_MAX_STAGES, &t->stages, err, errlen);
+  return set_count("stages", v, TPC_MAX_STAGES, &t->kernel.stages, err, errlen);
 }
 
 static tp_status set_cluster(tpc_tuning *t, const char *v, char *err, size_t errlen) {
@@ -108,8 +109,8 @@ static tp_status set_cluster(tpc_tuning *t, const char *v, char *err, size_t err
     return tpc_fail(err, errlen, TP_ERR_INVALID_ARGUMENT,
                     "cluster '%s': M and N must be powers of two with M*N <= %d", v,
                     TPC_MAX_CLUSTER);
-  t->cluster_m = d[0];
-  t->cluster_n = d[1];
+  t->kernel.cluster_m = d[0];
+  t->kernel.cluster_n = d[1];
   return TP_OK;
 }
 
@@ -118,7 +119,7 @@ static tp_status set_consumers(tpc_tuning *t, const char *v, char *err, size_t e
   if (!parse_dims(v, &c, 1) || c > 2)
     return tpc_fail(err, errlen, TP_ERR_INVALID_ARGUMENT, "consumers '%s' must be 1 or 2", v);
   tpc_tuning next = *t;
-  next.consumers = c;
+  next.kernel.consumers = c;
   tp_status st = check_m_vs_consumers(&next, err, errlen);
   if (st == TP_OK)
     *t = next;
@@ -126,11 +127,11 @@ static tp_status set_consumers(tpc_tuning *t, const char *v, char *err, size_t e
 }
 
 static tp_status set_splits(tpc_tuning *t, const char *v, char *err, size_t errlen) {
-  return set_count("splits", v, TPC_MAX_SPLITS, &t->splits, err, errlen);
+  return set_count("splits", v, TPC_MAX_SPLITS, &t->kernel.splits, err, errlen);
 }
 
 static tp_status set_tail_splits(tpc_tuning *t, const char *v, char *err, size_t errlen) {
-  return set_count("tail_splits", v, TPC_MAX_SPLITS, &t->tail_splits, err, errlen);
+  return set_count("tail_splits", v, TPC_MAX_SPLITS, &t->kernel.tail_splits, err, errlen);
 }
 
 tp_status tpc_tuning_set_option(void *state, const char *key, const char *value, char *err,
@@ -153,10 +154,4 @@ tp_status tpc_tuning_set_option(void *state, const char *key, const char *value,
                   "unknown key '%s' (payloads take tile, stages, cluster, consumers, splits, "
                   "tail_splits)",
                   key);
-}
-
-int32_t tpc_tuning_consumers(const tpc_tuning *t, int32_t tile_m) {
-  if (t->consumers != 0)
-    return t->consumers;
-  return tile_m % (2 * TPC_WGMMA_M) == 0 ? 2 : 1;
 }

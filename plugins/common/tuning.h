@@ -25,16 +25,12 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "tilepipe/kernel/plan.h"
 #include "tilepipe/plugin.h"
 
 typedef struct tpc_tuning {
-  int32_t tile_m, tile_n, tile_k; /* 0: not set, the payload's default */
-  int32_t stages;                 /* 0: not set */
-  int32_t cluster_m, cluster_n;   /* 0: not set (1x1) */
-  int32_t consumers;              /* 0: not set (2 when tile M allows, else 1) */
-  int32_t splits;                 /* 0: not set (the payload's heuristic) */
-  int32_t tail_splits;            /* 0: not set (the payload's heuristic) */
-  int32_t only_tile_k;            /* 0, or the one tile K the payload takes */
+  tp_kernel_tuning kernel; /* every field 0: not set, the payload's choice */
+  int32_t only_tile_k;     /* 0, or the one tile K the payload takes */
 } tpc_tuning;
 
 /* Allocates a section's state with nothing set; only_tile_k as above. */
@@ -45,8 +41,5 @@ tp_status tpc_tuning_init(const tp_host_api *host, void **state, char *err, size
 void tpc_tuning_fini(void *state);
 tp_status tpc_tuning_set_option(void *state, const char *key, const char *value, char *err,
                                 size_t errlen);
-
-/* The consumer count a plan uses: the key's, else 2 if tile_m allows, else 1. */
-int32_t tpc_tuning_consumers(const tpc_tuning *t, int32_t tile_m);
 
 #endif

@@ -1,11 +1,11 @@
 /* plugins/standard/plugin.c: the standard payload's descriptor and entry
  * point. Its tuning keys (tile, stages, cluster, consumers, splits, tail_splits)
- * are the common ones (plugins/common/tuning.h); its device code is device/standard_kernel.cu
+ * are the common ones (plugins/common/tuning.h); its device code is device/standard_mainloop.cu
  * (gpu.c picks and parameterises the kernel). */
 #include "config.h"
 #include "plugins/common/device_image.h"
 #if TP_HAVE_CUDA
-#include "plugins/standard/device/standard_kernel.ltoir.h"
+#include "plugins/standard/device/standard_mainloop.ltoir.h"
 #endif
 #include "plugins/common/cpu_stage.h"
 #include "plugins/common/tuning.h"

@@ -3,52 +3,76 @@
 wgmma.mma_async shape and input type that tilepipe kernels use.
 
 PTX needs every accumulator register named in the instruction, so an
-m64nNk16 wgmma has N/2 float operands; writing 96 such asm blocks by hand
+m64nNk16 wgmma has N/2 accumulator operands; writing over a hundred such asm blocks by hand
 invites typos, so they come from this script. Run it from the repository
 root after changing the shapes or types below and commit the result:
 
     python3 tools/gen/gen_wgmma_ops.py > include/tilepipe/device/wgmma_ops.h
 """
 
+# N in steps of 16: every one is a wgmma shape of each type below (the
+# integer shapes skip the odd multiples of 8 above 32, which are not used).
 N_VALUES = list(range(16, 257, 16))
 
-# name, PTX type suffix, k per instruction, whether transpose immediates apply
+# name, PTX type suffix, k per instruction, the immediates after scale-d
+# (imm-scale-a, imm-scale-b, and imm-trans-a, imm-trans-b where PTX has
+# them: f16/bf16 only; the integer types take none), accumulator C type and
+# its asm constraint.
 TYPES = [
-    ("bf16", "f32.bf16.bf16", 16, True),
-    ("f16", "f32.f16.f16", 16, True),
-    ("e4m3_e4m3", "f32.e4m3.e4m3", 32, False),
-    ("e4m3_e5m2", "f32.e4m3.e5m2", 32, False),
-    ("e5m2_e4m3", "f32.e5m2.e4m3", 32, False),
-    ("e5m2_e5m2", "f32.e5m2.e5m2", 32, False),
+    ("bf16", "f32.bf16.bf16", 16, ", 1, 1, 0, 0", "float", "f"),
+    ("f16", "f32.f16.f16", 16, ", 1, 1, 0, 0", "float", "f"),
+    ("e4m3_e4m3", "f32.e4m3.e4m3", 32, ", 1, 1", "float", "f"),
+    ("e4m3_e5m2", "f32.e4m3.e5m2", 32, ", 1, 1", "float", "f"),
+    ("e5m2_e4m3", "f32.e5m2.e4m3", 32, ", 1, 1", "float", "f"),
+    ("e5m2_e5m2", "f32.e5m2.e5m2", 32, ", 1, 1", "float", "f"),
+    ("s8_s8", "s32.s8.s8", 32, "", "int32_t", "r"),
 ]
 
+# Integer types whose s32 accumulators a kernel may keep in a float array
+# (the bits of the s32, not its value): a _bits variant bit-casts around
+# the integer op.
+BITS_TYPES = ["s8_s8"]
 
-def op(name, ptx, k, tnsp, n):
+
+def op(name, ptx, k, imms, ctype, cons, n):
     regs = n // 2
     acc = ", ".join(f"%{i}" for i in range(regs))
     a, b, scale = regs, regs + 1, regs + 2
-    imms = "1, 1, 0, 0" if tnsp else "1, 1"
-    outs = ", ".join(f'"+f"(d[{i}])' for i in range(regs))
-    return f"""TP_WGMMA_FN void tp_wgmma_m64n{n}k{k}_{name}(float *d, uint64_t desc_a, uint64_t desc_b,
+    outs = ", ".join(f'"+{cons}"(d[{i}])' for i in range(regs))
+    return f"""TP_WGMMA_FN void tp_wgmma_m64n{n}k{k}_{name}({ctype} *d, uint64_t desc_a, uint64_t desc_b,
                                                  int accumulate) {{
   asm volatile(
       "{{\\n\\t.reg .pred p;\\n\\t"
       "setp.ne.b32 p, %{scale}, 0;\\n\\t"
       "wgmma.mma_async.sync.aligned.m64n{n}k{k}.{ptx} "
       "{{{acc}}}, "
-      "%{a}, %{b}, p, {imms};\\n\\t}}"
+      "%{a}, %{b}, p{imms};\\n\\t}}"
       : {outs}
       : "l"(desc_a), "l"(desc_b), "r"(accumulate));
 }}
 """
 
 
-def dispatch(name, k):
+def bits_op(name, k, n):
+    regs = n // 2
+    return f"""TP_WGMMA_FN void tp_wgmma_m64n{n}k{k}_{name}_bits(float *d, uint64_t desc_a, uint64_t desc_b,
+                                                      int accumulate) {{
+  int32_t r[{regs}];
+#pragma unroll
+  for (int i = 0; i < {regs}; i++) r[i] = __float_as_int(d[i]);
+  tp_wgmma_m64n{n}k{k}_{name}(r, desc_a, desc_b, accumulate);
+#pragma unroll
+  for (int i = 0; i < {regs}; i++) d[i] = __int_as_float(r[i]);
+}}
+"""
+
+
+def dispatch(name, k, ctype, suffix=""):
     cases = "\n".join(
-        f"  case {n}: tp_wgmma_m64n{n}k{k}_{name}(d, desc_a, desc_b, accumulate); break;"
+        f"  case {n}: tp_wgmma_m64n{n}k{k}_{name}{suffix}(d, desc_a, desc_b, accumulate); break;"
         for n in N_VALUES)
     return f"""/* m64nNk{k} for a compile-time N (the switch folds away). */
-TP_WGMMA_FN void tp_wgmma_{name}(int n, float *d, uint64_t desc_a, uint64_t desc_b,
+TP_WGMMA_FN void tp_wgmma_{name}{suffix}(int n, {ctype} *d, uint64_t desc_a, uint64_t desc_b,
                                  int accumulate) {{
   switch (n) {{
 {cases}
@@ -67,7 +91,15 @@ def main():
  * computes D[64 x N] (+)= A[64 x K] * B[N x K]^T with A and B read from shared
  * memory through matrix descriptors (wgmma.h), both K-major, f32 accumulators
  * in d[0 .. N/2) of each thread in the fragment layout wgmma.h describes.
- * accumulate == 0 overwrites D instead (the first k-step of a tile). */
+ * accumulate == 0 overwrites D instead (the first k-step of a tile).
+ *
+ * s8_s8 (s8 x s8, K = 32 per instruction) accumulates in s32: d is an
+ * int32_t array in the same fragment layout, and the sums are exact up to
+ * 2^31 - 1 (no .satfinite: nothing clamps them), which |A|, |B| <= 128
+ * keep for K < 2^17. Its _bits variants take a float array holding the s32
+ * bits instead (for kernels whose accumulator arrays are float;
+ * __float_as_int reads a sum back), bit-cast to and from int32_t around
+ * the integer instruction. */
 #ifndef TILEPIPE_DEVICE_WGMMA_OPS_H
 #define TILEPIPE_DEVICE_WGMMA_OPS_H
 
@@ -75,10 +107,14 @@ def main():
 
 #define TP_WGMMA_FN static __device__ __forceinline__
 """)
-    for name, ptx, k, tnsp in TYPES:
+    for name, ptx, k, imms, ctype, cons in TYPES:
         for n in N_VALUES:
-            print(op(name, ptx, k, tnsp, n))
-        print(dispatch(name, k))
+            print(op(name, ptx, k, imms, ctype, cons, n))
+        print(dispatch(name, k, ctype))
+        if name in BITS_TYPES:
+            for n in N_VALUES:
+                print(bits_op(name, k, n))
+            print(dispatch(name, k, "float", "_bits"))
     print("#endif")
 
 

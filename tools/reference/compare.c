@@ -5,7 +5,7 @@
 #include "tools/reference/naive_gemm.h"
 
 int tp_ref_acc_bits(tp_dtype a, tp_backend backend) {
-  return backend == TP_BACKEND_CUDA && tp_dtype_bits(a) <= 8 ? 14 : 24;
+  return backend == TP_BACKEND_CUDA && tp_dtype_bits(a) <= 8 && a != TP_DTYPE_S8 ? 14 : 24;
 }
 
 tp_ref_tolerance tp_ref_tolerance_for(tp_dtype d, int64_t k, int acc_bits) {

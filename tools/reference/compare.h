@@ -21,7 +21,10 @@
  * backend for every payload, and the GPU for 16-bit operands. Hopper's fp8
  * wgmma keeps only about 14 bits of its running sum (DeepSeek-V3 report,
  * see docs/payloads.md), so fp8/fp4 payloads on the GPU are judged with
- * u_acc = 2^-14: tp_ref_acc_bits picks. */
+ * u_acc = 2^-14: tp_ref_acc_bits picks. s8 operands are judged with 2^-24
+ * on both backends: their products are integers summed exactly (s32 in
+ * wgmma, int32 k-blocks on the CPU), so the only roundings are f32 ones
+ * (the conversion, the scales, the partial sums). */
 #ifndef TP_TOOLS_REFERENCE_COMPARE_H
 #define TP_TOOLS_REFERENCE_COMPARE_H
 
@@ -36,8 +39,8 @@ typedef struct tp_ref_tolerance {
   double rel;            /* the normwise bound */
 } tp_ref_tolerance;
 
-/* Significand bits of the running sum: 24, or 14 for 8/4-bit operands on
- * the CUDA backend. */
+/* Significand bits of the running sum: 24, or 14 for 8/4-bit float
+ * operands on the CUDA backend. */
 int tp_ref_acc_bits(tp_dtype a, tp_backend backend);
 
 tp_ref_tolerance tp_ref_tolerance_for(tp_dtype d, int64_t k, int acc_bits);

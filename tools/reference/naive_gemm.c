@@ -12,6 +12,8 @@ typedef struct scale_rule {
   int64_t row_div;    /* the scale's first index is row / row_div ... */
   int64_t k_div;      /* ... and its second k / k_div */
   int swap;           /* blockwise A: the tensor is indexed [k_block][row] */
+  int vector;         /* s8 operands: one scale per row, element `row` of a vector */
+  int64_t vstride;    /* ... whose elements lie this many elements apart */
 } scale_rule;
 
 /* Strided: by the strides. Tiled: the SM100 layout seen as a 5-D row-major
@@ -31,6 +33,8 @@ int64_t tp_ref_index(const tp_tensor *t, int64_t row, int64_t col) {
 static double scale_at(const scale_rule *s, int64_t row, int64_t k) {
   if (s->t == NULL)
     return 1.0;
+  if (s->vector)
+    return tp_dtype_load(s->t->dtype, s->t->data, row * s->vstride);
   int64_t i = row / s->row_div, j = k / s->k_div;
   if (s->swap) {
     int64_t tmp = i;
@@ -40,28 +44,56 @@ static double scale_at(const scale_rule *s, int64_t row, int64_t k) {
   return tp_dtype_load(s->t->dtype, s->t->data, tp_ref_index(s->t, i, j));
 }
 
-/* The scale rules of A and B implied by the scale tensors' dtypes. */
+/* The per-row scales of an s8 operand with `rows` rows: a strided vector
+ * [rows], or of rank 2 [rows, 1] (`column`, a_scale) or [1, rows] (b_scale).
+ * 0 (reason in err) for any other shape. */
+static int vector_rule(const tp_tensor *t, const char *name, int64_t rows, int column,
+                       scale_rule *s, char *err, size_t errlen) {
+  const int64_t *sh = t->shape;
+  const int strided = t->layout == TP_LAYOUT_STRIDED;
+  int dim = -1; /* the dimension that spans the rows */
+  if (strided && t->rank == 1 && sh[0] == rows)
+    dim = 0;
+  else if (strided && t->rank == 2 && column && sh[0] == rows && sh[1] == 1)
+    dim = 0;
+  else if (strided && t->rank == 2 && !column && sh[0] == 1 && sh[1] == rows)
+    dim = 1;
+  if (dim < 0) {
+    snprintf(err, errlen, "s8 operands take %s as a strided vector of shape [%lld] or %s%lld%s",
+             name, (long long)rows, column ? "[" : "[1, ", (long long)rows, column ? ", 1]" : "]");
+    return 0;
+  }
+  *s = (scale_rule){t, 1, 1, 0, 1, t->stride[dim]};
+  return 1;
+}
+
+/* The scale rules of A and B implied by the scale tensors' dtypes (and,
+ * for f32 scales, the operands'). */
 static int scale_rules(const tp_gemm_desc *desc, scale_rule *a, scale_rule *b, char *err,
                        size_t errlen) {
   tp_dtype as = desc->a_scale.dtype, bs = desc->b_scale.dtype;
-  *a = (scale_rule){NULL, 1, 1, 0};
-  *b = (scale_rule){NULL, 1, 1, 0};
+  *a = (scale_rule){NULL, 1, 1, 0, 0, 0};
+  *b = (scale_rule){NULL, 1, 1, 0, 0, 0};
   if (as != bs) {
     snprintf(err, errlen, "a_scale is %s but b_scale is %s: no payload mixes them",
              tp_dtype_name(as), tp_dtype_name(bs));
     return 0;
   }
+  const int s8 = desc->a.dtype == TP_DTYPE_S8 || desc->b.dtype == TP_DTYPE_S8;
   switch (as) {
   case TP_DTYPE_NONE: return 1;
   case TP_DTYPE_F32:
-    *a = (scale_rule){&desc->a_scale, 1, 128, 1};
-    *b = (scale_rule){&desc->b_scale, 128, 128, 0};
+    if (s8)
+      return vector_rule(&desc->a_scale, "a_scale", desc->m, 1, a, err, errlen) &&
+             vector_rule(&desc->b_scale, "b_scale", desc->n, 0, b, err, errlen);
+    *a = (scale_rule){&desc->a_scale, 1, 128, 1, 0, 0};
+    *b = (scale_rule){&desc->b_scale, 128, 128, 0, 0, 0};
     return 1;
   case TP_DTYPE_UE8M0:
   case TP_DTYPE_UE4M3: {
     int64_t vec = as == TP_DTYPE_UE8M0 ? 32 : 16;
-    *a = (scale_rule){&desc->a_scale, 1, vec, 0};
-    *b = (scale_rule){&desc->b_scale, 1, vec, 0};
+    *a = (scale_rule){&desc->a_scale, 1, vec, 0, 0, 0};
+    *b = (scale_rule){&desc->b_scale, 1, vec, 0, 0, 0};
     return 1;
   }
   default:

@@ -8,12 +8,17 @@
  *
  *   a_scale / b_scale        payload        scale of A(m, k); of B(n, k)
  *   both absent              standard       1
- *   both f32                 blockwise_fp8  a_scale(k/128, m); b_scale(n/128, k/128)
+ *   both f32, A or B s8      int8_w8a8      a_scale[m]; b_scale[n]   (vectors, below)
+ *   both f32, other A and B  blockwise_fp8  a_scale(k/128, m); b_scale(n/128, k/128)
  *   both ue8m0 (vec = 32)    block_scaled   a_scale(m, k/vec); b_scale(n, k/vec),
  *   both ue4m3 (vec = 16)                   in the 128x4 tiled layout or strided
  *
  * Scale tensors are addressed by their own strides (or the tiled layout's
- * formula, written here independently of the plugins). */
+ * formula, written here independently of the plugins). The per-row and
+ * per-column scales of s8 operands (examples/int8_w8a8) are vectors of M
+ * and N elements: a_scale of shape [M] or [M, 1], b_scale [N] or [1, N],
+ * element i at data[i * stride] of the dimension that spans them; any other
+ * shape is refused. */
 #ifndef TP_TOOLS_REFERENCE_NAIVE_GEMM_H
 #define TP_TOOLS_REFERENCE_NAIVE_GEMM_H
 

@@ -16,10 +16,25 @@ static tp_tensor padded(tp_dtype dtype, int64_t rows, int64_t cols, int64_t pad)
   return tp_tensor_matrix(dtype, rows, cols, cols + pad, NULL);
 }
 
+static const char *const kinds[] = {"standard", "blockwise_fp8", "block_scaled", "int8_w8a8"};
+#define NUM_KINDS (sizeof kinds / sizeof kinds[0])
+
+const char *tp_ref_problem_kind(const char *payload, tp_dtype a) {
+  for (size_t i = 0; payload != NULL && i < NUM_KINDS; i++)
+    if (strcmp(payload, kinds[i]) == 0)
+      return kinds[i];
+  return a == TP_DTYPE_S8 ? "int8_w8a8" : "standard";
+}
+
 /* The scale tensors the payload takes (none for standard). */
 static int make_scales(tp_gemm_desc *d, const tp_ref_problem_spec *s, char *err, size_t errlen) {
   if (strcmp(s->payload, "standard") == 0)
     return 1;
+  if (strcmp(s->payload, "int8_w8a8") == 0) {
+    d->a_scale = tp_tensor_vector(TP_DTYPE_F32, s->m, NULL);
+    d->b_scale = tp_tensor_vector(TP_DTYPE_F32, s->n, NULL);
+    return 1;
+  }
   if (strcmp(s->payload, "blockwise_fp8") == 0) {
     d->a_scale = padded(TP_DTYPE_F32, ceil_div(s->k, 128), s->m, s->pad);
     d->b_scale = padded(TP_DTYPE_F32, ceil_div(s->n, 128), ceil_div(s->k, 128), s->pad);
@@ -38,7 +53,9 @@ static int make_scales(tp_gemm_desc *d, const tp_ref_problem_spec *s, char *err,
     }
     return 1;
   }
-  snprintf(err, errlen, "unknown payload '%s' (standard, blockwise_fp8, block_scaled)",
+  snprintf(err, errlen,
+           "unknown payload '%s' (the problem kinds: standard, blockwise_fp8, block_scaled, "
+           "int8_w8a8)",
            s->payload);
   return 0;
 }
@@ -99,7 +116,10 @@ tp_status tp_ref_problem_create(tp_ref_problem *p, const tp_ref_problem_spec *s,
   tp_rng_seed(&rng, seed);
   tp_fill_normal(&rng, &d->a);
   tp_fill_normal(&rng, &d->b);
-  if (d->a_scale.dtype != TP_DTYPE_NONE) {
+  if (strcmp(s->payload, "int8_w8a8") == 0) {
+    tp_fill_vector_scales(&rng, &d->a_scale);
+    tp_fill_vector_scales(&rng, &d->b_scale);
+  } else if (d->a_scale.dtype != TP_DTYPE_NONE) {
     tp_fill_scales(&rng, &d->a_scale);
     tp_fill_scales(&rng, &d->b_scale);
   }

@@ -17,7 +17,7 @@
 #include "tilepipe/status.h"
 
 typedef struct tp_ref_problem_spec {
-  const char *payload; /* "standard", "blockwise_fp8" or "block_scaled": which scales to make */
+  const char *payload; /* a problem kind (tp_ref_problem_kind): which scales to make */
   tp_dtype a, b, d;
   tp_dtype c;          /* TP_DTYPE_NONE: no C */
   int c_is_d;          /* C is D's own memory (same dtype and strides as D; c is ignored) */
@@ -39,6 +39,19 @@ typedef struct tp_ref_problem {
   int64_t bytes[TP_REF_TENSORS];
 } tp_ref_problem;
 
+/* The problem kinds, one per payload whose scales the reference knows:
+ *   standard       no scale tensors
+ *   blockwise_fp8  f32 a_scale [ceil(K/128), M] and b_scale [ceil(N/128), ceil(K/128)]
+ *   block_scaled   ue8m0 (NVFP4: ue4m3 when A is e2m1) a_scale [M, K/vec] and
+ *                  b_scale [N, K/vec], tiled (sf_layout) or strided
+ *   int8_w8a8      f32 a_scale [M] and b_scale [N], contiguous vectors: the
+ *                  per-row and per-column scales of s8 operands
+ *                  (examples/int8_w8a8)
+ * The kind for a payload named `payload` whose A has dtype `a`: its own name
+ * when that is a kind; else int8_w8a8 for s8 operands (their one meaning),
+ * standard for any other. */
+const char *tp_ref_problem_kind(const char *payload, tp_dtype a);
+
 /* The problem's descriptor alone: shapes, strides, dtypes, alpha, beta and
  * the payload's scale tensors, every data pointer NULL (enough to plan, or
  * to link without a GPU). Fails like tp_ref_problem_create, without
@@ -47,7 +60,7 @@ tp_status tp_ref_problem_describe(const tp_ref_problem_spec *spec, tp_gemm_desc 
                                   size_t errlen);
 
 /* Builds the problem with inputs drawn from seed. Fails with
- * TP_ERR_INVALID_ARGUMENT (unknown payload, bad sizes) or
+ * TP_ERR_INVALID_ARGUMENT (unknown kind, bad sizes) or
  * TP_ERR_OUT_OF_MEMORY, reason in err; *p is then empty. */
 tp_status tp_ref_problem_create(tp_ref_problem *p, const tp_ref_problem_spec *spec, uint64_t seed,
                                 char *err, size_t errlen);

@@ -22,16 +22,29 @@ double tp_rng_normal(tp_rng *rng) {
   return sqrt(-2.0 * log(u)) * cos(2.0 * 3.14159265358979323846 * v);
 }
 
+/* Where element (r, c) of t lies; a vector [n] is the matrix [1, n]. */
+static int64_t index_of(const tp_tensor *t, int64_t r, int64_t c) {
+  return t->rank == 1 ? c * t->stride[0] : tp_ref_index(t, r, c);
+}
+
 /* One value per element from draw(rng, dtype). */
 static void fill(tp_rng *rng, const tp_tensor *t, float (*draw)(tp_rng *, tp_dtype)) {
-  for (int64_t r = 0; r < t->shape[0]; r++)
-    for (int64_t c = 0; c < t->shape[1]; c++)
-      tp_dtype_store(t->dtype, t->data, tp_ref_index(t, r, c), draw(rng, t->dtype));
+  const int64_t rows = t->rank == 1 ? 1 : t->shape[0];
+  const int64_t cols = t->rank == 1 ? t->shape[0] : t->shape[1];
+  for (int64_t r = 0; r < rows; r++)
+    for (int64_t c = 0; c < cols; c++)
+      tp_dtype_store(t->dtype, t->data, index_of(t, r, c), draw(rng, t->dtype));
 }
 
 static float draw_normal(tp_rng *rng, tp_dtype dtype) {
-  (void)dtype;
+  if (dtype == TP_DTYPE_S8)
+    return (float)((int)(tp_rng_u64(rng) % 256) - 128);
   return (float)tp_rng_normal(rng);
+}
+
+static float draw_vector_scale(tp_rng *rng, tp_dtype dtype) {
+  (void)dtype;
+  return (float)exp2(8.0 * tp_rng_uniform(rng) - 12.0);
 }
 
 static float draw_scale(tp_rng *rng, tp_dtype dtype) {
@@ -46,8 +59,12 @@ void tp_fill_normal(tp_rng *rng, const tp_tensor *t) { fill(rng, t, draw_normal)
 
 void tp_fill_scales(tp_rng *rng, const tp_tensor *t) { fill(rng, t, draw_scale); }
 
+void tp_fill_vector_scales(tp_rng *rng, const tp_tensor *t) { fill(rng, t, draw_vector_scale); }
+
 void tp_fill_value(const tp_tensor *t, float value) {
-  for (int64_t r = 0; r < t->shape[0]; r++)
-    for (int64_t c = 0; c < t->shape[1]; c++)
-      tp_dtype_store(t->dtype, t->data, tp_ref_index(t, r, c), value);
+  const int64_t rows = t->rank == 1 ? 1 : t->shape[0];
+  const int64_t cols = t->rank == 1 ? t->shape[0] : t->shape[1];
+  for (int64_t r = 0; r < rows; r++)
+    for (int64_t c = 0; c < cols; c++)
+      tp_dtype_store(t->dtype, t->data, index_of(t, r, c), value);
 }

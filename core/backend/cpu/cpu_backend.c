@@ -10,9 +10,12 @@
  * full[] counts 1 arrival (the expect_tx), empty[] counts one per consumer.
  *
  * Each run owns its "shared memory" (barriers + stages) and accumulators, so
- * concurrent runs of one plan do not interfere. */
+ * concurrent runs of one plan do not interfere. Both are allocated before any
+ * thread starts: once the pipeline runs, no role can fail, so none can leave
+ * the others waiting on a barrier. */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +42,7 @@ typedef struct cpu_run {
   const tp_cpu_plan *plan;
   const tp_gemm_desc *desc;
   unsigned char *smem;
+  float *acc;            /* one tile of accumulators: consumer rows r0.. at acc + r0 * tile_n */
   int64_t tiles_n, num_tiles;
   int32_t consumers;     /* threads actually started */
   atomic_int go;         /* 0: wait, 1: run, 2: quit (start-up failed) */
@@ -92,18 +96,13 @@ static void *run_consumer(void *arg) {
   const int32_t rows_each = (tc->tile_m + run->consumers - 1) / run->consumers;
   const int32_t r0 = ca->index * rows_each;
   const int32_t rows = r0 >= tc->tile_m ? 0 : (tc->tile_m - r0 < rows_each ? tc->tile_m - r0 : rows_each);
-  float *acc = malloc(sizeof(float) * (size_t)(rows > 0 ? rows : 1) * (size_t)tc->tile_n);
-  if (acc == NULL) {
-    /* Cannot happen silently: the run has no way back but to abort. */
-    fprintf(stderr, "tilepipe: CPU consumer out of memory\n");
-    abort();
-  }
+  float *acc = rows > 0 ? run->acc + (size_t)r0 * (size_t)tc->tile_n : NULL;
   tp_input_pipeline ip = tp_storage_input_pipeline(run->smem, &run->plan->layout, 1);
   tp_input_consumer cons = tp_input_pipeline_consumer(&ip, tp_arrival_thread());
   for (int64_t tile = 0; tile < run->num_tiles; ++tile) {
     int64_t m0, n0;
     tile_origin(run, tile, &m0, &n0);
-    memset(acc, 0, sizeof(float) * (size_t)(rows > 0 ? rows : 1) * (size_t)tc->tile_n);
+    if (rows > 0) memset(acc, 0, sizeof(float) * (size_t)rows * (size_t)tc->tile_n);
     for (int64_t kb = 0; kb < b->payload_plan.k_blocks; ++kb) {
       TP_INPUT_CONSUME(&cons, s) {
         if (rows > 0) {
@@ -125,7 +124,6 @@ static void *run_consumer(void *arg) {
     }
   }
   tp_input_consumer_drain(&cons);
-  free(acc);
   return NULL;
 }
 
@@ -174,6 +172,35 @@ static tp_status start_consumers(cpu_run *run, consumer_arg *args, int32_t wante
                             : tp_error_set(TP_ERR_OUT_OF_MEMORY, "CPU run: cannot start a thread");
 }
 
+/* The run's stages and its tile of f32 accumulators (tile_m x tile_n, shared
+ * out by rows among the consumers, however many start). */
+static tp_status run_memory_create(cpu_run *run) {
+  const tp_tile_config *tc = &run->plan->binding->payload_plan.tile;
+  const size_t smem_bytes = (run->plan->layout.total_bytes + TP_SWIZZLE_128B_ALIGN - 1) /
+                            TP_SWIZZLE_128B_ALIGN * TP_SWIZZLE_128B_ALIGN;
+  const size_t acc_elems = (size_t)tc->tile_m * (size_t)tc->tile_n;
+  if ((size_t)tc->tile_n > SIZE_MAX / (size_t)tc->tile_m ||
+      acc_elems > SIZE_MAX / sizeof(float)) {
+    return tp_error_set(TP_ERR_OUT_OF_MEMORY,
+                        "CPU run: the accumulators of a %dx%d tile exceed the address space",
+                        tc->tile_m, tc->tile_n);
+  }
+  run->smem = aligned_alloc(TP_SWIZZLE_128B_ALIGN, smem_bytes);
+  if (run->smem == NULL) {
+    return tp_error_set(TP_ERR_OUT_OF_MEMORY, "CPU run: no host memory for %zu bytes of stages",
+                        smem_bytes);
+  }
+  run->acc = malloc(acc_elems * sizeof(float));
+  if (run->acc == NULL) {
+    free(run->smem);
+    run->smem = NULL;
+    return tp_error_set(TP_ERR_OUT_OF_MEMORY,
+                        "CPU run: no host memory for the accumulators of a %dx%d tile (%zu bytes)",
+                        tc->tile_m, tc->tile_n, acc_elems * sizeof(float));
+  }
+  return TP_OK;
+}
+
 tp_status tp_cpu_plan_run(const tp_cpu_plan *plan, const tp_gemm_desc *desc) {
   const tp_tile_config *tc = &plan->binding->payload_plan.tile;
   cpu_run run;
@@ -183,13 +210,11 @@ tp_status tp_cpu_plan_run(const tp_cpu_plan *plan, const tp_gemm_desc *desc) {
   run.tiles_n = (desc->n + tc->tile_n - 1) / tc->tile_n;
   run.num_tiles = ((desc->m + tc->tile_m - 1) / tc->tile_m) * run.tiles_n;
   atomic_init(&run.go, 0);
-  run.smem = aligned_alloc(TP_SWIZZLE_128B_ALIGN,
-                           (plan->layout.total_bytes + TP_SWIZZLE_128B_ALIGN - 1) /
-                               TP_SWIZZLE_128B_ALIGN * TP_SWIZZLE_128B_ALIGN);
-  if (run.smem == NULL) return tp_error_set(TP_ERR_OUT_OF_MEMORY, "CPU run: out of host memory");
+  tp_status st = run_memory_create(&run);
+  if (st != TP_OK) return st;
 
   consumer_arg args[TP_CPU_MAX_CONSUMERS];
-  tp_status st = start_consumers(&run, args, plan->consumers);
+  st = start_consumers(&run, args, plan->consumers);
   if (st == TP_OK) {
     /* Barrier counts depend on how many consumers really started. */
     tp_input_pipeline_init_barriers(tp_storage_mbar(run.smem, plan->layout.input_barriers),
@@ -200,6 +225,7 @@ tp_status tp_cpu_plan_run(const tp_cpu_plan *plan, const tp_gemm_desc *desc) {
     atomic_store_explicit(&run.go, 2, memory_order_release);
   }
   for (int32_t i = 0; i < run.consumers; ++i) pthread_join(args[i].thread, NULL);
+  free(run.acc);
   free(run.smem);
   return st;
 }

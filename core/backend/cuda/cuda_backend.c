@@ -46,10 +46,10 @@ static tp_status check_device_code(const tp_plugin_desc *payload, const tp_plugi
 }
 
 tp_status tp_cuda_backend_available(const tp_plugin_desc *payload, const tp_plugin_desc *epilogue) {
-  tp_cuda_device dev;
-  tp_status st = tp_cuda_device_get(&dev);
+  tp_status st = check_device_code(payload, epilogue);
   if (st != TP_OK) return st;
-  return check_device_code(payload, epilogue);
+  tp_cuda_device dev;
+  return tp_cuda_device_get(&dev);
 }
 
 static void gpu_info_from(const tp_cuda_device *dev, tp_gpu_info *gpu) {
@@ -108,7 +108,8 @@ static tp_status plan_launch(tp_binding *b, const tp_gemm_desc *desc, const tp_g
                                       &b->payload_plan, launch, err, sizeof err);
   if (st != TP_OK)
     return tp_error_set(st, "payload '%s': %s", b->payload_name, err[0] ? err : tp_status_string(st));
-  return check_launch(b, launch, gpu);
+  st = tp_binding_check_tiles(b);
+  return st == TP_OK ? check_launch(b, launch, gpu) : st;
 }
 
 /* The link of the payload's kernel `kernel` with the epilogue's hook: both

@@ -12,21 +12,23 @@
 
 typedef struct tp_cuda_plan tp_cuda_plan;
 
-/* TP_OK when a GPU the kernels run on is present and both plugins carry
- * device code; otherwise the reason (TP_ERR_NO_DEVICE, TP_ERR_UNSUPPORTED). */
+/* TP_OK when both plugins carry device code and a GPU the kernels run on is
+ * present; otherwise the reason, the plugins' first: TP_ERR_UNSUPPORTED
+ * naming the plugin without device code (a payload without a GPU kernel
+ * runs on the CPU backend only), else TP_ERR_NO_DEVICE. */
 tp_status tp_cuda_backend_available(const tp_plugin_desc *payload, const tp_plugin_desc *epilogue);
 
 /* Chooses, links and loads the kernel for binding (which may be refined by
  * the payload's gpu_plan and must outlive the plan). */
 tp_status tp_cuda_plan_create(tp_cuda_plan **plan, tp_binding *binding, const tp_gemm_desc *desc);
 tp_status tp_cuda_plan_run(const tp_cuda_plan *plan, const tp_gemm_desc *desc, void *stream);
-/* A plan's link without a GPU or a driver, for CI: binding's plans made for
- * the CUDA backend, the payload's gpu_plan for gpu's figures (into
- * *launch), then the link of both plugins' LTO-IR through the kernel cache
- * (tp_cuda_link_only) with the ptxas report checked; *stats are the chosen
- * kernel's figures. TP_ERR_UNSUPPORTED when a plugin carries no device code
- * or tilepipe was built without CUDA; TP_ERR_LINK for a failed link or log
- * check. */
+/* A plan's link without a GPU or a driver (tilepipe/link.h): binding's
+ * plans made for the CUDA backend, the payload's gpu_plan for gpu's figures
+ * (into *launch), then the link of both plugins' LTO-IR through the kernel
+ * cache (tp_cuda_link_only) with the ptxas report checked; *stats are the
+ * chosen kernel's figures. TP_ERR_UNSUPPORTED when a plugin carries no
+ * device code, TP_ERR_NO_DEVICE when tilepipe was built without CUDA,
+ * TP_ERR_LINK for a failed link or log check. */
 tp_status tp_cuda_link_check(tp_binding *binding, const tp_gemm_desc *desc, const tp_gpu_info *gpu,
                              tp_gpu_launch *launch, tp_link_stats *stats);
 int tp_cuda_plan_describe(const tp_cuda_plan *plan, char *buf, size_t size);

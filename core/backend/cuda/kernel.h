@@ -21,8 +21,8 @@
 #include "core/backend/cuda/link_log.h"
 #include "tilepipe/status.h"
 
-/* The one architecture tilepipe's device code is built for. */
-#define TP_CUDA_LINK_ARCH "sm_90a"
+/* TP_CUDA_LINK_ARCH (config.h): the one architecture tilepipe's device
+ * code is built and linked for, "sm_90a". */
 
 /* The process cache's entry for request, linked without any driver: the
  * request's driver_version is ignored and keyed as 0. */

@@ -16,7 +16,8 @@ static int tma_dtype(tp_dtype dtype, CUtensorMapDataType *out) {
   case TP_DTYPE_E4M3:
   case TP_DTYPE_E5M2:
   case TP_DTYPE_UE8M0:
-  case TP_DTYPE_UE4M3: *out = CU_TENSOR_MAP_DATA_TYPE_UINT8; return 1;
+  case TP_DTYPE_UE4M3:
+  case TP_DTYPE_S8: *out = CU_TENSOR_MAP_DATA_TYPE_UINT8; return 1; /* TMA moves bytes */
   default: return 0;
   }
 }

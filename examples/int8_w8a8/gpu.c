@@ -1,0 +1,40 @@
+/* gpu.c: the int8_w8a8 payload on the GPU, host side.
+ *
+ * gpu_plan picks one of int8_w8a8_kernel.cu's kernels through tilepipe's
+ * planner for the structured kernel (<tilepipe/kernel/plan.h>: the tile,
+ * split-K, the cluster, shared memory, the grid); a stage holds a k-block
+ * of A and B, 128 s8 of K per row. gpu_args fills the kernel's parameters
+ * for each run (<tilepipe/kernel/args.h>) and adds the scale vectors. */
+#include <stddef.h>
+#include <string.h>
+
+#include <tilepipe/kernel/args.h>
+
+#include "int8_w8a8.h"
+#include "int8_w8a8_params.h"
+
+tp_status w8a8_gpu_plan(void *state, const tp_gemm_desc *desc, const tp_gpu_info *gpu,
+                        const tp_epilogue_plan *epilogue, tp_payload_plan *plan,
+                        tp_gpu_launch *launch, char *err, size_t errlen) {
+  const w8a8_tuning *t = state;
+  tp_kernel_tuning tuning;
+  memset(&tuning, 0, sizeof tuning); /* the planner's choices, but for the stages */
+  tuning.stages = t->stages;
+  return tp_kernel_plan_operands(&tuning, desc, epilogue, gpu, W8A8_MAX_TILE_N, "tp_int8_w8a8",
+                                 "s8", sizeof(w8a8_params), offsetof(w8a8_params, kernel), plan,
+                                 launch, err, errlen);
+}
+
+tp_status w8a8_gpu_args(const tp_payload_plan *plan, const tp_epilogue_plan *epilogue,
+                        const tp_gemm_desc *desc, const tp_host_api *host, void *params,
+                        char *err, size_t errlen) {
+  (void)epilogue;
+  tp_kernel_plan kp;
+  tp_kernel_plan_load(plan, &kp);
+  w8a8_params *p = params;
+  tp_status st = tp_kernel_operands_fill(&kp, desc, host, &p->ab, err, errlen);
+  if (st == TP_OK) st = tp_kernel_args_fill(&kp, plan, desc, host, &p->kernel, err, errlen);
+  p->a_scale = desc->a_scale.data;
+  p->b_scale = desc->b_scale.data;
+  return st;
+}

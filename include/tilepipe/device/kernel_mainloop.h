@@ -1,0 +1,116 @@
+/* tilepipe/device/kernel_mainloop.h: what a payload's mainloop supplies to
+ * the structured kernel.
+ *
+ * The skeleton (tilepipe/device/kernel.h) owns the tile scheduler, the warp
+ * roles and their register budgets, the input pipeline's barriers, split-K,
+ * and the whole epilogue pipeline. A payload supplies one struct, its
+ * mainloop, whose static members say what a stage holds and how it is
+ * filled and consumed:
+ *
+ *   typedef ... params;
+ *       The kernel's parameter struct (host C and device, plain data): the
+ *       payload's own fields and a tp_kernel_params named `kernel`.
+ *   template <int BM, int BN, int CLUSTER_M>
+ *   static void load(const params &p, const tp_input_producer_stage *st,
+ *                    const tp_kernel_tile &t, int32_t kb);
+ *       The producer (one elected thread): announce the bytes of k-block kb
+ *       (tp_input_producer_stage_arrive_expect_bytes) and issue the TMA
+ *       loads that fill stage st with them: its tiles, and any per-stage
+ *       extras such as a row of scales, completing on the stage's barrier.
+ *   template <int BM, int BN>
+ *   static void mma(consumer_state<BM, BN> &s, const params &p, float *acc,
+ *                   const tp_input_consumer_stage *st, uint32_t wg,
+ *                   bool accumulate);
+ *       A consumer warpgroup (wg: rows 64wg..64wg+63 of the tile): issue
+ *       and commit one wgmma group over stage st into its accumulators
+ *       (acc, the BN / 2 floats of wgmma's fragment layout, or registers of
+ *       its own in s), adding to them when `accumulate`, overwriting them
+ *       at a unit's first k-block. Called only when wg's rows start inside
+ *       M; otherwise the skeleton passes the stage on untouched.
+ *
+ * Optional (tp_kernel_mainloop_defaults has empty ones; a mainloop that
+ * derives from it overrides what it needs):
+ *
+ *   static constexpr int max_tile_n;
+ *       The widest tile whose accumulators and the mainloop's own registers
+ *       fit a consumer's 232 (default TP_KERNEL_MAX_TILE_N, the table's
+ *       widest); wider kernels trap, and the host planner, told the same
+ *       figure (tp_kernel_plan_shape), never picks them.
+ *   template <int BM, int BN> struct consumer_state;
+ *       Registers a consumer warpgroup keeps beside acc across the
+ *       mainloop (a temporary accumulator, a tile's scales). Default: none.
+ *   template <int BM, int BN> static constexpr int groups_in_flight();
+ *       wgmma groups left in flight behind the issue: 1 (default) keeps the
+ *       tensor cores busy while a stage waits for its group to retire; 0
+ *       waits for each group at once, as a mainloop must whose k_block_done
+ *       reads the accumulators.
+ *   static void prefetch(const params &p);
+ *       Thread 0 at kernel start: prefetch the mainloop's TMA descriptors.
+ *   template <int BM, int BN>
+ *   static void tile_begin(consumer_state<BM, BN> &s, const params &p,
+ *                          const tp_kernel_tile &t, uint32_t wg);
+ *       Per-tile prologue of each consumer warpgroup (e.g. a tile's B
+ *       scales into registers or shared memory).
+ *   template <int BM, int BN>
+ *   static void k_block_done(consumer_state<BM, BN> &s, const params &p,
+ *                            float *acc, const tp_input_consumer_stage *st,
+ *                            int32_t kb, uint32_t wg);
+ *       Once k-block kb's wgmma group has retired, before its stage is
+ *       released (e.g. promote a temporary accumulator into acc with the
+ *       stage's scales). Only where wg's rows start inside M.
+ *   template <int BM, int BN>
+ *   static void tile_end(consumer_state<BM, BN> &s, const params &p,
+ *                        float *acc, const tp_kernel_tile &t, uint32_t wg);
+ *       After the unit's last k-block, before split-K's partial sums and
+ *       the epilogue: the accumulator transform (e.g. per-row x per-column
+ *       scales). The epilogue hook then receives acc.
+ *
+ * All of them are `static __device__ __forceinline__`: the skeleton is one
+ * inlined body per kernel, and a register array passed by pointer stays in
+ * registers. docs/writing-a-payload.md walks through one. */
+#ifndef TILEPIPE_DEVICE_KERNEL_MAINLOOP_H
+#define TILEPIPE_DEVICE_KERNEL_MAINLOOP_H
+
+#include <stdint.h>
+
+#include "tilepipe/device/kernel_schedule.h"
+#include "tilepipe/kernel/tiles.h"
+#include "tilepipe/pipeline/input_tile_pipeline.h"
+
+/* The CTA's dynamic shared memory, 1024-aligned (128B-swizzled tiles need
+ * it): the storage planner's layout (tp_kernel_params.smem) is relative to
+ * this base. */
+TP_KERNEL_FN unsigned char *tp_kernel_smem(void) {
+  extern __shared__ __align__(1024) unsigned char tp_kernel_smem_base[];
+  return tp_kernel_smem_base;
+}
+
+struct tp_kernel_mainloop_defaults {
+  static constexpr int max_tile_n = TP_KERNEL_MAX_TILE_N;
+
+  template <int BM, int BN>
+  struct consumer_state {};
+
+  template <int BM, int BN>
+  static constexpr __host__ __device__ int groups_in_flight() {
+    return 1;
+  }
+
+  template <class P>
+  static __device__ __forceinline__ void prefetch(const P &) {}
+
+  template <int BM, int BN, class S, class P>
+  static __device__ __forceinline__ void tile_begin(S &, const P &, const tp_kernel_tile &,
+                                                    uint32_t) {}
+
+  template <int BM, int BN, class S, class P>
+  static __device__ __forceinline__ void k_block_done(S &, const P &, float *,
+                                                      const tp_input_consumer_stage *, int32_t,
+                                                      uint32_t) {}
+
+  template <int BM, int BN, class S, class P>
+  static __device__ __forceinline__ void tile_end(S &, const P &, float *, const tp_kernel_tile &,
+                                                  uint32_t) {}
+};
+
+#endif

@@ -1,0 +1,67 @@
+/* tilepipe/device/kernel_operands.h: K-major A and B tiles into a stage.
+ *
+ * The loads that every mainloop over K-major, 128B-swizzled operands
+ * shares (tp_kernel_operands in tilepipe/kernel/params.h): a k-block of the
+ * stage holds A as one 64-row box per consumer warpgroup (tensor 0) and B
+ * as the tile's BN rows (tensor 1), 128 bytes of K each. A box whose rows
+ * all lie past M is not loaded (its warpgroup only passes the stage on):
+ * TMA's zero fill of a box wholly past M is not free. In a cluster each CTA
+ * loads its slice of B (BN / CLUSTER_M rows) and multicasts it to every
+ * CTA of the cluster, whose stages then hold the whole B tile. */
+#ifndef TILEPIPE_DEVICE_KERNEL_OPERANDS_H
+#define TILEPIPE_DEVICE_KERNEL_OPERANDS_H
+
+#include <stdint.h>
+
+#include "tilepipe/device/kernel_schedule.h"
+#include "tilepipe/device/tma.h"
+#include "tilepipe/pipeline/input_tile_pipeline.h"
+
+/* The bytes one k-block of A and B brings into this CTA's stage. */
+template <int BN>
+TP_KERNEL_FN uint32_t tp_kernel_operand_bytes(const tp_kernel_tile &t) {
+  return (t.warpgroups_in_m * TP_KERNEL_WARPGROUP_ROWS + BN) * TP_KERNEL_ROW_BYTES;
+}
+
+/* A k-block's A boxes (from column k0 of the tile's rows) into `a`. */
+TP_KERNEL_FN void tp_kernel_load_a(const tp_kernel_operands &o, unsigned char *a, tp_mbar *full,
+                                   int32_t k0, const tp_kernel_tile &t) {
+  for (uint32_t h = 0; h < t.warpgroups_in_m; ++h) {
+    tp_tma_load_2d_hint(a + h * TP_KERNEL_WARPGROUP_ROWS * TP_KERNEL_ROW_BYTES, &o.a, full, k0,
+                        t.m0 + (int32_t)(h * TP_KERNEL_WARPGROUP_ROWS), o.a_policy);
+  }
+}
+
+/* A k-block's B tile (BN rows from n0, column k0) into `b`: in a cluster,
+ * our slice of it, multicast. */
+template <int BN, int CLUSTER_M>
+TP_KERNEL_FN void tp_kernel_load_b(const tp_kernel_operands &o, unsigned char *b, tp_mbar *full,
+                                   int32_t k0, const tp_kernel_tile &t) {
+  if (CLUSTER_M > 1) {
+    constexpr int32_t rows = BN / CLUSTER_M;
+    const uint32_t rank = tp_cluster_ctarank();
+    tp_tma_load_2d_multicast_hint(b + rank * rows * TP_KERNEL_ROW_BYTES, &o.b, full, k0,
+                                  t.n0 + (int32_t)rank * rows,
+                                  (uint16_t)((1u << CLUSTER_M) - 1u), o.b_policy);
+  } else {
+    tp_tma_load_2d_hint(b, &o.b, full, k0, t.n0, o.b_policy);
+  }
+}
+
+/* Both, into stage st for the k-block at column k0, in the order that runs
+ * faster: B first in a 128-row tile (its box is the larger load), A first
+ * in a 64-row one. The caller has announced the bytes (with
+ * tp_kernel_operand_bytes, plus any tensors of its own). */
+template <int BM, int BN, int CLUSTER_M>
+TP_KERNEL_FN void tp_kernel_load_operands(const tp_kernel_operands &o,
+                                          const tp_input_producer_stage *st, int32_t k0,
+                                          const tp_kernel_tile &t) {
+  tp_mbar *full = tp_input_producer_stage_barrier(st);
+  unsigned char *b = (unsigned char *)tp_input_producer_stage_tile(st, 1, 0);
+  unsigned char *a = (unsigned char *)tp_input_producer_stage_tile(st, 0, 0);
+  if (BM == 128) tp_kernel_load_b<BN, CLUSTER_M>(o, b, full, k0, t);
+  tp_kernel_load_a(o, a, full, k0, t);
+  if (BM != 128) tp_kernel_load_b<BN, CLUSTER_M>(o, b, full, k0, t);
+}
+
+#endif

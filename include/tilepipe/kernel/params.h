@@ -1,0 +1,80 @@
+/* tilepipe/kernel/params.h: what the structured kernel reads at run time.
+ *
+ * A kernel built on the skeleton (tilepipe/device/kernel.h) takes one
+ * __grid_constant__ parameter: its payload's struct, which holds a
+ * tp_kernel_params named `kernel` (the skeleton's part: D, C, the schedule,
+ * split-K, the epilogue's arguments) beside the mainloop's own fields. The
+ * payload's host code fills both at run time, the skeleton's part with
+ * tp_kernel_args_fill (tilepipe/kernel/plan.h). Plain data for host C and
+ * device code, TMA descriptors first (64-byte aligned). */
+#ifndef TILEPIPE_KERNEL_PARAMS_H
+#define TILEPIPE_KERNEL_PARAMS_H
+
+#include <stdint.h>
+
+#include "tilepipe/epilogue_args.h"
+#include "tilepipe/fast_div.h"
+#include "tilepipe/pipeline/storage.h"
+#include "tilepipe/tma_desc.h"
+
+/* Threads of a CTA: one producer warpgroup, two consumer warpgroups. */
+#define TP_KERNEL_THREADS 384
+/* Rows of the output tile that one consumer warpgroup owns (one wgmma M),
+ * and the rows of an A box loaded for it. */
+#define TP_KERNEL_WARPGROUP_ROWS 64
+/* Bytes of a swizzled shared-memory row: an operand tile's k-block row, a
+ * chunk row of D or C (the 128-byte swizzle span). */
+#define TP_KERNEL_ROW_BYTES 128
+
+typedef struct tp_kernel_params {
+  tp_tma_desc d; /* D [M, N]: boxes of tile_m rows x 128 bytes */
+  tp_tma_desc c; /* C [M, N], when the epilogue reads a source: the same boxes */
+  /* A 176-wide tile's last chunk: D's and C's boxes of tile_m rows x 48
+   * columns, unswizzled (tilepipe/device/kernel_chunks.h). */
+  tp_tma_desc d_tail, c_tail;
+  tp_storage_layout smem;
+  int32_t m, n, k;
+  int32_t tiles_m, tiles_n, k_blocks;
+  int32_t raster_m; /* cluster rows walked together, for L2 reuse */
+  /* The tile schedule's divisors (tilepipe/fast_div.h): raster_m x tiles_n
+   * cluster tiles per raster group; raster_m cluster rows in every group
+   * but the last, last_rows in that one (group last_group); splits. */
+  tp_fast_div group_div, rows_div, last_rows_div, splits_div;
+  int32_t last_group;
+  /* TMA stores clip D's columns only to 16-byte granules: they would write
+   * a row's padding past N. Columns [0, n_tma) (N rounded down to 16 bytes)
+   * go through TMA; the few columns [n_tma, N) are stored directly from
+   * the chunk through d_data (rows ldd elements apart). */
+  int32_t n_tma;
+  void *d_data;
+  int64_t ldd;
+  /* Split-K: the K of each cluster tile from split_from on is split over
+   * `splits` consecutive CTAs (split_from 0: every tile; else the tiles of
+   * the last, partial wave). All but the last split write their partial
+   * sums to `partials` and count themselves in the tile's `counters` (one
+   * per consumer warpgroup; both indexed from split_from); the last waits
+   * for them, adds them in split order and runs the epilogue. Each split
+   * but the last hands its last split_lead k-blocks on to the last one, so
+   * that their sums are written by the time it needs them. Both live in
+   * the plan's workspace; the counters return to 0 after each tile. */
+  int32_t splits, split_from, split_lead;
+  uint32_t *counters;
+  float *partials;
+  /* With C: the chunks [c_staged_first, c_staged_first + c_staged_count)
+   * of a tile's C past the ring come through one more input stage, the
+   * first c_staged_a_slots of them in its tensor 0, the rest in its tensor
+   * 1, one output chunk's bytes apart (tilepipe/device/kernel_source.h). */
+  int32_t c_staged_first, c_staged_count, c_staged_a_slots;
+  tp_epilogue_args epilogue;
+} tp_kernel_params;
+
+/* The operands of a mainloop that loads K-major A and B tiles
+ * (tilepipe/device/kernel_operands.h): their descriptors (A in boxes of
+ * 64 rows, B in boxes of tile_n / cluster_m rows, 128 bytes of K each,
+ * 128-byte swizzle) and the L2 cache policies of their loads (TP_TMA_L2_*). */
+typedef struct tp_kernel_operands {
+  tp_tma_desc a, b;
+  uint64_t a_policy, b_policy;
+} tp_kernel_operands;
+
+#endif

@@ -1,0 +1,75 @@
+/* tilepipe/link.h: a payload x epilogue pair's fused GPU kernel, linked
+ * without a GPU.
+ *
+ * tp_link_check does everything a CUDA plan does before it loads the
+ * kernel: the generic descriptor checks and both plugins' plan slots for
+ * the CUDA backend, the payload's gpu_plan for the figures of the link
+ * target (an H100 SXM: tp_link_check_target), and the nvJitLink link of the
+ * two plugins' LTO-IR with ptxas's report checked (no setmaxnreg ignored, no
+ * serialized wgmma, no spill). It needs no GPU and no driver, only
+ * nvJitLink, so CI vouches for every pair on a machine without a GPU
+ * (`tilepipe link`, docs/tool.md). Links go through the kernel cache, in
+ * memory and on disk ($TILEPIPE_CACHE_DIR; "off" links afresh).
+ *
+ * Both structs are versioned by their first field: set struct_size to
+ * sizeof the struct as you compiled it. The library zeroes struct_size
+ * bytes, fills the fields it knows and leaves struct_size as it was; later
+ * versions only append fields. */
+#ifndef TILEPIPE_LINK_H
+#define TILEPIPE_LINK_H
+
+#include <stdint.h>
+#include "tilepipe/gemm.h"
+#include "tilepipe/registry.h"
+#include "tilepipe/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The GPU a link without a GPU plans for. Kernels whose choice depends on
+ * the GPU (tile width, grid) are chosen as on this one. */
+typedef struct tp_link_target {
+  uint32_t struct_size;    /* sizeof(tp_link_target), set by the caller */
+  char name[64];           /* "H100 SXM (figures, no GPU)" */
+  int32_t sm_count;        /* 132 */
+  int32_t cc_major, cc_minor; /* compute capability 9.0 */
+  uint32_t smem_per_block; /* opt-in dynamic shared memory per block: 227 KiB */
+  uint32_t l2_bytes;       /* 50 MiB */
+} tp_link_target;
+
+/* What tp_link_check found for one pair and problem. */
+typedef struct tp_link_result {
+  uint32_t struct_size;    /* sizeof(tp_link_result), set by the caller */
+  int32_t planned;         /* 1 once the descriptor checks and both plan slots accepted it */
+  /* The payload's launch, once planned: */
+  char kernel[96];         /* the __global__ function's name */
+  uint32_t grid[3], block[3], cluster[3];
+  uint32_t smem_bytes;     /* dynamic shared memory */
+  uint64_t workspace_bytes; /* device memory the plan would allocate beyond the operands */
+  /* ptxas's figures for that kernel, once linked: */
+  int32_t registers;       /* per thread */
+  int32_t stack_bytes;     /* stack frame per thread */
+  int32_t spill_store_bytes, spill_load_bytes;
+} tp_link_result;
+
+/* Fills *target with the figures tp_link_check plans for. */
+tp_status tp_link_check_target(tp_link_target *target);
+
+/* Links the kernel of payload x epilogue from registry for desc (its data
+ * pointers are never read) and checks ptxas's report. TP_OK when the link is
+ * clean. On failure the message names the step, and result->planned says
+ * how far it got. 0: the lookup, the descriptor checks or a plan slot
+ * refused (a pair that does not take this problem, which is no link
+ * failure). 1, after which the failures are: TP_ERR_UNSUPPORTED when a
+ * plugin carries no device code, TP_ERR_NO_DEVICE when tilepipe was built
+ * without the CUDA toolkit, the payload's status when its gpu_plan refuses
+ * the target, TP_ERR_NOT_FOUND when nvJitLink cannot be opened, TP_ERR_LINK
+ * when the link or its ptxas report fails. */
+tp_status tp_link_check(tp_registry *registry, const char *payload, const char *epilogue,
+                        const tp_gemm_desc *desc, tp_link_result *result);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

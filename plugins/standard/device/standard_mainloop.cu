@@ -1,0 +1,96 @@
+/* plugins/standard/device/standard_mainloop.cu: the standard payload's
+ * mainloop on the core's structured kernel.
+ *
+ * Computes acc[M,N] = A[M,K] x B[N,K]^T for bf16 x bf16, f16 x f16 or fp8
+ * (e4m3/e5m2, any pair) operands with f32 accumulation in wgmma; the
+ * skeleton (tilepipe/device/kernel.h) runs the rest: the tile schedule,
+ * split-K, and the epilogue hook with D in bf16, f16 or f32.
+ *
+ * A stage holds one k-block: A as one 64-row box per consumer warpgroup
+ * (tensor 0) and B as the tile's BN rows (tensor 1), 128 bytes of K per
+ * row, 128B-swizzled (tilepipe/device/kernel_operands.h loads them). A
+ * consumer warpgroup multiplies its 64 rows of A by all of B in wgmma
+ * steps of 16 (bf16, f16) or 32 (fp8) K, one wgmma group per k-block.
+ *
+ * Invariants: K-major operands, 1024-byte aligned tiles (the storage
+ * planner's layout); a k-block is 128 bytes of K (64 or 128 elements; the
+ * last one's columns past K read as zero from TMA).
+ *
+ * Built by build-aux/device.mk into LTO-IR that plugins/standard/ embeds;
+ * tests/test_gpu_gemm.c runs it, `tilepipe link` links it without a GPU. */
+#include <stdint.h>
+
+#include "plugins/standard/device/standard_params.h"
+#include "tilepipe/device/kernel.h"
+#include "tilepipe/device/kernel_operands.h"
+#include "tilepipe/device/wgmma.h"
+#include "tilepipe/dtype.h"
+
+/* One wgmma of K step A x B over a BN-wide tile. */
+template <int A, int B, int BN>
+static __device__ __forceinline__ void standard_wgmma(float *acc, uint64_t da, uint64_t db,
+                                                      int accumulate) {
+  if (A == TP_DTYPE_BF16) tp_wgmma_bf16(BN, acc, da, db, accumulate);
+  else if (A == TP_DTYPE_F16) tp_wgmma_f16(BN, acc, da, db, accumulate);
+  else if (A == TP_DTYPE_E4M3 && B == TP_DTYPE_E4M3) tp_wgmma_e4m3_e4m3(BN, acc, da, db, accumulate);
+  else if (A == TP_DTYPE_E4M3) tp_wgmma_e4m3_e5m2(BN, acc, da, db, accumulate);
+  else if (B == TP_DTYPE_E4M3) tp_wgmma_e5m2_e4m3(BN, acc, da, db, accumulate);
+  else tp_wgmma_e5m2_e5m2(BN, acc, da, db, accumulate);
+}
+
+template <int A, int B>
+struct standard_mainloop : tp_kernel_mainloop_defaults {
+  typedef tp_standard_params params;
+  static constexpr bool half = A == TP_DTYPE_BF16 || A == TP_DTYPE_F16;
+  static constexpr int elem_bytes = half ? 2 : 1;
+  static constexpr int k_elems = TP_KERNEL_ROW_BYTES / elem_bytes; /* K of a k-block */
+  static constexpr int step_bytes = (half ? 16 : 32) * elem_bytes; /* K of one wgmma */
+  static constexpr int steps = TP_KERNEL_ROW_BYTES / step_bytes;
+
+  static __device__ __forceinline__ void prefetch(const params &p) {
+    tp_tma_prefetch_desc(&p.ab.a);
+    tp_tma_prefetch_desc(&p.ab.b);
+  }
+
+  /* A 128 x 64 tile, bound by memory, has many small stages: it frees each
+   * one as soon as its own wgmma group retires rather than holding it
+   * while the next group is issued (docs/kernel.md). */
+  template <int BM, int BN>
+  static constexpr __host__ __device__ int groups_in_flight() {
+    return BM == 128 && BN == 64 ? 0 : 1;
+  }
+
+  template <int BM, int BN, int CLUSTER_M>
+  static __device__ __forceinline__ void load(const params &p, const tp_input_producer_stage *st,
+                                              const tp_kernel_tile &t, int32_t kb) {
+    tp_input_producer_stage_arrive_expect_bytes(st, tp_kernel_operand_bytes<BN>(t));
+    tp_kernel_load_operands<BM, BN, CLUSTER_M>(p.ab, st, kb * k_elems, t);
+  }
+
+  template <int BM, int BN>
+  static __device__ __forceinline__ void mma(consumer_state<BM, BN> &, const params &, float *acc,
+                                             const tp_input_consumer_stage *st, uint32_t wg,
+                                             bool accumulate) {
+    const uint32_t a = tp_smem_addr(tp_input_consumer_stage_tile(st, 0, 0)) +
+                       wg * TP_KERNEL_WARPGROUP_ROWS * TP_KERNEL_ROW_BYTES;
+    const uint32_t b = tp_smem_addr(tp_input_consumer_stage_tile(st, 1, 0));
+    tp_wgmma_fence();
+#pragma unroll
+    for (int k = 0; k < steps; ++k) {
+      standard_wgmma<A, B, BN>(acc, tp_wgmma_desc_sw128(a + k * step_bytes),
+                               tp_wgmma_desc_sw128(b + k * step_bytes), accumulate || k > 0);
+    }
+    tp_wgmma_commit_group();
+  }
+};
+
+/* The kernels: every operand pair x every tile and D of
+ * tilepipe/kernel/tiles.h, named tp_standard_<operands>_<D>_<BM>x<BN>_c<CM>. */
+#define STANDARD_MAINLOOP(NAME, A, B) typedef standard_mainloop<A, B> standard_mainloop_##NAME;
+TP_STANDARD_OPERANDS(STANDARD_MAINLOOP)
+
+#define STANDARD_KERNEL(BM, BN, CM, D_NAME, DT, SPEED, NAME)                                     \
+  TP_KERNEL_ENTRY(TP_KERNEL_NAME(tp_standard, NAME, BM, BN, CM, D_NAME),                       \
+                  standard_mainloop_##NAME, BM, BN, DT, CM)
+#define STANDARD_KERNELS(NAME, A, B) TP_KERNEL_FOR_EACH_INSTANCE(STANDARD_KERNEL, NAME)
+TP_STANDARD_OPERANDS(STANDARD_KERNELS)
