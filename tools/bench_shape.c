@@ -81,7 +81,7 @@ static int rotation_copies(const tp_gpu_problem *gp, size_t l2_bytes) {
 static tp_status upload(const tp_bench_env *env, tp_shape shape, shape_state *s, char *err,
                         size_t errlen) {
   const int residual = strcmp(env->epilogue, "residual") == 0;
-  tp_ref_problem_spec spec = {.payload = "standard", .a = env->dtype, .b = env->dtype,
+  tp_ref_problem_spec spec = {.payload = env->kind, .a = env->dtype, .b = env->dtype,
                               .d = env->out_dtype,
                               .c = residual ? env->out_dtype : TP_DTYPE_NONE,
                               .m = shape.m, .n = shape.n, .k = shape.k, .alpha = 1.0f,

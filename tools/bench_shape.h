@@ -27,6 +27,7 @@ typedef struct tp_bench_env {
   void *workspace;          /* cuBLASLt's, allocated once */
   size_t workspace_bytes;
   const char *payload, *epilogue; /* epilogue: store or residual (beta = 1, C of D's dtype) */
+  const char *kind;               /* the payload's problem kind (tp_ref_problem_kind) */
   tp_dtype dtype, out_dtype;
   int warmup, iters;
   size_t l2_bytes;

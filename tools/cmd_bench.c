@@ -23,6 +23,7 @@
 #include "tools/ceilings.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
+#include "tools/reference/problem.h"
 #include "tools/shapes.h"
 
 /* Where the shapes come from by default: the checkout's copy of the public
@@ -239,10 +240,15 @@ int tp_cmd_bench(int argc, char **argv) {
                        a.epilogue);
   tp_bench_env env = {.payload = a.payload, .epilogue = a.epilogue, .warmup = (int)a.warmup,
                       .iters = (int)a.iters, .workspace_bytes = (size_t)32 << 20};
+  /* The problem's kind follows the payload (tools/reference/problem.h):
+   * standard takes the dtypes cuBLASLt compares; the int8 payload s8. */
   static const tp_dtype inputs[] = {TP_DTYPE_BF16, TP_DTYPE_F16, TP_DTYPE_E4M3, TP_DTYPE_E5M2};
+  static const tp_dtype int8_inputs[] = {TP_DTYPE_S8};
   static const tp_dtype outputs[] = {TP_DTYPE_BF16, TP_DTYPE_F16, TP_DTYPE_F32};
-  if ((rc = parse_dtype("--dtype", a.dtype, inputs, 4, "bf16, f16, e4m3, e5m2", &env.dtype)) !=
-          TP_EXIT_OK ||
+  env.kind = tp_ref_problem_kind(a.payload, tp_dtype_from_name(a.dtype));
+  const int int8 = strcmp(env.kind, "int8_w8a8") == 0;
+  if ((rc = parse_dtype("--dtype", a.dtype, int8 ? int8_inputs : inputs, int8 ? 1 : 4,
+                        int8 ? "s8" : "bf16, f16, e4m3, e5m2", &env.dtype)) != TP_EXIT_OK ||
       (rc = parse_dtype("--out-dtype", a.out_dtype, outputs, 3, "bf16, f16, f32",
                         &env.out_dtype)) != TP_EXIT_OK)
     return rc;
@@ -262,7 +268,11 @@ int tp_cmd_bench(int argc, char **argv) {
     return tp_cli_fail("bench", TP_EXIT_ERROR, "cannot open the registry: %s", tp_error_message());
   }
   env.l2_bytes = dev.l2_bytes ? dev.l2_bytes : (size_t)50 << 20;
-  env.cublaslt = open_cublaslt(&env.workspace, env.workspace_bytes);
+  /* cuBLASLt computes the standard GEMM only; another kind is timed alone. */
+  if (strcmp(env.kind, "standard") == 0)
+    env.cublaslt = open_cublaslt(&env.workspace, env.workspace_bytes);
+  else
+    printf("cuBLASLt does not compute %s's problem: our kernel is timed alone\n", env.kind);
   const char *commit = getenv("TILEPIPE_COMMIT");
   tp_bench_meta meta = {.gpu = dev.name, .driver_version = dev.driver_version,
                         .cublaslt_version = env.cublaslt ? tp_cublaslt_version(env.cublaslt) : 0,
