@@ -21,8 +21,9 @@
 #             test and on fused GEMMs (store, residual with f32 C, 2-CTA
 #             clusters, split-K, a split last wave, 176-wide tiles, 128 x 64
 #             and 64 x 64 tiles)
-#   example   installs into /tmp/tp-prefix, builds examples/bias_silu out of
-#             tree and runs its test (CPU and CUDA)
+#   example   installs into /tmp/tp-prefix, builds examples/bias_silu and
+#             examples/int8_w8a8 out of tree and runs their tests (CPU and
+#             CUDA), and the int8 payload's fused GEMM under compute-sanitizer
 #   bench     tilepipe bench over bench/shapes.txt: bf16 store, e4m3 store,
 #             bf16 residual (beta = 1), or BENCH_SPECS="bf16 residual,...",
 #             each with the device's ceilings and every shape's floor
@@ -146,11 +147,26 @@ for step in $steps; do
     ;;
   example)
     make install > "$logs/install.log" 2>&1 || { say "example: install failed"; continue; }
-    # A copy, built out of tree (the checkout may hold a build from here).
-    rm -rf /tmp/tp-example && cp -R "$repo/examples/bias_silu" /tmp/tp-example
+    # Copies, built out of tree (the checkout may hold a build from here).
+    rm -rf /tmp/tp-example /tmp/tp-int8 && cp -R "$repo/examples/bias_silu" /tmp/tp-example &&
+      cp -R "$repo/examples/int8_w8a8" /tmp/tp-int8
     PKG_CONFIG_PATH="$prefix/lib/pkgconfig" timeout 200 make -C /tmp/tp-example check \
       > "$logs/example.log" 2>&1
     say "example: rc=$? $(tail -n 4 "$logs/example.log" | tr '\n' ' ')"
+    # The int8 payload (a GPU mainloop of its own) with every epilogue, on
+    # the CPU and the GPU; then its fused kernels under the sanitizers.
+    PKG_CONFIG_PATH="$prefix/lib/pkgconfig" timeout 300 make -C /tmp/tp-int8 check \
+      BIAS_SILU=/tmp/tp-example/tp_bias_silu.so > "$logs/example-int8.log" 2>&1
+    say "example int8: rc=$? $(grep -E 'backend|PASS|FAIL' "$logs/example-int8.log" | tr '\n' ' ')"
+    { cat /tmp/tp-int8/registry.ini
+      printf '\n[store]\nkind = epilogue\nlibrary = tp_store.so\n'
+      printf '\n[residual]\nkind = epilogue\nlibrary = tp_residual.so\n'; } > /tmp/tp-int8/run.ini
+    for tool in memcheck racecheck synccheck; do
+      timeout 120 "$cs" --tool "$tool" --error-exitcode 9 "$prefix/bin/tilepipe" run \
+        --backend cuda --verify --registry /tmp/tp-int8/run.ini --payload int8_w8a8 \
+        --epilogue residual -m 300 -n 264 -k 1009 > "$logs/sanitize-int8-$tool.log" 2>&1
+      say "sanitize gemm int8 $tool: rc=$? $(grep -o 'grid [0-9]*.*workspace' "$logs/sanitize-int8-$tool.log" | head -n 1)"
+    done
     ;;
   bench)
     IFS=, read -r -a specs <<< "${BENCH_SPECS:-bf16 store,e4m3 store,bf16 residual}"
