@@ -9,11 +9,12 @@
  * split-K, C, the epilogue and the store.
  *
  * The mainloop, as tilepipe/device/kernel_mainloop.h asks:
- *   load      a k-block of A and B (128 s8 of K per row) into the stage,
- *             by the skeleton's operand loads (kernel_operands.h);
- *   mma       four k32 wgmma steps over the stage into the accumulators,
- *             whose registers hold the s32 sums' bits until tile_end;
- *   tile_end  each s32 sum to f32, times its row's and column's scales.
+ *   load        a k-block of A and B (128 s8 of K per row) into the stage,
+ *               by the skeleton's operand loads (kernel_operands.h);
+ *   mma         four k32 wgmma steps over the stage into the accumulators,
+ *               whose registers hold the s32 sums' bits until tile_end;
+ *   tile_begin  the tile's row and column scales into registers;
+ *   tile_end    each s32 sum to f32, times its row's and column's scales.
  * Split-K's partial sums are then scaled f32, added by the last split.
  *
  * Built into LTO-IR for sm_90a by the Makefile and embedded in the plugin;
@@ -31,6 +32,21 @@ struct w8a8_mainloop : tp_kernel_mainloop_defaults {
   static constexpr int max_tile_n = W8A8_MAX_TILE_N;
   static constexpr int step_bytes = 32; /* K of one wgmma: 32 s8 */
   static constexpr int steps = TP_KERNEL_ROW_BYTES / step_bytes;
+
+  /* acc[4j + 2h + e] is row 16 w + l / 4 + 8 h, column 8 j + 2 (l % 4) + e
+   * of the warpgroup's 64 x BN (tilepipe/device/wgmma.h): a thread needs
+   * two row scales and BN / 4 column scales. It loads 1/8 of those (lane
+   * 4g + q the column pairs 8 j + 2 q of the j with j % 8 == g, in
+   * scale_rounds rounds) and takes the rest from the 7 other lanes of the
+   * same q by shuffle: all BN / 4 loaded at once, with their addresses, do
+   * not fit beside the accumulators. */
+  static constexpr __host__ __device__ int scale_rounds(int bn) { return (bn / 8 + 7) / 8; }
+
+  template <int BM, int BN>
+  struct consumer_state {
+    float row_scale[2];                   /* rows 16 w + l / 4 and 8 below */
+    float col_scale[scale_rounds(BN)][2]; /* this lane's share of the column scales */
+  };
 
   static __device__ __forceinline__ void prefetch(const params &p) {
     tp_tma_prefetch_desc(&p.ab.a);
@@ -60,41 +76,43 @@ struct w8a8_mainloop : tp_kernel_mainloop_defaults {
     tp_wgmma_commit_group();
   }
 
-  /* acc[4j + 2h + e] is row 16 w + l / 4 + 8 h, column 8 j + 2 (l % 4) + e
-   * of the warpgroup's 64 x BN (tilepipe/device/wgmma.h): a thread needs
-   * two row scales and BN / 4 column scales. It loads 1/8 of those (lane
-   * 4g + q the column pairs 8 j + 2 q of the j with j % 8 == g) and takes
-   * the rest from the 7 other lanes of the same q by shuffle: held all at
-   * once, BN / 4 loaded scales with their addresses do not fit beside the
-   * accumulators. Rows and columns past D read the last scale (their
-   * results are dropped). */
+  /* The tile's scales, loaded before its mainloop so that their latency
+   * hides under it rather than after the last k-block. Rows and columns
+   * past D read the last scale (their results are dropped). */
   template <int BM, int BN>
-  static __device__ __forceinline__ void tile_end(consumer_state<BM, BN> &, const params &p,
-                                                  float *acc, const tp_kernel_tile &t,
-                                                  uint32_t wg) {
+  static __device__ __forceinline__ void tile_begin(consumer_state<BM, BN> &s, const params &p,
+                                                    const tp_kernel_tile &t, uint32_t wg) {
     const uint32_t lane = threadIdx.x % 32u, warp = threadIdx.x % 128u / 32u;
     const uint32_t q = lane % 4u, g = lane / 4u;
     const int32_t row0 = t.m0 + (int32_t)(wg * 64u + warp * 16u + g);
     const int32_t last_row = p.kernel.m - 1, last_col = p.kernel.n - 1;
-    const float sa0 = __ldg(p.a_scale + min(row0, last_row));
-    const float sa1 = __ldg(p.a_scale + min(row0 + 8, last_row));
-    constexpr int rounds = (BN / 8 + 7) / 8; /* column groups j per lane */
-    float own[rounds][2];
+    s.row_scale[0] = __ldg(p.a_scale + min(row0, last_row));
+    s.row_scale[1] = __ldg(p.a_scale + min(row0 + 8, last_row));
 #pragma unroll
-    for (int r = 0; r < rounds; ++r) {
+    for (int r = 0; r < scale_rounds(BN); ++r) {
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
         const int32_t col = t.n0 + (int32_t)((r * 8u + g) * 8u + 2u * q) + e;
-        own[r][e] = __ldg(p.b_scale + min(col, last_col));
+        s.col_scale[r][e] = __ldg(p.b_scale + min(col, last_col));
       }
     }
+  }
+
+  template <int BM, int BN>
+  static __device__ __forceinline__ void tile_end(consumer_state<BM, BN> &s, const params &,
+                                                  float *acc, const tp_kernel_tile &,
+                                                  uint32_t) {
+    const uint32_t q = threadIdx.x % 4u;
 #pragma unroll
     for (int j = 0; j < BN / 8; ++j) {
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
-        const float sb = __shfl_sync(0xffffffffu, own[j / 8][e], (int)(4u * (j % 8) + q));
-        acc[4 * j + e] = (float)__float_as_int(acc[4 * j + e]) * (sa0 * sb);
-        acc[4 * j + 2 + e] = (float)__float_as_int(acc[4 * j + 2 + e]) * (sa1 * sb);
+        const float sb = __shfl_sync(0xffffffffu, s.col_scale[j / 8][e], (int)(4u * (j % 8) + q));
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int i = 4 * j + 2 * h + e;
+          acc[i] = (float)__float_as_int(acc[i]) * (s.row_scale[h] * sb);
+        }
       }
     }
   }
