@@ -64,9 +64,8 @@ struct w8a8_mainloop : tp_kernel_mainloop_defaults {
   static __device__ __forceinline__ void mma(consumer_state<BM, BN> &, const params &, float *acc,
                                              const tp_input_consumer_stage *st, uint32_t wg,
                                              bool accumulate) {
-    const uint32_t a = tp_smem_addr(tp_input_consumer_stage_tile(st, 0, 0)) +
-                       wg * TP_KERNEL_WARPGROUP_ROWS * TP_KERNEL_ROW_BYTES;
-    const uint32_t b = tp_smem_addr(tp_input_consumer_stage_tile(st, 1, 0));
+    uint32_t a, b;
+    tp_kernel_operand_addrs(st, wg, &a, &b);
     tp_wgmma_fence();
 #pragma unroll
     for (int k = 0; k < steps; ++k) {

@@ -1,9 +1,10 @@
 /* tilepipe/device/kernel_operands.h: K-major A and B tiles into a stage.
  *
- * The loads that every mainloop over K-major, 128B-swizzled operands
- * shares (tp_kernel_operands in tilepipe/kernel/params.h): a k-block of the
- * stage holds A as one 64-row box per consumer warpgroup (tensor 0) and B
- * as the tile's BN rows (tensor 1), 128 bytes of K each. A box whose rows
+ * The loads, and the consumers' addresses of the loaded tiles, that every
+ * mainloop over K-major, 128B-swizzled operands shares (tp_kernel_operands
+ * in tilepipe/kernel/params.h): a k-block of the stage holds A as one
+ * 64-row box per consumer warpgroup (tensor 0) and B as the tile's BN rows
+ * (tensor 1), 128 bytes of K each. A box whose rows
  * all lie past M is not loaded (its warpgroup only passes the stage on):
  * TMA's zero fill of a box wholly past M is not free. In a cluster each CTA
  * loads its slice of B (BN / CLUSTER_M rows) and multicasts it to every
@@ -62,6 +63,15 @@ TP_KERNEL_FN void tp_kernel_load_operands(const tp_kernel_operands &o,
   if (BM == 128) tp_kernel_load_b<BN, CLUSTER_M>(o, b, full, k0, t);
   tp_kernel_load_a(o, a, full, k0, t);
   if (BM != 128) tp_kernel_load_b<BN, CLUSTER_M>(o, b, full, k0, t);
+}
+
+/* The shared-memory addresses of consumer warpgroup wg's 64 rows of A and
+ * of the B tile in stage st, for its wgmma descriptors. */
+TP_KERNEL_FN void tp_kernel_operand_addrs(const tp_input_consumer_stage *st, uint32_t wg,
+                                          uint32_t *a, uint32_t *b) {
+  *a = tp_smem_addr(tp_input_consumer_stage_tile(st, 0, 0)) +
+       wg * TP_KERNEL_WARPGROUP_ROWS * TP_KERNEL_ROW_BYTES;
+  *b = tp_smem_addr(tp_input_consumer_stage_tile(st, 1, 0));
 }
 
 #endif
