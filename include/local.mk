@@ -29,10 +29,8 @@ tppipeline_HEADERS = \
 	include/tilepipe/pipeline/tile_payload.h \
 	include/tilepipe/pipeline/input_tile_pipeline.h \
 	include/tilepipe/pipeline/output_tile_pipeline.h \
-	include/tilepipe/pipeline/order_barrier.h \
 	include/tilepipe/pipeline/epi_load_pipeline.h \
 	include/tilepipe/pipeline/load_order_barrier.h \
-	include/tilepipe/pipeline/tile_storage.h \
 	include/tilepipe/pipeline/storage.h
 
 # Device-only building blocks for kernels (CUDA C): TMA, wgmma, warp roles,

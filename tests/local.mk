@@ -145,7 +145,10 @@ tests_test_plugins_validation_LDADD = $(TP_PLUGIN_TEST_LIBS)
 EXTRA_tests_test_plugins_validation_DEPENDENCIES = tilepipe.ini
 
 # The pipeline core (include/tilepipe/pipeline/) with its debug check on:
-# host threads on the C11-atomic mbarrier, and the storage planner.
+# host threads on the C11-atomic mbarrier, and the storage planner (its
+# worked layouts take each payload kind's stage tensors from
+# tests/tile_storage.h, shared with the device test).
+noinst_HEADERS += tests/tile_storage.h
 check_PROGRAMS += tests/test_pipeline_host tests/test_storage
 tests_test_pipeline_host_CPPFLAGS = $(TP_TEST_CPP_FLAGS) -DTP_PIPELINE_DEBUG=1
 tests_test_pipeline_host_LDADD = $(CHECK_LIBS)
@@ -164,10 +167,10 @@ tests_device_test_pipeline_device_SOURCES =
 tests_device_test_pipeline_device_LDADD = tests/device/test_pipeline_device.$(OBJEXT)
 tests_device_test_pipeline_device_LINK = $(NVCC) $(TP_NVCC_TEST_FLAGS) -o $@
 tests/device/test_pipeline_device.$(OBJEXT): $(srcdir)/tests/device/test_pipeline_device.cu \
-	$(TP_DEVICE_HEADER_DEPS)
+	$(srcdir)/tests/tile_storage.h $(TP_DEVICE_HEADER_DEPS)
 	@$(MKDIR_P) $(@D)
 	$(AM_V_GEN)$(NVCC) $(TP_NVCC_TEST_FLAGS) -DTP_PIPELINE_DEBUG=1 -I$(top_srcdir)/include \
-	  -c $(srcdir)/tests/device/test_pipeline_device.cu -o $@
+	  -I$(top_srcdir) -c $(srcdir)/tests/device/test_pipeline_device.cu -o $@
 CLEANFILES += tests/device/test_pipeline_device.$(OBJEXT)
 check-pipeline-sanitize: tests/device/test_pipeline_device$(EXEEXT)
 	@CUDA_HOME='$(CUDA_HOME)' $(SHELL) $(srcdir)/tests/device/sanitize-pipeline \

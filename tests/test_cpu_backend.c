@@ -13,10 +13,12 @@
 #include "tests/registry_util.h"
 #include "tilepipe/tilepipe.h"
 
-/* AddressSanitizer stops the process at a malloc this large unless told to
- * return NULL, as the C library does. */
+/* AddressSanitizer and ThreadSanitizer stop the process at a malloc this
+ * large unless told to return NULL, as the C library does. */
 const char *__asan_default_options(void);
 const char *__asan_default_options(void) { return "allocator_may_return_null=1"; }
+const char *__tsan_default_options(void);
+const char *__tsan_default_options(void) { return "allocator_may_return_null=1"; }
 
 START_TEST(test_accumulators_out_of_memory) {
   tp_registry *reg = NULL;

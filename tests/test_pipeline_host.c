@@ -83,7 +83,7 @@ static void tma_load(void *dst, const void *src, uint32_t bytes, tp_mbar *bar) {
 typedef struct handoff {
   unsigned char *base;
   const tp_storage_layout *L;
-  bool epi;              /* the source (epi-load) ring instead of the input pipeline */
+  bool epi;              /* the source (epi-load) ring over the output chunks instead */
   uint32_t items;        /* k-blocks */
   tp_arrival arrival;    /* how consumers release */
 } handoff;
@@ -205,10 +205,12 @@ static void run_handoff(bool epi, uint32_t stages, uint32_t consumers, uint32_t 
   r.stages = stages;
   tp_stage_tensor a = {64, 16}, b = {32, 128};
   if (epi) {
+    /* The source ring's chunks are the output chunks (source_in_output). */
     r.num_tensors = 1;
     r.tensors[0] = a;
-    r.source_chunk = b;
-    r.source_stages = stages;
+    r.output_chunk = b;
+    r.output_stages = stages;
+    r.source_in_output = 1;
     r.stages = 1;
   } else {
     r.num_tensors = 2;
@@ -218,7 +220,7 @@ static void run_handoff(bool epi, uint32_t stages, uint32_t consumers, uint32_t 
   }
   arena ar;
   arena_open(&ar, &r);
-  tp_storage_counts counts = {consumers, 1, consumers, 1};
+  tp_storage_counts counts = {consumers, 1, consumers};
   tp_storage_init_barriers(ar.base, &ar.L, &counts);
 
   handoff h = {ar.base, &ar.L, epi, items, epi ? tp_arrival_warp() : tp_arrival_thread()};
@@ -361,7 +363,7 @@ START_TEST(output_handoff) {
     r.output_stages = stages;
     arena ar;
     arena_open(&ar, &r);
-    tp_storage_counts counts = {1, writers, 1, 1};
+    tp_storage_counts counts = {1, writers, 1};
     tp_storage_init_barriers(ar.base, &ar.L, &counts);
     uint32_t items = SMALL_ITEMS / 4;
     output_run o = {ar.base, &ar.L, writers, items, NULL, 0};
@@ -484,7 +486,7 @@ START_TEST(source_in_output_ring) {
     arena ar;
     arena_open(&ar, &r);
     ck_assert_uint_eq(ar.L.source_stages, stages);
-    tp_storage_counts counts = {1, writers, 1, 1}; /* source empty: the store alone */
+    tp_storage_counts counts = {1, writers, 1}; /* source empty: the store alone */
     tp_storage_init_barriers(ar.base, &ar.L, &counts);
     const uint32_t items = SMALL_ITEMS / 8;
     shared_ring_run o = {ar.base, &ar.L, writers, items, NULL, 0, 0};
@@ -513,79 +515,6 @@ START_TEST(source_in_output_ring) {
     free(o.global);
     arena_close(&ar);
   }
-}
-END_TEST
-
-/* --------------------------------------------------- ordering barrier */
-
-/* `groups` groups of two threads take turns through 2 sections. Only thread
- * 0 of a group writes the section's log, with plain (non-atomic) stores:
- * the barrier alone orders them, so ThreadSanitizer checks it too. */
-#define ORDER_TILES SCALE(50000u)
-
-typedef struct order_run {
-  tp_mbar *bars;
-  uint32_t groups;
-  uint32_t *log[2]; /* group of each turn, per section */
-  uint32_t len[2];
-} order_run;
-
-typedef struct order_arg {
-  order_run *o;
-  uint32_t group, thread;
-} order_arg;
-
-static void *order_group(void *arg) {
-  order_arg *a = arg;
-  order_run *o = a->o;
-  tp_order_barrier ob = tp_order_barrier_make(o->bars, 2, o->groups, a->group);
-  for (uint32_t t = 0; t < ORDER_TILES; ++t) {
-    for (uint32_t d = 0; d < 2; ++d) {
-      if (t % 2 && tp_order_barrier_try_wait(&ob)) {
-        /* ready: the wait below returns at once */
-      }
-      tp_order_barrier_wait(&ob);
-      if (a->thread == 0) o->log[d][o->len[d]++] = a->group;
-      tp_order_barrier_arrive(&ob, tp_arrival_thread());
-    }
-  }
-  return NULL;
-}
-
-START_TEST(order_barrier_turns) {
-  uint32_t groups = 2 + (uint32_t)_i; /* 2 (ping-pong) and 3 */
-  tp_storage_request r = tp_storage_request_make(1u << 20);
-  r.num_tensors = 1;
-  r.tensors[0] = (tp_stage_tensor){16, 16};
-  r.order_depth = 2;
-  r.order_groups = groups;
-  arena ar;
-  arena_open(&ar, &r);
-  tp_storage_counts counts = {1, 1, 1, 2};
-  tp_storage_init_barriers(ar.base, &ar.L, &counts);
-  order_run o = {tp_storage_mbar(ar.base, ar.L.order_barriers), groups, {NULL, NULL}, {0, 0}};
-  for (int d = 0; d < 2; ++d) {
-    o.log[d] = calloc((size_t)ORDER_TILES * groups, 4);
-    ck_assert_ptr_nonnull(o.log[d]);
-  }
-  order_arg args[6];
-  pthread_t threads[6];
-  for (uint32_t i = 0; i < 2 * groups; ++i) {
-    args[i] = (order_arg){&o, i / 2, i % 2};
-    spawn(&threads[i], order_group, &args[i]);
-  }
-  for (uint32_t i = 0; i < 2 * groups; ++i) join(threads[i]);
-  for (int d = 0; d < 2; ++d) {
-    ck_assert_uint_eq(o.len[d], ORDER_TILES * groups);
-    uint32_t wrong = 0, first = 0;
-    for (uint32_t i = 0; i < o.len[d]; ++i) {
-      if (o.log[d][i] != i % groups && wrong++ == 0) first = i;
-    }
-    ck_assert_msg(wrong == 0, "section %d: %u turns out of order, the first at turn %u", d, wrong,
-                  first);
-    free(o.log[d]);
-  }
-  arena_close(&ar);
 }
 END_TEST
 
@@ -699,11 +628,12 @@ START_TEST(load_order_kernel_shape) {
   r.tensors[0] = (tp_stage_tensor){64, 16};
   r.tensors[1] = (tp_stage_tensor){32, 16};
   r.stages = 8;
-  r.source_chunk = (tp_stage_tensor){64, 1024};
-  r.source_stages = 1;
+  r.output_chunk = (tp_stage_tensor){64, 1024};
+  r.output_stages = 1;
+  r.source_in_output = 1;
   arena ar;
   arena_open(&ar, &r);
-  tp_storage_counts counts = {1, 1, 1, 1};
+  tp_storage_counts counts = {1, 1, 1};
   tp_storage_init_barriers(ar.base, &ar.L, &counts);
   kernel_run k = {ar.base, &ar.L, SMALL_ITEMS / 2, 0};
   pthread_t t[3];
@@ -990,7 +920,6 @@ static Suite *pipeline_suite(void) {
   tcase_add_test(tc, input_partial_stage);
   tcase_add_loop_test(tc, output_handoff, 0, NUM_STAGE_COUNTS);
   tcase_add_loop_test(tc, source_in_output_ring, 0, NUM_STAGE_COUNTS);
-  tcase_add_loop_test(tc, order_barrier_turns, 0, 2);
   tcase_add_loop_test(tc, load_order_pairs, 0, 2);
   tcase_add_test(tc, load_order_kernel_shape);
   suite_add_tcase(s, tc);

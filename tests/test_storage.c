@@ -1,8 +1,9 @@
 /* tests/test_storage.c: the tile storages and the shared-memory planner.
  *
  * Every expected number below was worked out by hand from the layout rules
- * in storage.h (tiles first, each array at its alignment, then the chunk
- * rings, the raw region, the barriers), not read back from the planner.
+ * in storage.h (tiles first, each array at its alignment, then the output
+ * chunks, the barriers), not read back from the planner. The tile storages
+ * (tests/tile_storage.h) build the stage tensors of each payload kind.
  * Besides the table: the invariants every layout must keep (every swizzled
  * tile 1024-aligned, regions disjoint and inside the total, barrier counts
  * from the stage counts), budget exhaustion, an exact stage request that
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tests/tile_storage.h"
 #include "tilepipe/pipeline/storage.h"
 
 #define KB 1024u
@@ -140,53 +142,49 @@ typedef struct config {
   tp_dtype a;
   int32_t m, n, k, kg;
   uint32_t stages_asked;
-  uint32_t out_stages, src_stages; /* bf16 128 x 64 chunks */
-  uint32_t order_depth, order_groups, raw_barriers, raw_bytes;
+  uint32_t out_stages;  /* bf16 128 x 64 chunks */
+  uint32_t c_in_output; /* source_in_output: C loaded into the output chunks */
   uint32_t budget;
   /* expected */
   uint32_t stages;
   uint32_t tensor_offset[4];
-  uint32_t output, source, raw, barriers;
+  uint32_t output, barriers;
   uint32_t total, expect_bytes;
 } config;
 
 static const config kConfigs[] = {
     /* 48 KiB a stage + 16 B of barriers, 32 KiB of output: 4 stages. */
-    {"bf16 128x256x64, bf16 output ring", STANDARD, TP_DTYPE_BF16, 128, 256, 64, 1, 0, 2, 0, 0,
-     0, 0, 0, TP_SMEM_BUDGET_H100, 4, {0, 65536}, 196608, 229376, 229376, 229376, 229472, 49152},
+    {"bf16 128x256x64, bf16 output ring", STANDARD, TP_DTYPE_BF16, 128, 256, 64, 1, 0, 2, 0,
+     TP_SMEM_BUDGET_H100, 4, {0, 65536}, 196608, 229376, 229472, 49152},
     /* 32 KiB a stage: 6 stages + output (7 would need 262144). */
-    {"bf16 128x128x64, bf16 output ring", STANDARD, TP_DTYPE_BF16, 128, 128, 64, 1, 0, 2, 0, 0, 0,
-     0, 0, TP_SMEM_BUDGET_H100, 6, {0, 98304}, 196608, 229376, 229376, 229376, 229504, 32768},
+    {"bf16 128x128x64, bf16 output ring", STANDARD, TP_DTYPE_BF16, 128, 128, 64, 1, 0, 2, 0,
+     TP_SMEM_BUDGET_H100, 6, {0, 98304}, 196608, 229376, 229504, 32768},
     /* No output ring: 7 stages of 32 KiB + 112 B of barriers. */
-    {"fp8 128x128x128", STANDARD, TP_DTYPE_E4M3, 128, 128, 128, 1, 0, 0, 0, 0, 0, 0, 0,
-     TP_SMEM_BUDGET_H100, 7, {0, 114688}, 229376, 229376, 229376, 229376, 229488, 32768},
+    {"fp8 128x128x128", STANDARD, TP_DTYPE_E4M3, 128, 128, 128, 1, 0, 0, 0, TP_SMEM_BUDGET_H100, 7,
+     {0, 114688}, 229376, 229376, 229488, 32768},
     /* A-scales (512 B, 128-aligned) after B; the output ring realigns to
      * 1024. 6 stages would end at 232576. */
     {"blockwise fp8 128x128x128 with A-scales", BLOCKWISE, TP_DTYPE_E4M3, 128, 128, 128, 1, 0, 2,
-     0, 0, 0, 0, 0, TP_SMEM_BUDGET_H100, 5, {0, 81920, 163840}, 166912, 199680, 199680, 199680,
-     199792, 33280},
-    {"MXFP8 128x128x128 with SFA, SFB", MXFP8, TP_DTYPE_E4M3, 128, 128, 128, 1, 0, 2, 0, 0, 0, 0,
-     0, TP_SMEM_BUDGET_H100, 5, {0, 81920, 163840, 166400}, 168960, 201728, 201728, 201728,
-     201840, 33792},
-    /* Output and source rings, load-order barrier: 4 stages of 36 KiB. */
-    {"NVFP4 128x128x256 with output and source rings", NVFP4, TP_DTYPE_E2M1, 128, 128, 256, 1, 0,
-     2, 2, 0, 0, 0, 0, TP_SMEM_BUDGET_H100, 4, {0, 65536, 131072, 139264}, 147456, 180224,
-     212992, 212992, 213128, 36864},
+     0, TP_SMEM_BUDGET_H100, 5, {0, 81920, 163840}, 166912, 199680, 199792, 33280},
+    {"MXFP8 128x128x128 with SFA, SFB", MXFP8, TP_DTYPE_E4M3, 128, 128, 128, 1, 0, 2, 0,
+     TP_SMEM_BUDGET_H100, 5, {0, 81920, 163840, 166400}, 168960, 201728, 201840, 33792},
+    /* C in the output chunks: a source pair per chunk and the load-order
+     * barrier, no bytes of C's own. 5 stages of 36 KiB (16 + 16 + 2 + 2):
+     * 184320 + 32768 of chunks, then 80 + 32 + 32 + 8 of barriers; 6 would
+     * need 253952 before the barriers. */
+    {"NVFP4 128x128x256 with C in the output ring", NVFP4, TP_DTYPE_E2M1, 128, 128, 256, 1, 0, 2,
+     1, TP_SMEM_BUDGET_H100, 5, {0, 81920, 163840, 174080}, 184320, 217088, 217240, 36864},
     /* k_group_size 2: 3 stages of two k-blocks, 6 tiles per array. */
-    {"bf16 128x128x64, k_group_size 2", STANDARD, TP_DTYPE_BF16, 128, 128, 64, 2, 0, 0, 0, 0, 0,
-     0, 0, TP_SMEM_BUDGET_H100, 3, {0, 98304}, 196608, 196608, 196608, 196608, 196656, 65536},
-    /* Ping-pong: ordering barrier 2x2, one raw barrier, a 256-byte raw region. */
-    {"bf16 128x128x64 ping-pong with raw storage", STANDARD, TP_DTYPE_BF16, 128, 128, 64, 1, 0, 2,
-     0, 2, 2, 1, 256, TP_SMEM_BUDGET_H100, 6, {0, 98304}, 196608, 229376, 229376, 229632, 229800,
-     32768},
+    {"bf16 128x128x64, k_group_size 2", STANDARD, TP_DTYPE_BF16, 128, 128, 64, 2, 0, 0, 0,
+     TP_SMEM_BUDGET_H100, 3, {0, 98304}, 196608, 196608, 196656, 65536},
     /* An exact stage count that fits. */
-    {"bf16 128x256x64, exactly 3 stages", STANDARD, TP_DTYPE_BF16, 128, 256, 64, 1, 3, 2, 0, 0, 0,
-     0, 0, TP_SMEM_BUDGET_H100, 3, {0, 49152}, 147456, 180224, 180224, 180224, 180304, 49152},
+    {"bf16 128x256x64, exactly 3 stages", STANDARD, TP_DTYPE_BF16, 128, 256, 64, 1, 3, 2, 0,
+     TP_SMEM_BUDGET_H100, 3, {0, 49152}, 147456, 180224, 180304, 49152},
     /* A budget of exactly the 4-stage total still gives 4; one byte less, 3. */
     {"bf16 128x256x64, budget = 4-stage total", STANDARD, TP_DTYPE_BF16, 128, 256, 64, 1, 0, 2, 0,
-     0, 0, 0, 0, 229472, 4, {0, 65536}, 196608, 229376, 229376, 229376, 229472, 49152},
+     229472, 4, {0, 65536}, 196608, 229376, 229472, 49152},
     {"bf16 128x256x64, budget one byte short", STANDARD, TP_DTYPE_BF16, 128, 256, 64, 1, 0, 2, 0,
-     0, 0, 0, 0, 229471, 3, {0, 49152}, 147456, 180224, 180224, 180224, 180304, 49152},
+     229471, 3, {0, 49152}, 147456, 180224, 180304, 49152},
 };
 #define NUM_CONFIGS (int)(sizeof kConfigs / sizeof kConfigs[0])
 
@@ -218,17 +216,7 @@ static tp_storage_request request_for(const config *c) {
     ck_assert_int_eq(tp_tile_storage_chunk(TP_DTYPE_BF16, 128, 64, &r.output_chunk, NULL), TP_OK);
     r.output_stages = c->out_stages;
   }
-  if (c->src_stages) {
-    ck_assert_int_eq(tp_tile_storage_chunk(TP_DTYPE_BF16, 128, 64, &r.source_chunk, NULL), TP_OK);
-    r.source_stages = c->src_stages;
-  }
-  r.order_depth = c->order_depth;
-  r.order_groups = c->order_groups;
-  r.raw_barriers = c->raw_barriers;
-  if (c->raw_bytes) {
-    r.raw.bytes = c->raw_bytes;
-    r.raw.align = 16;
-  }
+  r.source_in_output = c->c_in_output;
   return r;
 }
 
@@ -241,8 +229,8 @@ static void check_invariants(const char *name, const tp_storage_request *r,
                              const tp_storage_layout *L) {
   span spans[16];
   int n = 0;
-  const tp_smem_array *arrays[TP_MAX_STAGE_TENSORS + 3];
-  uint32_t aligns[TP_MAX_STAGE_TENSORS + 3];
+  const tp_smem_array *arrays[TP_MAX_STAGE_TENSORS + 1];
+  uint32_t aligns[TP_MAX_STAGE_TENSORS + 1];
   int na = 0;
   for (uint32_t t = 0; t < L->num_tensors; ++t) {
     ck_assert_uint_eq(L->tensors[t].count, L->stages * L->k_group_size);
@@ -257,20 +245,8 @@ static void check_invariants(const char *name, const tp_storage_request *r,
                                           : r->output_stages);
   aligns[na] = r->output_chunk.align;
   arrays[na++] = &L->output;
-  if (r->source_in_output) {
-    /* The source ring is the output chunks, a barrier pair each. */
-    ck_assert_uint_eq(L->source.offset, L->output.offset);
-    ck_assert_uint_eq(L->source.stride, L->output.stride);
-    ck_assert_uint_eq(L->source.count, L->output.count);
-    ck_assert_uint_eq(L->source_stages, L->output_stages);
-  } else {
-    ck_assert_uint_eq(L->source.count, r->source_stages);
-    ck_assert_uint_eq(L->source_stages, r->source_stages);
-    aligns[na] = r->source_chunk.align;
-    arrays[na++] = &L->source;
-  }
-  aligns[na] = r->raw.align;
-  arrays[na++] = &L->raw;
+  /* The source ring is the output chunks, a barrier pair each, or none. */
+  ck_assert_uint_eq(L->source_stages, r->source_in_output ? L->output_stages : 0u);
   for (int i = 0; i < na; ++i) {
     const tp_smem_array *a = arrays[i];
     if (a->count == 0) continue;
@@ -284,16 +260,13 @@ static void check_invariants(const char *name, const tp_storage_request *r,
   }
   /* The barriers: counts follow from the stage counts. */
   uint32_t expect_barrier_bytes = 16u * L->stages + 16u * L->output_stages +
-                                  16u * L->source_stages + (L->source_stages ? 8u : 0u) +
-                                  8u * r->order_depth * r->order_groups + 8u * r->raw_barriers;
+                                  16u * L->source_stages + (L->source_stages ? 8u : 0u);
   ck_assert_uint_eq(L->barrier_bytes, expect_barrier_bytes);
   ck_assert_uint_eq(L->barrier_offset % 8, 0);
   ck_assert_uint_eq(L->input_barriers, L->barrier_offset);
   ck_assert_uint_eq(L->output_barriers, L->input_barriers + 16u * L->stages);
   ck_assert_uint_eq(L->source_barriers, L->output_barriers + 16u * L->output_stages);
   ck_assert_uint_eq(L->load_order_barrier, L->source_barriers + 16u * L->source_stages);
-  ck_assert_uint_eq(L->order_barriers, L->load_order_barrier + (L->source_stages ? 8u : 0u));
-  ck_assert_uint_eq(L->raw_barriers, L->order_barriers + 8u * r->order_depth * r->order_groups);
   spans[n++] = (span){L->barrier_offset, (uint64_t)L->barrier_offset + L->barrier_bytes};
   ck_assert_uint_eq(L->total_bytes, L->barrier_offset + L->barrier_bytes);
   ck_assert_uint_le(L->total_bytes, r->budget);
@@ -316,8 +289,6 @@ START_TEST(planner_table) {
     ck_assert_msg(L.tensors[t].offset == c->tensor_offset[t], "%s: tensor %u at %u, expected %u",
                   c->name, t, L.tensors[t].offset, c->tensor_offset[t]);
   ck_assert_uint_eq(L.output.offset, c->output);
-  ck_assert_uint_eq(L.source.offset, c->source);
-  ck_assert_uint_eq(L.raw.offset, c->raw);
   ck_assert_uint_eq(L.barrier_offset, c->barriers);
   ck_assert_msg(L.total_bytes == c->total, "%s: %u bytes, expected %u", c->name, L.total_bytes,
                 c->total);
@@ -337,37 +308,42 @@ END_TEST
 
 /* The layout placed in memory: pipelines and payload point where it says. */
 START_TEST(layout_in_memory) {
-  tp_storage_request r = request_for(&kConfigs[5]); /* NVFP4 with both rings */
+  tp_storage_request r = request_for(&kConfigs[5]); /* NVFP4 with C in the output ring */
   tp_storage_layout L;
   ck_assert_int_eq(tp_storage_plan(&r, &L), TP_OK);
   unsigned char *base = aligned_alloc(1024, (L.total_bytes + 1023u) / 1024u * 1024u);
   ck_assert_ptr_nonnull(base);
-  tp_storage_counts counts = {8, 8, 8, 4};
+  tp_storage_counts counts = {8, 4, 1}; /* source empty: the store alone */
   tp_storage_init_barriers(base, &L, &counts);
   tp_input_pipeline ip = tp_storage_input_pipeline(base, &L, 1);
   ck_assert_uint_eq(ip.expect_bytes, L.expect_bytes);
   ck_assert_uint_eq(ip.pipe.stages, L.stages);
   ck_assert_ptr_eq(ip.pipe.full, (tp_mbar *)(base + L.input_barriers));
   ck_assert_ptr_eq(ip.pipe.empty, (tp_mbar *)(base + L.input_barriers) + L.stages);
-  ck_assert_ptr_eq(tp_tile_payload_tile(&ip.payload, 3, 2, 0), base + 139264 - 2048 + 0);
-  ck_assert_ptr_eq(tp_tile_payload_tile(&ip.payload, 1, 3, 0), base + 139264 + 2048);
+  ck_assert_ptr_eq(tp_tile_payload_tile(&ip.payload, 3, 2, 0), base + 163840 + 3 * 2048);
+  ck_assert_ptr_eq(tp_tile_payload_tile(&ip.payload, 1, 3, 0), base + 174080 + 2048);
   /* A freshly initialised input empty barrier counts 8 consumer arrivals. */
   ck_assert_uint_eq(tp_mbar_host_count(atomic_load(&ip.pipe.empty[0].word)), 8);
   ck_assert_uint_eq(tp_mbar_host_count(atomic_load(&ip.pipe.full[0].word)), 1);
 
   tp_output_pipeline op = tp_storage_output_pipeline(base, &L);
   ck_assert_uint_eq(op.pipe.stages, 2);
-  ck_assert_ptr_eq(op.chunks.base, base + 147456);
-  ck_assert_uint_eq(tp_mbar_host_count(atomic_load(&op.pipe.full[1].word)), 8);
+  ck_assert_ptr_eq(op.chunks.base, base + 184320);
+  ck_assert_ptr_eq(op.pipe.full, (tp_mbar *)(base + 217088 + 80));
+  ck_assert_uint_eq(tp_mbar_host_count(atomic_load(&op.pipe.full[1].word)), 4);
   ck_assert_uint_eq(tp_mbar_host_count(atomic_load(&op.pipe.empty[1].word)), 1);
 
+  /* The source ring: the output chunks, its own barrier pair. */
   tp_input_pipeline ep = tp_storage_epi_load_pipeline(base, &L);
+  ck_assert_uint_eq(ep.pipe.stages, 2);
   ck_assert_uint_eq(ep.expect_bytes, 16 * KB);
-  ck_assert_ptr_eq(tp_tile_payload_tile(&ep.payload, 1, 0, 0), base + 180224 + 16384);
-  ck_assert_uint_eq(tp_mbar_host_count(atomic_load(&ep.pipe.empty[0].word)), 8);
+  ck_assert_ptr_eq(tp_tile_payload_tile(&ep.payload, 1, 0, 0), base + 184320 + 16384);
+  ck_assert_ptr_eq(ep.pipe.full, (tp_mbar *)(base + 217088 + 80 + 32));
+  ck_assert_uint_eq(tp_mbar_host_count(atomic_load(&ep.pipe.full[0].word)), 1);
+  ck_assert_uint_eq(tp_mbar_host_count(atomic_load(&ep.pipe.empty[0].word)), 1);
 
   tp_load_order lo = tp_storage_load_order(base, &L);
-  ck_assert_ptr_eq(lo.mbar, (tp_mbar *)(base + 213120));
+  ck_assert_ptr_eq(lo.mbar, (tp_mbar *)(base + 217232));
   ck_assert_uint_eq(tp_mbar_host_count(atomic_load(&lo.mbar->word)), 1);
   free(base);
 }
@@ -380,7 +356,7 @@ END_TEST
 typedef struct ring_case {
   const char *name;
   uint32_t stages_asked, out_max, in_output;
-  uint32_t stages, out_stages, source_offset, total;
+  uint32_t stages, out_stages, output_offset, total;
 } ring_case;
 
 static const ring_case kRings[] = {
@@ -390,7 +366,7 @@ static const ring_case kRings[] = {
     {"C in output, 3 stages, up to 4 chunks", 3, 4, 1, 3, 4, 147456, 212992 + 48 + 64 + 64 + 8},
     {"C in output, 3 stages, up to 8 chunks", 3, 8, 1, 3, 5, 147456, 229376 + 48 + 80 + 80 + 8},
     /* No C: the output ring alone grows. */
-    {"store only, 3 stages, up to 8 chunks", 3, 8, 0, 3, 5, 229376, 229376 + 48 + 80},
+    {"store only, 3 stages, up to 8 chunks", 3, 8, 0, 3, 5, 147456, 229376 + 48 + 80},
 };
 
 START_TEST(epilogue_ring_choices) {
@@ -404,8 +380,9 @@ START_TEST(epilogue_ring_choices) {
   ck_assert_msg(L.stages == c->stages && L.output_stages == c->out_stages,
                 "%s: %u stages, %u chunks; expected %u, %u", c->name, L.stages, L.output_stages,
                 c->stages, c->out_stages);
-  ck_assert_uint_eq(L.source.offset, c->source_offset);
+  ck_assert_uint_eq(L.output.offset, c->output_offset);
   ck_assert_uint_eq(L.source_stages, c->in_output ? c->out_stages : 0u);
+  ck_assert_uint_eq(L.load_order_barrier, L.source_barriers + 16u * L.source_stages);
   ck_assert_msg(L.total_bytes == c->total, "%s: %u bytes, expected %u", c->name, L.total_bytes,
                 c->total);
   check_invariants(c->name, &r, &L);
@@ -458,20 +435,23 @@ static void odd_align(tp_storage_request *r) { r->tensors[0].align = 1000; }
 static void zero_group(tp_storage_request *r) { r->k_group_size = 0; }
 static void too_many_stages(tp_storage_request *r) { r->stages = TP_STORAGE_MAX_STAGES + 1; }
 static void ring_without_stages(tp_storage_request *r) { r->output_stages = 0; }
-static void source_without_chunk(tp_storage_request *r) { r->source_stages = 2; }
-static void order_without_groups(tp_storage_request *r) { r->order_depth = 2; }
+static void odd_chunk(tp_storage_request *r) { r->output_chunk.bytes = 16 * KB + 8; }
+static void chunk_align(tp_storage_request *r) { r->output_chunk.align = 8; }
 static void ring_max_below(tp_storage_request *r) { r->output_stages_max = 1; }
-static void shared_and_own_source(tp_storage_request *r) {
-  r->source_in_output = 1;
-  r->source_chunk = r->output_chunk;
-  r->source_stages = 2;
+static void ring_over_max(tp_storage_request *r) {
+  r->output_stages_max = TP_STORAGE_MAX_STAGES + 1;
 }
+static void source_flag_two(tp_storage_request *r) { r->source_in_output = 2; }
 static void shared_without_output(tp_storage_request *r) {
   r->source_in_output = 1;
   r->output_chunk.bytes = 0;
   r->output_stages = 0;
 }
 static void stage_over_tx(tp_storage_request *r) { r->k_group_size = 32; } /* 32 x 48 KiB */
+static void c_chunk_over_tx(tp_storage_request *r) { /* 1 MiB of C: one past the count */
+  r->output_chunk.bytes = 1u << 20;
+  r->source_in_output = 1;
+}
 
 static const bad_request kBad[] = {
     {"a payload stages 1 to 4 tensors", no_tensors},
@@ -482,12 +462,14 @@ static const bad_request kBad[] = {
     {"k_group_size must be 1 to 32", zero_group},
     {"more than 32 stages", too_many_stages},
     {"output ring needs both", ring_without_stages},
-    {"source ring needs both", source_without_chunk},
-    {"ordering barrier needs both", order_without_groups},
+    {"output chunk is not a multiple of 16 bytes", odd_chunk},
+    {"output chunk is not a multiple of 16 bytes", chunk_align},
     {"output_stages_max is below output_stages", ring_max_below},
-    {"source_in_output needs an output ring and no source ring", shared_and_own_source},
-    {"source_in_output needs an output ring and no source ring", shared_without_output},
-    {"transaction count", stage_over_tx},
+    {"an output ring of more than 32 stages", ring_over_max},
+    {"source_in_output is 0 or 1", source_flag_two},
+    {"source_in_output needs an output ring", shared_without_output},
+    {"one stage's bytes exceed an mbarrier's transaction count", stage_over_tx},
+    {"an output chunk that C is loaded into exceeds", c_chunk_over_tx},
 };
 
 START_TEST(malformed_requests) {

@@ -35,6 +35,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "tests/tile_storage.h"
 #include "tilepipe/pipeline/storage.h"
 
 #define A_WORDS 16u /* tensor 0: 64-byte tiles */
@@ -279,7 +280,7 @@ static __device__ uint32_t arrivals(const run_args &a, uint32_t warps) {
 /* Warp 0: producer (lane 0); warps 1..consumers: consumers. */
 __global__ void handoff_kernel(run_args a) {
   tp_storage_request r = handoff_request(a.stages, a.k);
-  tp_storage_counts counts = {arrivals(a, a.consumers), 1, 1, 1};
+  tp_storage_counts counts = {arrivals(a, a.consumers), 1, 1};
   tp_storage_layout L = setup(r, counts, a, false);
   uint32_t warp = threadIdx.x / 32u;
   if (warp == 0) {
@@ -294,7 +295,7 @@ __global__ void handoff_kernel(run_args a) {
 __global__ void __cluster_dims__(2, 1, 1) cluster_kernel(run_args a) {
   uint32_t rank = cluster_rank();
   tp_storage_request r = handoff_request(a.stages, a.k);
-  tp_storage_counts counts = {arrivals(a, 2u * a.consumers), 1, 1, 1};
+  tp_storage_counts counts = {arrivals(a, 2u * a.consumers), 1, 1};
   tp_storage_layout L = setup(r, counts, a, true);
   uint32_t warp = threadIdx.x / 32u;
   if (warp == 0) {
@@ -311,7 +312,7 @@ __global__ void __cluster_dims__(2, 1, 1) cluster_kernel(run_args a) {
 __global__ void output_kernel(run_args a) {
   uint32_t writers = a.consumers;
   tp_storage_request r = output_request(a.stages, writers);
-  tp_storage_counts counts = {1, arrivals(a, writers), 1, 1};
+  tp_storage_counts counts = {1, arrivals(a, writers), 1};
   tp_storage_layout L = setup(r, counts, a, false);
   tp_output_pipeline op = tp_storage_output_pipeline(g_smem, &L);
   uint32_t warp = threadIdx.x / 32u, lane = tp_lane_id();
@@ -368,8 +369,7 @@ __global__ void layout_kernel(tp_storage_layout *out, uint32_t *status) {
                                  &r.num_tensors, &why);
     tp_tile_storage_chunk(TP_DTYPE_BF16, 128, 64, &r.output_chunk, &why);
     r.output_stages = 2;
-    r.source_chunk = r.output_chunk;
-    r.source_stages = 2;
+    r.source_in_output = 1;
     break;
   }
   default:
@@ -564,8 +564,7 @@ static void run_layouts(const buffers &b) {
                                    &r.num_tensors, &why);
       tp_tile_storage_chunk(TP_DTYPE_BF16, 128, 64, &r.output_chunk, &why);
       r.output_stages = 2;
-      r.source_chunk = r.output_chunk;
-      r.source_stages = 2;
+      r.source_in_output = 1;
     } else {
       r = handoff_request(3, 2);
     }
@@ -577,7 +576,8 @@ static void run_layouts(const buffers &b) {
     const tp_storage_layout &g = got[i], &w = want[i];
     bool same = g.stages == w.stages && g.total_bytes == w.total_bytes &&
                 g.barrier_offset == w.barrier_offset && g.expect_bytes == w.expect_bytes &&
-                g.output.offset == w.output.offset && g.source.offset == w.source.offset &&
+                g.output.offset == w.output.offset && g.source_stages == w.source_stages &&
+                g.source_barriers == w.source_barriers &&
                 g.load_order_barrier == w.load_order_barrier;
     for (int t = 0; t < TP_MAX_STAGE_TENSORS; ++t)
       same = same && g.tensors[t].offset == w.tensors[t].offset &&

@@ -65,10 +65,6 @@ TP_KERNEL_FN void tp_kernel_run(const typename ML::params &p) {
     counts.input_consumers = consumer_warps * CLUSTER_M;
     counts.output_writers = consumer_warps;
     counts.source_readers = 1u; /* the store warp */
-    /* No ordering barrier in this kernel; still a valid count: ptxas (13.0)
-     * crashes on a constant mbarrier.init count of 0, even in a branch
-     * never taken. */
-    counts.order_arrivals = 1u;
     tp_storage_init_barriers(tp_kernel_smem(), &k.smem, &counts);
     tp_mbar_fence_init();
     ML::prefetch(p);

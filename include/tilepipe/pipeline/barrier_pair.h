@@ -4,22 +4,16 @@
  * empty[0..N). full[s] says "stage s holds data" (the producer's arrival,
  * usually TMA's expect_tx plus the landed bytes); empty[s] says "stage s may
  * be refilled" (the consumers' arrivals). The stage count is the only input:
- * it fixes the barrier count, so storage and pipeline cannot disagree.
+ * it fixes the barrier count, so storage and pipeline cannot disagree. The
+ * storage planner (storage.h) places the pairs of a layout:
  *
- *   TP_BARRIER_PAIR(4) barriers;          // a member of a shared-memory struct
- *   tp_barrier_pair_init(barriers.bars, 4, 1, consumers);   // one thread
- *   tp_pipeline p = tp_pipeline_make(barriers.bars, 4);
+ *   tp_barrier_pair_init(bars, 4, 1, consumers);   // one thread
+ *   tp_pipeline p = tp_pipeline_make(bars, 4);
  */
 #ifndef TILEPIPE_PIPELINE_BARRIER_PAIR_H
 #define TILEPIPE_PIPELINE_BARRIER_PAIR_H
 
 #include "tilepipe/pipeline/mbarrier.h"
-
-/* Storage for a compile-time stage count, as a struct member type. */
-#define TP_BARRIER_PAIR(stages) \
-  struct {                      \
-    tp_mbar bars[2 * (stages)]; \
-  }
 
 /* Bytes of a barrier pair for `stages` stages. */
 #define TP_BARRIER_PAIR_BYTES(stages) (16u * (uint32_t)(stages))

@@ -9,14 +9,7 @@
  * explicit stage handles (double release, release of a stage never acquired,
  * out-of-order release, acquiring more stages than exist, stages still held at
  * drain): the host aborts with a message on stderr, the device prints it and
- * traps. The tests build with it on.
- *
- * TP_PIPELINE_WARP_ARRIVALS (default 1): with 0, tp_arrival_warp() gives
- * one arrival per thread instead of one per warp (mbarrier.h), and
- * tp_arrival_count() sizes the barriers to match. Build a kernel with 0 to
- * run it under compute-sanitizer racecheck, which does not follow "lanes
- * access shared memory, __syncwarp, lane 0 arrives" (valid PTX) and would
- * report the other lanes' accesses as races. */
+ * traps. The tests build with it on. */
 #ifndef TILEPIPE_PIPELINE_DEFS_H
 #define TILEPIPE_PIPELINE_DEFS_H
 
@@ -25,10 +18,6 @@
 
 #ifndef TP_PIPELINE_DEBUG
 #define TP_PIPELINE_DEBUG 0
-#endif
-
-#ifndef TP_PIPELINE_WARP_ARRIVALS
-#define TP_PIPELINE_WARP_ARRIVALS 1
 #endif
 
 #if defined(__CUDACC__)
@@ -41,9 +30,9 @@
 #define TP_PIPE_FN static inline
 #endif
 
-/* The storage planner and tile storages are plain arithmetic: under nvcc
- * they are host and device functions, so a .cu file's host code computes
- * the same layout as its kernels. */
+/* The storage planner is plain arithmetic: under nvcc its functions are
+ * host and device functions, so a .cu file's host code computes the same
+ * layout as its kernels. */
 #if defined(__CUDACC__)
 #define TP_PLAN_FN static __host__ __device__ __forceinline__
 #else

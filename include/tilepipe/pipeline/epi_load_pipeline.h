@@ -1,10 +1,10 @@
 /* tilepipe/pipeline/epi_load_pipeline.h: the ring of source C chunks.
  *
  * Residual epilogues (D = alpha*acc + beta*C) read C. The C-load warp
- * prefetches it with TMA into a ring of chunk buffers, BM x EPI_N each (the
- * same chunking as the output ring), in exactly the order the consumer warps
- * use the chunks; the consumer warps read a chunk from shared memory, fold it
- * into their accumulator registers, and release it.
+ * prefetches it with TMA into a ring of chunk buffers, BM x EPI_N each, in
+ * exactly the order the consumer warps use the chunks. The chunk buffers
+ * are the output ring's own (storage.h's source_in_output): the consumer
+ * warps read a chunk of C from shared memory and write D in place over it.
  *
  * This is an input tile pipeline (input_tile_pipeline.h) with a one-tensor
  * payload and k_group_size 1, so it shares the whole stage protocol and
@@ -13,14 +13,13 @@
  *   full[s]  count 1: one elected thread of the C-load warp,
  *            tp_input_producer_stage_arrive_expect() (expect_tx of one
  *            chunk) then the TMA load into tp_input_producer_stage_tile(&s, 0, 0).
- *   empty[s] count = consumer arrivals per chunk: with
- *            tp_input_pipeline_consumer(&ep, tp_arrival_warp()) one per
- *            consumer warp that reads the chunk (8 cooperative, 4 ping-pong).
- *
- * In the output chunks (storage.h's source_in_output) the consumer warps
- * step their stages without a signal and the store frees each chunk once it
- * has read it out: empty[s] then counts 1, the store's
- * tp_input_pipeline_consumer(&ep, tp_arrival_thread()) release.
+ *   empty[s] count = the arrivals that free a chunk; in the structured
+ *            kernel 1: the consumer warps step their stages without a signal
+ *            (tp_input_consumer_stage_release_without_signal), and the store
+ *            frees each chunk once its TMA store has read it out, with the
+ *            release of its tp_input_pipeline_consumer(&ep, tp_arrival_thread())
+ *            view. A writer's release would let C land on a chunk the store
+ *            has not read yet.
  *
  * The C-load warp drains (tp_input_producer_drain) before it exits. The
  * load-order barrier (load_order_barrier.h) keeps it from prefetching a

@@ -22,18 +22,14 @@
  *            stores to complete (cp.async.bulk.wait_group 0).
  *
  *   full[s]  count = writer arrivals per chunk: the writer warps of the
- *            tile (8 for two cooperative consumer warpgroups, 4 for one
- *            warpgroup that owns the tile in a ping-pong schedule).
+ *            tile (8 for the structured kernel's two cooperative consumer
+ *            warpgroups).
  *   empty[s] count 1: the store thread.
  *
  * The ring lets the writers fill chunk c+1 while chunk c is being stored
  * (two stages double-buffer, as the seeds' OutputTileStorage). A store
  * thread may also hold several stages and release each one only after a
  * lagging wait_group.read<n>, as long as it releases them in order.
- *
- * Ping-pong (two consumer warpgroups on alternating tiles) needs, besides
- * this ring, the ordering barrier of order_barrier.h so that the two
- * warpgroups' mainloops and epilogues take turns.
  *
  * No per-K variant: the seeds need OutputKPipeline for blockwise FP8 because
  * the SM100 MMA accumulates in TMEM, which cannot apply per-128-K scales, so

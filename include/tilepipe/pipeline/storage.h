@@ -2,13 +2,12 @@
  *
  * The seeds' pipeline_storage in C. One rule: the stage count decides the
  * barrier count. The planner takes what one stage holds (the payload's stage
- * tensors, tile_storage.h), the k_group_size, the output and source chunk
- * rings, the optional ping-pong ordering barrier and escape hatches, and a
- * byte budget, and returns every offset and size plus the largest stage
- * count that fits (or exactly the stage count asked for). Host code (plan
- * time, the CPU backend, the tests) and device code (a kernel computing its
- * layout from constants) run the same function (TP_PLAN_FN: host and device
- * under nvcc), so they cannot disagree.
+ * tensors), the k_group_size, the output chunk ring and whether the
+ * epilogue loads C into it, and a byte budget, and returns every offset and
+ * size plus the largest stage count that fits (or exactly the stage count
+ * asked for). Host code (plan time, the CPU backend, the tests) and device
+ * code (a kernel computing its layout from constants) run the same function
+ * (TP_PLAN_FN: host and device under nvcc), so they cannot disagree.
  *
  * Layout, from a base that the kernel aligns to 1024 bytes
  * (extern __shared__ __align__(1024) on the device, an aligned allocation on
@@ -17,31 +16,28 @@
  *   tensor 0 tiles   stages*k_group_size tiles, each at its alignment
  *   ...              (128B-swizzled tiles: 1024), stride = bytes rounded
  *   tensor n-1 tiles up to that alignment
- *   output chunks    output_stages chunks (D, before the TMA store)
- *   source chunks    source_stages chunks (C, the epilogue-load ring);
- *                    none with source_in_output (below)
- *   raw region       escape hatch: one region of the kernel's own
+ *   output chunks    output_stages chunks (D before the TMA store; with
+ *                    source_in_output also C, loaded ahead of the epilogue)
  *   barriers         8-byte aligned, in this order:
  *     input pair       2*stages mbarriers (full[], empty[])
  *     output pair      2*output_stages
- *     source pair      2*source_stages
- *     load order       1 when there is a source ring, else 0
- *     order barrier    order_depth*order_groups (ping-pong), else 0
- *     raw barriers     raw_barriers (escape hatch, the kernel inits them)
+ *     source pair      2*output_stages with source_in_output, else 0
+ *     load order       1 with source_in_output, else 0
  *
  * Absent regions have count 0 and sit, empty, where they would start.
  *
- * Two choices trade the epilogue's bytes against input stages:
+ * The epilogue's chunks:
  *   - output_stages_max > output_stages: the output ring grows, chunk by
  *     chunk up to that many, into what the input stages leave of the budget
  *     (the input stage count is decided first, with output_stages chunks);
- *   - source_in_output: C is loaded into the output chunks themselves (the
- *     epilogue reads a chunk of C and writes D in place over it), so the
- *     source ring is one barrier pair per output chunk and no bytes of its
- *     own: a ring of n chunks then prefetches n chunks of C, where separate
- *     rings of n/2 each prefetch n/2. The output chunk must hold C's chunk.
- * On the H100 a CTA may take 227 KiB of dynamic shared memory
- * (TP_SMEM_BUDGET_H100); the planner adds nothing for alignment of the base.
+ *   - source_in_output: the epilogue reads C, and C is loaded into the
+ *     output chunks themselves (the epilogue reads a chunk of C and writes D
+ *     in place over it), so the source ring (epi_load_pipeline.h) is one
+ *     barrier pair per output chunk and no bytes of its own: a ring of n
+ *     chunks prefetches n chunks of C. The output chunk must hold C's chunk.
+ * The planner adds nothing for alignment of the base. The budget is the
+ * device's dynamic shared memory per block (227 KiB, 232448 bytes, on the
+ * H100: the structured kernel's planner passes the GPU's figure).
  *
  * Worked example (docs/pipeline.md): bf16 128x256x64, k_group_size 1, a
  * 2-stage ring of bf16 128x64 output chunks, budget 232448: A tiles 16 KiB,
@@ -53,13 +49,9 @@
 #include "tilepipe/pipeline/epi_load_pipeline.h"
 #include "tilepipe/pipeline/input_tile_pipeline.h"
 #include "tilepipe/pipeline/load_order_barrier.h"
-#include "tilepipe/pipeline/order_barrier.h"
 #include "tilepipe/pipeline/output_tile_pipeline.h"
-#include "tilepipe/pipeline/tile_storage.h"
 #include "tilepipe/status.h"
 
-/* Dynamic shared memory one CTA may use on the H100 (227 KiB). */
-#define TP_SMEM_BUDGET_H100 232448u
 /* Most input stages the planner returns (and the most it accepts). */
 #define TP_STORAGE_MAX_STAGES 32u
 /* Largest transaction byte count one mbarrier phase can expect (PTX). */
@@ -73,12 +65,7 @@ typedef struct tp_storage_request {
   tp_stage_tensor output_chunk;   /* bytes 0: no output ring */
   uint32_t output_stages;
   uint32_t output_stages_max;     /* 0: output_stages exactly; else grow up to this */
-  tp_stage_tensor source_chunk;   /* bytes 0: no source ring of its own */
-  uint32_t source_stages;
-  uint32_t source_in_output;      /* 1: C in the output chunks; source_chunk/_stages 0 */
-  uint32_t order_depth, order_groups; /* ping-pong ordering barrier; 0, 0: none */
-  tp_stage_tensor raw;            /* escape hatch: a region of the kernel's own; bytes 0: none */
-  uint32_t raw_barriers;          /* escape hatch: mbarriers of the kernel's own */
+  uint32_t source_in_output;      /* 1: the epilogue reads C, loaded into the output chunks */
   uint32_t budget;                /* bytes */
 } tp_storage_request;
 
@@ -96,16 +83,12 @@ typedef struct tp_storage_layout {
   uint32_t num_tensors;
   uint32_t expect_bytes; /* bytes one input stage receives: k_group_size x sum of tile bytes */
   tp_smem_array tensors[TP_MAX_STAGE_TENSORS]; /* stages*k_group_size tiles each */
-  tp_smem_array output;  /* output_stages chunks */
-  tp_smem_array source;  /* source_stages chunks (the output chunks with source_in_output) */
-  tp_smem_array raw;     /* 1 or 0 regions */
-  uint32_t output_stages, source_stages;
-  uint32_t order_depth, order_groups;
-  uint32_t raw_barrier_count;
+  tp_smem_array output;  /* output_stages chunks (with source_in_output also C's) */
+  uint32_t output_stages;
+  uint32_t source_stages; /* the source ring over the output chunks: output_stages or 0 */
   /* barrier offsets */
   uint32_t input_barriers, output_barriers, source_barriers;
   uint32_t load_order_barrier; /* present iff source_stages > 0 */
-  uint32_t order_barriers, raw_barriers;
   uint32_t barrier_offset, barrier_bytes;
   uint32_t total_bytes;  /* dynamic shared memory to ask for */
   /* on failure: what went wrong (static text), and for a budget failure the
@@ -128,13 +111,7 @@ TP_PLAN_FN tp_storage_request tp_storage_request_make(uint32_t budget) {
   r.output_chunk = none;
   r.output_stages = 0;
   r.output_stages_max = 0;
-  r.source_chunk = none;
-  r.source_stages = 0;
   r.source_in_output = 0;
-  r.order_depth = 0;
-  r.order_groups = 0;
-  r.raw = none;
-  r.raw_barriers = 0;
   r.budget = budget;
   return r;
 }
@@ -176,32 +153,24 @@ TP_PLAN_FN const char *tp_storage_check(const tp_storage_request *r) {
   if (r->stages > TP_STORAGE_MAX_STAGES) return "storage: more than 32 stages asked for";
   if ((r->output_chunk.bytes == 0) != (r->output_stages == 0))
     return "storage: the output ring needs both a chunk size and a stage count, or neither";
-  if ((r->source_chunk.bytes == 0) != (r->source_stages == 0))
-    return "storage: the source ring needs both a chunk size and a stage count, or neither";
-  if (r->output_stages > TP_STORAGE_MAX_STAGES || r->source_stages > TP_STORAGE_MAX_STAGES ||
-      r->output_stages_max > TP_STORAGE_MAX_STAGES)
-    return "storage: an output or source ring of more than 32 stages";
+  if (r->output_stages > TP_STORAGE_MAX_STAGES || r->output_stages_max > TP_STORAGE_MAX_STAGES)
+    return "storage: an output ring of more than 32 stages";
   if (r->output_stages_max != 0 && r->output_stages_max < r->output_stages)
     return "storage: output_stages_max is below output_stages";
   if (r->source_in_output > 1u) return "storage: source_in_output is 0 or 1";
-  if (r->source_in_output && (r->output_stages == 0 || r->source_stages != 0))
-    return "storage: source_in_output needs an output ring and no source ring of its own";
-  const tp_stage_tensor *rings[3] = {&r->output_chunk, &r->source_chunk, &r->raw};
-  for (int i = 0; i < 3; ++i) {
-    if (rings[i]->bytes != 0 && (rings[i]->bytes % 16u != 0 || !tp_storage_align_ok(rings[i]->align)))
-      return "storage: an output, source or raw region is not a multiple of 16 bytes at a "
-             "power-of-two alignment >= 16";
-  }
-  if ((r->order_depth == 0) != (r->order_groups == 0))
-    return "storage: the ordering barrier needs both a depth and a group count, or neither";
-  if (r->order_depth > 8 || r->order_groups > 8 || r->raw_barriers > 64)
-    return "storage: more than 8x8 ordering barriers or 64 raw barriers";
+  if (r->source_in_output && r->output_stages == 0)
+    return "storage: source_in_output needs an output ring";
+  if (r->output_chunk.bytes != 0 &&
+      (r->output_chunk.bytes % 16u != 0 || !tp_storage_align_ok(r->output_chunk.align)))
+    return "storage: the output chunk is not a multiple of 16 bytes at a power-of-two "
+           "alignment >= 16";
   uint64_t stage_bytes = 0;
   for (uint32_t t = 0; t < r->num_tensors; ++t) stage_bytes += r->tensors[t].bytes;
   if (stage_bytes * r->k_group_size > TP_MBAR_TX_MAX)
     return "storage: one stage's bytes exceed an mbarrier's transaction count (2^20 - 1)";
-  if (r->source_chunk.bytes > TP_MBAR_TX_MAX)
-    return "storage: a source chunk exceeds an mbarrier's transaction count (2^20 - 1)";
+  if (r->source_in_output && r->output_chunk.bytes > TP_MBAR_TX_MAX)
+    return "storage: an output chunk that C is loaded into exceeds an mbarrier's transaction "
+           "count (2^20 - 1)";
   return 0;
 }
 
@@ -223,15 +192,9 @@ TP_PLAN_FN uint64_t tp_storage_lay_out(const tp_storage_request *r, uint32_t sta
     if (used) L->expect_bytes += r->tensors[t].bytes * r->k_group_size;
   }
   c = tp_storage_place(c, r->output_chunk, r->output_stages, &L->output);
-  c = tp_storage_place(c, r->source_chunk, r->source_stages, &L->source);
-  if (r->source_in_output) L->source = L->output;
-  c = tp_storage_place(c, r->raw, 1, &L->raw);
-  const uint32_t source_stages = r->source_in_output ? r->output_stages : r->source_stages;
+  const uint32_t source_stages = r->source_in_output ? r->output_stages : 0u;
   L->output_stages = r->output_stages;
   L->source_stages = source_stages;
-  L->order_depth = r->order_depth;
-  L->order_groups = r->order_groups;
-  L->raw_barrier_count = r->raw_barriers;
 
   c = tp_storage_align_up(c, 8);
   L->barrier_offset = (uint32_t)c;
@@ -243,10 +206,6 @@ TP_PLAN_FN uint64_t tp_storage_lay_out(const tp_storage_request *r, uint32_t sta
   c += TP_BARRIER_PAIR_BYTES(source_stages);
   L->load_order_barrier = (uint32_t)c;
   c += source_stages ? 8u : 0u;
-  L->order_barriers = (uint32_t)c;
-  c += TP_ORDER_BARRIER_BYTES(r->order_depth, r->order_groups);
-  L->raw_barriers = (uint32_t)c;
-  c += 8u * (uint64_t)r->raw_barriers;
   L->barrier_bytes = (uint32_t)(c - L->barrier_offset);
   L->total_bytes = c > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)c;
   L->error = 0;
@@ -327,11 +286,10 @@ typedef struct tp_storage_counts {
   uint32_t input_consumers; /* empty[] of the input pipeline */
   uint32_t output_writers;  /* full[] of the output ring */
   uint32_t source_readers;  /* empty[] of the source ring */
-  uint32_t order_arrivals;  /* each ordering barrier */
 } tp_storage_counts;
 
-/* Initialises every barrier of the layout but the raw ones. One thread,
- * then make it visible (barrier_pair.h). */
+/* Initialises every barrier of the layout. One thread, then make it
+ * visible (barrier_pair.h). */
 TP_PIPE_FN void tp_storage_init_barriers(unsigned char *base, const tp_storage_layout *L,
                                          const tp_storage_counts *n) {
   tp_input_pipeline_init_barriers(tp_storage_mbar(base, L->input_barriers), L->stages,
@@ -344,9 +302,6 @@ TP_PIPE_FN void tp_storage_init_barriers(unsigned char *base, const tp_storage_l
                                        L->source_stages, n->source_readers);
     tp_load_order_init(tp_storage_mbar(base, L->load_order_barrier));
   }
-  if (L->order_depth)
-    tp_order_barrier_init(tp_storage_mbar(base, L->order_barriers), L->order_depth,
-                          L->order_groups, n->order_arrivals);
 }
 
 TP_PIPE_FN tp_input_pipeline tp_storage_input_pipeline(unsigned char *base,
@@ -363,29 +318,15 @@ TP_PIPE_FN tp_output_pipeline tp_storage_output_pipeline(unsigned char *base,
                                  tp_storage_tile_array(base, &L->output));
 }
 
+/* The source ring: its chunks are the output chunks (source_in_output). */
 TP_PIPE_FN tp_input_pipeline tp_storage_epi_load_pipeline(unsigned char *base,
                                                           const tp_storage_layout *L) {
   return tp_epi_load_pipeline_make(tp_storage_mbar(base, L->source_barriers), L->source_stages,
-                                   tp_storage_tile_array(base, &L->source));
+                                   tp_storage_tile_array(base, &L->output));
 }
 
 TP_PIPE_FN tp_load_order tp_storage_load_order(unsigned char *base, const tp_storage_layout *L) {
   return tp_load_order_make(tp_storage_mbar(base, L->load_order_barrier));
-}
-
-TP_PIPE_FN tp_order_barrier tp_storage_order_barrier(unsigned char *base,
-                                                     const tp_storage_layout *L, uint32_t group) {
-  return tp_order_barrier_make(tp_storage_mbar(base, L->order_barriers), L->order_depth,
-                               L->order_groups, group);
-}
-
-/* Escape hatches: the kernel's own barriers (it initialises them) and region. */
-TP_PIPE_FN tp_mbar *tp_storage_raw_barriers(unsigned char *base, const tp_storage_layout *L) {
-  return tp_storage_mbar(base, L->raw_barriers);
-}
-
-TP_PIPE_FN void *tp_storage_raw(unsigned char *base, const tp_storage_layout *L) {
-  return base + L->raw.offset;
 }
 
 #endif

@@ -1,12 +1,13 @@
-/* tilepipe/pipeline/tile_storage.h: what each payload kind puts in a stage.
+/* tests/tile_storage.h: what each payload kind puts in a stage, for the
+ * storage planner's tests (test_storage.c, device/test_pipeline_device.cu).
  *
  * The seeds' tile storages (StandardTileStorage, BlockScaledTileStorage,
- * BlockwiseFP8TileStorage, OutputTileStorage, SourceTileStorage) fix the
- * tile arrays of a kernel's shared memory. In C they are the stage-tensor
- * lists the storage planner (storage.h) lays out: one tp_stage_tensor per
- * array, in stage order, giving one k-block's tile bytes and alignment.
- * Host and device code compute the same lists from the same dtypes and tile
- * configuration.
+ * BlockwiseFP8TileStorage, OutputTileStorage) fix the tile arrays of a
+ * kernel's shared memory. In tilepipe each payload's plan lists its own
+ * stage tensors (tp_payload_plan.tensors, plugins/common/stage_tensor.h);
+ * these builders make such lists, GPU style, from dtypes and a tile
+ * configuration, so that the tests' worked layouts start from the tiles of
+ * each payload kind. Host and device code (TP_PLAN_FN).
  *
  *   standard        A [tile_m x tile_k], B [tile_n x tile_k]: K-major,
  *                   128B-swizzled, 1024-aligned.
@@ -18,19 +19,24 @@
  *                   vec 32, ue4m3 with vec 16), rows padded to 128 (the
  *                   512-byte scale atom holds 128 rows x 4 k-scales), so
  *                   tile_k must be a multiple of 4 * vec. 128-aligned.
- *   chunk           an output (D) or source (C) chunk [rows x cols],
- *                   row-major, 128B-swizzled for TMA, 1024-aligned.
+ *   chunk           an output (D) chunk [rows x cols], row-major,
+ *                   128B-swizzled for TMA, 1024-aligned (C, when the
+ *                   epilogue reads it, lands in the same chunks).
  *
  * The builders return TP_ERR_INVALID_ARGUMENT (bad shape) or
  * TP_ERR_UNSUPPORTED (dtype the payload kind does not take) and, when `why`
  * is not NULL, a static description of the problem. */
-#ifndef TILEPIPE_PIPELINE_TILE_STORAGE_H
-#define TILEPIPE_PIPELINE_TILE_STORAGE_H
+#ifndef TILEPIPE_TESTS_TILE_STORAGE_H
+#define TILEPIPE_TESTS_TILE_STORAGE_H
 
 #include "tilepipe/dtype_codec.h"
 #include "tilepipe/pipeline/defs.h"
 #include "tilepipe/status.h"
 #include "tilepipe/tile.h"
+
+/* Dynamic shared memory one CTA may use on the H100 (227 KiB): the budget
+ * of the tests' worked layouts. */
+#define TP_SMEM_BUDGET_H100 232448u
 
 /* Alignment of an unswizzled TMA tile in shared memory. */
 #define TP_TMA_ALIGN 128u
@@ -144,7 +150,7 @@ TP_PLAN_FN tp_status tp_tile_storage_block_scaled(tp_dtype a, tp_dtype b, tp_dty
   return st;
 }
 
-/* An output (D) or source (C) chunk of rows x cols elements. */
+/* An output chunk of rows x cols elements. */
 TP_PLAN_FN tp_status tp_tile_storage_chunk(tp_dtype dtype, int32_t rows, int32_t cols,
                                            tp_stage_tensor *out, const char **why) {
   if (tp_codec_bits(dtype) == 0 || rows <= 0 || cols <= 0) {
