@@ -10,7 +10,7 @@ tp_status standard_plan(void *state, const tp_gemm_desc *desc, tp_backend backen
                         tp_payload_plan *out, char *err, size_t errlen);
 
 /* The GPU slots (gpu.c): pick, lay out and parameterise the kernel of
- * device/standard_kernel.cu. */
+ * device/standard_mainloop.cu on the core's structured kernel. */
 tp_status standard_gpu_plan_slot(void *state, const tp_gemm_desc *desc, const tp_gpu_info *gpu,
                                  const tp_epilogue_plan *epi, tp_payload_plan *plan,
                                  tp_gpu_launch *launch, char *err, size_t errlen);
