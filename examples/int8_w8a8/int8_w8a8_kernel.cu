@@ -27,7 +27,9 @@
 
 #include "int8_w8a8_params.h"
 
-struct w8a8_mainloop : tp_kernel_mainloop_defaults {
+/* prefetch and load are the skeleton's for A and B tiles (kernel_operands.h):
+ * a k-block is 128 s8 of K. */
+struct w8a8_mainloop : tp_kernel_operands_mainloop<TP_KERNEL_ROW_BYTES> {
   typedef w8a8_params params;
   static constexpr int max_tile_n = W8A8_MAX_TILE_N;
   static constexpr int step_bytes = 32; /* K of one wgmma: 32 s8 */
@@ -47,18 +49,6 @@ struct w8a8_mainloop : tp_kernel_mainloop_defaults {
     float row_scale[2];                   /* rows 16 w + l / 4 and 8 below */
     float col_scale[scale_rounds(BN)][2]; /* this lane's share of the column scales */
   };
-
-  static __device__ __forceinline__ void prefetch(const params &p) {
-    tp_tma_prefetch_desc(&p.ab.a);
-    tp_tma_prefetch_desc(&p.ab.b);
-  }
-
-  template <int BM, int BN, int CLUSTER_M>
-  static __device__ __forceinline__ void load(const params &p, const tp_input_producer_stage *st,
-                                              const tp_kernel_tile &t, int32_t kb) {
-    tp_input_producer_stage_arrive_expect_bytes(st, tp_kernel_operand_bytes<BN>(t));
-    tp_kernel_load_operands<BM, BN, CLUSTER_M>(p.ab, st, kb * TP_KERNEL_ROW_BYTES, t);
-  }
 
   template <int BM, int BN>
   static __device__ __forceinline__ void mma(consumer_state<BM, BN> &, const params &, float *acc,

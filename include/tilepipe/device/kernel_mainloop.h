@@ -65,6 +65,10 @@
  *       the epilogue: the accumulator transform (e.g. per-row x per-column
  *       scales). The epilogue hook then receives acc.
  *
+ * A mainloop whose stage holds K-major A and B tiles alone derives from
+ * tp_kernel_operands_mainloop (kernel_operands.h), which supplies prefetch
+ * and load, and adds its mma.
+ *
  * All of them are `static __device__ __forceinline__`: the skeleton is one
  * inlined body per kernel, and a register array passed by pointer stays in
  * registers. docs/writing-a-payload.md walks through one. */

@@ -14,6 +14,7 @@
 
 #include <stdint.h>
 
+#include "tilepipe/device/kernel_mainloop.h"
 #include "tilepipe/device/kernel_schedule.h"
 #include "tilepipe/device/tma.h"
 #include "tilepipe/pipeline/input_tile_pipeline.h"
@@ -73,5 +74,25 @@ TP_KERNEL_FN void tp_kernel_operand_addrs(const tp_input_consumer_stage *st, uin
        wg * TP_KERNEL_WARPGROUP_ROWS * TP_KERNEL_ROW_BYTES;
   *b = tp_smem_addr(tp_input_consumer_stage_tile(st, 1, 0));
 }
+
+/* The prefetch and load of a mainloop whose stage holds A and B alone, in
+ * k-blocks of K_ELEMS elements of K (one 128-byte row): its params carry
+ * the operands as `ab`. It derives from this and adds its mma (and any
+ * optional member of tilepipe/device/kernel_mainloop.h). */
+template <int K_ELEMS>
+struct tp_kernel_operands_mainloop : tp_kernel_mainloop_defaults {
+  template <class P>
+  static __device__ __forceinline__ void prefetch(const P &p) {
+    tp_tma_prefetch_desc(&p.ab.a);
+    tp_tma_prefetch_desc(&p.ab.b);
+  }
+
+  template <int BM, int BN, int CLUSTER_M, class P>
+  static __device__ __forceinline__ void load(const P &p, const tp_input_producer_stage *st,
+                                              const tp_kernel_tile &t, int32_t kb) {
+    tp_input_producer_stage_arrive_expect_bytes(st, tp_kernel_operand_bytes<BN>(t));
+    tp_kernel_load_operands<BM, BN, CLUSTER_M>(p.ab, st, kb * K_ELEMS, t);
+  }
+};
 
 #endif

@@ -38,19 +38,25 @@ static __device__ __forceinline__ void standard_wgmma(float *acc, uint64_t da, u
   else tp_wgmma_e5m2_e5m2(BN, acc, da, db, accumulate);
 }
 
-template <int A, int B>
-struct standard_mainloop : tp_kernel_mainloop_defaults {
-  typedef tp_standard_params params;
+/* Elements of A's dtype in a 128-byte k-block row. */
+template <int A>
+struct standard_k {
   static constexpr bool half = A == TP_DTYPE_BF16 || A == TP_DTYPE_F16;
   static constexpr int elem_bytes = half ? 2 : 1;
-  static constexpr int k_elems = TP_KERNEL_ROW_BYTES / elem_bytes; /* K of a k-block */
+  static constexpr int elems = TP_KERNEL_ROW_BYTES / elem_bytes;
+};
+
+/* prefetch and load are the skeleton's for A and B tiles (kernel_operands.h). */
+template <int A, int B>
+struct standard_mainloop : tp_kernel_operands_mainloop<standard_k<A>::elems> {
+  typedef tp_standard_params params;
+  static constexpr bool half = standard_k<A>::half;
+  static constexpr int elem_bytes = standard_k<A>::elem_bytes;
   static constexpr int step_bytes = (half ? 16 : 32) * elem_bytes; /* K of one wgmma */
   static constexpr int steps = TP_KERNEL_ROW_BYTES / step_bytes;
 
-  static __device__ __forceinline__ void prefetch(const params &p) {
-    tp_tma_prefetch_desc(&p.ab.a);
-    tp_tma_prefetch_desc(&p.ab.b);
-  }
+  template <int BM, int BN>
+  using consumer_state = tp_kernel_mainloop_defaults::consumer_state<BM, BN>;
 
   /* A 128 x 64 tile, bound by memory, has many small stages: it frees each
    * one as soon as its own wgmma group retires rather than holding it
@@ -58,13 +64,6 @@ struct standard_mainloop : tp_kernel_mainloop_defaults {
   template <int BM, int BN>
   static constexpr __host__ __device__ int groups_in_flight() {
     return BM == 128 && BN == 64 ? 0 : 1;
-  }
-
-  template <int BM, int BN, int CLUSTER_M>
-  static __device__ __forceinline__ void load(const params &p, const tp_input_producer_stage *st,
-                                              const tp_kernel_tile &t, int32_t kb) {
-    tp_input_producer_stage_arrive_expect_bytes(st, tp_kernel_operand_bytes<BN>(t));
-    tp_kernel_load_operands<BM, BN, CLUSTER_M>(p.ab, st, kb * k_elems, t);
   }
 
   template <int BM, int BN>
