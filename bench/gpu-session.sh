@@ -20,7 +20,7 @@
 #   sanitize  compute-sanitizer memcheck/racecheck/synccheck on the pipeline
 #             test and on fused GEMMs (store, residual with f32 C, 2-CTA
 #             clusters, split-K, a split last wave, 176-wide tiles, 128 x 64
-#             and 64 x 64 tiles)
+#             and 64 x 64 tiles, blockwise FP8)
 #   example   installs into /tmp/tp-prefix, builds examples/bias_silu and
 #             examples/int8_w8a8 out of tree and runs their tests (CPU and
 #             CUDA), and the int8 payload's fused GEMM under compute-sanitizer
@@ -126,6 +126,11 @@ for step in $steps; do
     sanitize_gemm m64 "memcheck racecheck synccheck" --payload standard_m64_cluster2 \
       --epilogue residual -m 300 -n 264 -k 300
     sanitize_gemm split-k "memcheck racecheck synccheck" --epilogue residual -m 128 -n 264 -k 2048
+    # blockwise FP8: A's scale rows by TMA in each stage, B's scales read by
+    # the consumers, the promotion after each k-block's group; K 1009 ends
+    # in a partial scale block.
+    sanitize_gemm blockwise "memcheck racecheck synccheck" --payload blockwise_fp8 \
+      --epilogue residual -m 300 -n 1000 -k 1009
     ;;
   profile)
     # Nsight Compute on one run of PROFILE_ARGS (default the short-K shape),

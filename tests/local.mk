@@ -182,13 +182,20 @@ check-pipeline-sanitize:
 endif
 .PHONY: check-pipeline-sanitize
 
-# The standard payload's fused GPU kernels (with store and residual) against
-# the naive reference; skips (77) without a GPU.
-check_PROGRAMS += tests/test_gpu_gemm
-tests_test_gpu_gemm_SOURCES = tests/test_gpu_gemm.c tools/gpu_problem.c tests/tmpdir.c
+# The standard and the blockwise_fp8 payloads' fused GPU kernels (with store
+# and residual) against the naive reference (tests/gpu_case.c runs a case);
+# skip (77) without a GPU.
+TP_GPU_CASE_SOURCES = tests/gpu_case.h tests/gpu_case.c tools/gpu_problem.c tools/align_rows.c \
+	tests/tmpdir.c
+check_PROGRAMS += tests/test_gpu_gemm tests/test_gpu_blockwise
+tests_test_gpu_gemm_SOURCES = tests/test_gpu_gemm.c $(TP_GPU_CASE_SOURCES)
 tests_test_gpu_gemm_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
 tests_test_gpu_gemm_LDADD = $(TP_PLUGIN_TEST_LIBS)
 EXTRA_tests_test_gpu_gemm_DEPENDENCIES = tilepipe.ini
+tests_test_gpu_blockwise_SOURCES = tests/test_gpu_blockwise.c $(TP_GPU_CASE_SOURCES)
+tests_test_gpu_blockwise_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
+tests_test_gpu_blockwise_LDADD = $(TP_PLUGIN_TEST_LIBS)
+EXTRA_tests_test_gpu_blockwise_DEPENDENCIES = tilepipe.ini
 
 # The tilepipe tool (tools/): its problems with 16-byte rows against the
 # reference's; the public device API (skips, 77, without a GPU after checking

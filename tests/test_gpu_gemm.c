@@ -15,33 +15,12 @@
  * narrower), 2-CTA clusters and the split of a partial last wave run forced
  * the same way (`tile = 128x64x..`, `tile = 64x64x..`, `tile = 128x176x..`,
  * `cluster = 2x1`, `tail_splits`).
- * Exits 77 when there is no usable GPU.
- *
- * Runs without fork (CUDA cannot be used in a child forked after cuInit). */
+ * Exits 77 when there is no usable GPU (tests/gpu_case.h runs the cases). */
 #include <check.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "tests/tmpdir.h"
-#include "tilepipe/device.h"
-#include "tilepipe/tilepipe.h"
-#include "tools/gpu_problem.h"
-#include "tools/reference/compare.h"
-#include "tools/reference/naive_gemm.h"
+#include "tests/gpu_case.h"
 #include "tools/reference/problem.h"
-
-static tp_registry *reg;
-
-typedef struct gpu_case {
-  const char *payload; /* registry section: "standard" or a split-K tuning of it */
-  tp_dtype a, b, d, c;
-  const char *epilogue;
-  int c_is_d, c_nan;
-  float alpha, beta;
-  int64_t m, n, k, pad;
-  int runs; /* runs of one plan, each on a freshly poisoned D; C must not alias D for 2+ */
-} gpu_case;
 
 /* Shapes with one row padding that keeps every row 16-byte aligned (TMA's
  * rule) for 1-, 2- and 4-byte elements: n + pad and k + pad multiples of 16. */
@@ -49,83 +28,6 @@ static const int64_t shapes[][4] = {
     {1, 1, 1, 15},      {7, 7, 7, 9},        {127, 129, 129, 15}, {129, 257, 1009, 15},
     {1000, 1000, 1000, 8}, {4097, 513, 257, 15}, {2048, 4096, 256, 0},
 };
-
-static void run_case(const gpu_case *gc, uint64_t seed) {
-  char err[256] = "";
-  tp_ref_problem_spec spec;
-  memset(&spec, 0, sizeof spec);
-  spec.payload = "standard";
-  spec.a = gc->a;
-  spec.b = gc->b;
-  spec.d = gc->d;
-  spec.c = gc->c;
-  spec.c_is_d = gc->c_is_d;
-  spec.c_nan = gc->c_nan;
-  spec.m = gc->m;
-  spec.n = gc->n;
-  spec.k = gc->k;
-  spec.pad = gc->pad;
-  spec.c_pad = gc->pad + 16; /* C's strides differ from D's, rows stay 16-byte aligned */
-  spec.alpha = gc->alpha;
-  spec.beta = gc->beta;
-  tp_ref_problem prob;
-  ck_assert_msg(tp_ref_problem_create(&prob, &spec, seed, err, sizeof err) == TP_OK, "%s", err);
-
-  const int64_t mn = gc->m * gc->n;
-  double *ref = malloc(sizeof(double) * (size_t)mn), *mag = malloc(sizeof(double) * (size_t)mn);
-  ck_assert(ref && mag);
-  const tp_ref_epilogue epi = strcmp(gc->epilogue, "residual") == 0 ? TP_REF_RESIDUAL : TP_REF_STORE;
-  ck_assert_msg(tp_ref_gemm(&prob.desc, epi, ref, mag, err, sizeof err) == TP_OK, "%s", err);
-
-  tp_gpu_problem dev;
-  ck_assert_msg(tp_gpu_problem_create(&dev, &prob) == TP_OK, "%s", tp_error_message());
-  tp_plan *plan = NULL;
-  tp_status st = tp_plan_create(&plan, reg, gc->payload, gc->epilogue, &dev.desc, TP_BACKEND_CUDA);
-  ck_assert_msg(st == TP_OK, "plan %s: %s x %s -> %s (%s) %lldx%lldx%lld: %s", gc->payload,
-                tp_dtype_name(gc->a), tp_dtype_name(gc->b), tp_dtype_name(gc->d), gc->epilogue,
-                (long long)gc->m,
-                (long long)gc->n, (long long)gc->k, tp_error_message());
-  char describe[256];
-  tp_plan_describe(plan, describe, sizeof describe);
-  const tp_ref_tolerance tol =
-      tp_ref_tolerance_for(gc->d, gc->k, tp_ref_acc_bits(gc->a, TP_BACKEND_CUDA));
-
-  /* D poisoned before each run: every element must be written by it. A
-   * second run of the plan finds what the first left in its workspace
-   * (split-K counters). */
-  for (int run = 0; run < gc->runs; ++run) {
-    ck_assert_msg(tp_gpu_problem_poison_d(&dev) == TP_OK, "%s", tp_error_message());
-    ck_assert_int_eq(tp_plan_run(plan, &dev.desc, NULL), TP_OK);
-    ck_assert_msg(tp_device_synchronize(NULL) == TP_OK, "%s", tp_error_message());
-    ck_assert_msg(tp_gpu_problem_fetch_d(&dev, &prob) == TP_OK, "%s", tp_error_message());
-    tp_ref_report rep;
-    tp_ref_compare(&prob.desc.d, gc->m, gc->n, ref, mag, &tol, &rep);
-    ck_assert_msg(rep.pass,
-                  "%s (run %d): %lld bad elements, first (%lld, %lld) = %g vs %g; rel %.3g "
-                  "(bound %.3g)",
-                  describe, run + 1, (long long)rep.bad, (long long)rep.bad_row,
-                  (long long)rep.bad_col, rep.bad_value, rep.bad_ref, rep.rel, tol.rel);
-    if (!gc->c_is_d) {
-      const int64_t off = tp_ref_problem_padding_written(&prob);
-      const int64_t row_bytes = prob.desc.d.stride[0] * (int64_t)(tp_dtype_bits(gc->d) / 8);
-      ck_assert_msg(off < 0,
-                    "%s: the run wrote D's row padding: byte %lld (row %lld, byte %lld of the row)",
-                    describe, (long long)off, (long long)(off / row_bytes),
-                    (long long)(off % row_bytes));
-    }
-  }
-
-  tp_plan_destroy(plan);
-  tp_gpu_problem_destroy(&dev);
-  free(ref);
-  free(mag);
-  tp_ref_problem_destroy(&prob);
-}
-
-/* Each case of a table, case i with seed first_seed + i. */
-static void run_cases(const gpu_case *cases, size_t count, uint64_t first_seed) {
-  for (size_t i = 0; i < count; ++i) run_case(&cases[i], first_seed + i);
-}
 
 /* Every operand pairing and output dtype, store epilogue, every shape. */
 static const tp_dtype operand_pairs[][2] = {
@@ -352,7 +254,7 @@ START_TEST(split_k_refused) {
   tp_ref_problem prob;
   ck_assert_msg(tp_ref_problem_create(&prob, &spec, 5, err, sizeof err) == TP_OK, "%s", err);
   tp_plan *plan = NULL;
-  ck_assert_int_eq(tp_plan_create(&plan, reg, "standard_split16", "store", &prob.desc,
+  ck_assert_int_eq(tp_plan_create(&plan, gpu_case_registry, "standard_split16", "store", &prob.desc,
                                   TP_BACKEND_CUDA),
                    TP_ERR_UNSUPPORTED);
   ck_assert_msg(strstr(tp_error_message(), "splits 16: K = 1008 has only 8 k-blocks") != NULL,
@@ -362,77 +264,28 @@ START_TEST(split_k_refused) {
 }
 END_TEST
 
-/* The build tree's registry plus tunings of its standard library (split-K,
- * the narrowest tile), written to dir/registry.ini. */
-static int write_tuned_registry(const char *dir) {
-  tp_registry *base = NULL;
-  tp_plugin_info info;
-  if (tp_registry_open(&base, TP_TEST_REGISTRY) != TP_OK ||
-      tp_registry_find(base, "standard", &info) != TP_OK) {
-    tp_registry_close(base);
-    return 0;
-  }
-  char *text = NULL;
-  size_t len = 0;
-  FILE *out = open_memstream(&text, &len), *in = fopen(TP_TEST_REGISTRY, "r");
-  int ok = out != NULL && in != NULL;
-  for (int c; ok && (c = fgetc(in)) != EOF;) fputc(c, out);
-  static const char *const tunings[][2] = {
-      {"standard_split3", "splits = 3"},
-      {"standard_split16", "splits = 16"},
-      {"standard_n64", "tile = 128x64x64\nsplits = 2"},
-      {"standard_n64_fp8", "tile = 128x64x128"},
-      {"standard_cluster2", "cluster = 2x1"},
-      {"standard_tail3", "tile = 128x128x64\ntail_splits = 3"},
-      {"standard_tail5", "tile = 128x128x64\ntail_splits = 5"},
-      {"standard_tail2_fp8", "tile = 128x128x128\ntail_splits = 2"},
-      {"standard_n176", "tile = 128x176x64"},
-      {"standard_n176_fp8", "tile = 128x176x128"},
-      {"standard_m64", "tile = 64x64x64"},
-      {"standard_m64_fp8", "tile = 64x64x128"},
-      {"standard_m64_cluster2", "tile = 64x64x64\ncluster = 2x1"},
-      {"standard_m64_split3", "tile = 64x64x64\nsplits = 3"},
-      {"standard_m64_split2", "tile = 64x64x64\nsplits = 2"},
-      {"standard_m64_split2_fp8", "tile = 64x64x128\nsplits = 2"},
-  };
-  for (size_t i = 0; ok && i < sizeof tunings / sizeof tunings[0]; ++i)
-    fprintf(out, "\n[%s]\nkind = payload\nlibrary = %s\n%s\n", tunings[i][0], info.library,
-            tunings[i][1]);
-  if (in) fclose(in);
-  if (out && fclose(out) != 0) ok = 0;
-  ok = ok && tp_test_file_write(dir, "registry.ini", text, len) == 0;
-  free(text);
-  tp_registry_close(base);
-  return ok;
-}
+/* Tunings of the standard library: split-K, the narrow tiles, clusters,
+ * tail splits. */
+static const gpu_tuning tunings[] = {
+    {"standard_split3", "standard", "splits = 3"},
+    {"standard_split16", "standard", "splits = 16"},
+    {"standard_n64", "standard", "tile = 128x64x64\nsplits = 2"},
+    {"standard_n64_fp8", "standard", "tile = 128x64x128"},
+    {"standard_cluster2", "standard", "cluster = 2x1"},
+    {"standard_tail3", "standard", "tile = 128x128x64\ntail_splits = 3"},
+    {"standard_tail5", "standard", "tile = 128x128x64\ntail_splits = 5"},
+    {"standard_tail2_fp8", "standard", "tile = 128x128x128\ntail_splits = 2"},
+    {"standard_n176", "standard", "tile = 128x176x64"},
+    {"standard_n176_fp8", "standard", "tile = 128x176x128"},
+    {"standard_m64", "standard", "tile = 64x64x64"},
+    {"standard_m64_fp8", "standard", "tile = 64x64x128"},
+    {"standard_m64_cluster2", "standard", "tile = 64x64x64\ncluster = 2x1"},
+    {"standard_m64_split3", "standard", "tile = 64x64x64\nsplits = 3"},
+    {"standard_m64_split2", "standard", "tile = 64x64x64\nsplits = 2"},
+    {"standard_m64_split2_fp8", "standard", "tile = 64x64x128\nsplits = 2"},
+};
 
-int main(void) {
-  tp_device_props dev;
-  if (tp_device_info(&dev) != TP_OK) {
-    printf("SKIP: no usable GPU: %s\n", tp_error_message());
-    return 77;
-  }
-  char dir[512], path[600];
-  if (tp_test_tmpdir_make(dir, sizeof dir, "test_gpu_gemm") != 0) {
-    perror("setup failed: cannot make a scratch folder");
-    return 99;
-  }
-  snprintf(path, sizeof path, "%s/registry.ini", dir);
-  const int written = write_tuned_registry(dir);
-  const tp_status opened = written ? tp_registry_open(&reg, path) : TP_OK;
-  tp_test_tmpdir_remove(dir);
-  if (!written) {
-    printf("setup failed: cannot write the tuned registry: %s\n", tp_error_message());
-    return 99;
-  }
-  if (opened != TP_OK) {
-    printf("setup failed: %s\n", tp_error_message());
-    return 99;
-  }
-  printf("GPU: %s, %d SMs\n", dev.name, dev.sm_count);
-  Suite *s = suite_create("gpu_gemm");
-  TCase *tc = tcase_create("standard");
-  tcase_set_timeout(tc, 1200);
+static void add_tests(TCase *tc) {
   tcase_add_test(tc, store_every_dtype);
   tcase_add_test(tc, residual_sources);
   tcase_add_test(tc, residual_beta_zero_ignores_nan_c);
@@ -444,12 +297,9 @@ int main(void) {
   tcase_add_test(tc, tile_n176);
   tcase_add_test(tc, tile_m64);
   tcase_add_test(tc, split_two);
-  suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_set_fork_status(sr, CK_NOFORK);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  tp_registry_close(reg);
-  return failed == 0 ? 0 : 1;
+}
+
+int main(void) {
+  return tp_gpu_cases_main("test_gpu_gemm", "standard", tunings,
+                           sizeof tunings / sizeof tunings[0], add_tests);
 }

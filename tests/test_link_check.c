@@ -99,19 +99,35 @@ START_TEST(test_refused_problem) {
 }
 END_TEST
 
-/* blockwise_fp8 plans for the CUDA backend but has no GPU kernel. */
+/* block_scaled plans for the CUDA backend but has no GPU kernel. */
 START_TEST(test_payload_without_device_code) {
+  tp_gemm_desc desc = problem("block_scaled", TP_DTYPE_E4M3, TP_DTYPE_E4M3);
+  tp_link_result r = {.struct_size = sizeof r};
+  const tp_status st = tp_link_check(reg, "block_scaled", "store", &desc, &r);
+  ck_assert_int_eq(r.planned, 1);
+#if TP_HAVE_CUDA
+  ck_assert_int_eq(st, TP_ERR_UNSUPPORTED);
+  ASSERT_HAS(tp_error_message(), "payload 'block_scaled' carries no GPU kernel");
+#else
+  ck_assert_int_eq(st, TP_ERR_NO_DEVICE);
+#endif
+  ck_assert_str_eq(r.kernel, "");
+}
+END_TEST
+
+/* blockwise_fp8 links its own mainloop with the store epilogue. */
+START_TEST(test_blockwise_links) {
   tp_gemm_desc desc = problem("blockwise_fp8", TP_DTYPE_E4M3, TP_DTYPE_E4M3);
   tp_link_result r = {.struct_size = sizeof r};
   const tp_status st = tp_link_check(reg, "blockwise_fp8", "store", &desc, &r);
   ck_assert_int_eq(r.planned, 1);
 #if TP_HAVE_CUDA
-  ck_assert_int_eq(st, TP_ERR_UNSUPPORTED);
-  ASSERT_HAS(tp_error_message(), "payload 'blockwise_fp8' carries no GPU kernel");
+  ck_assert_msg(st == TP_OK, "%s", tp_error_message());
+  ASSERT_HAS(r.kernel, "tp_blockwise_fp8_e4m3_bf16_");
+  ck_assert_int_eq(r.spill_store_bytes, 0);
 #else
   ck_assert_int_eq(st, TP_ERR_NO_DEVICE);
 #endif
-  ck_assert_str_eq(r.kernel, "");
 }
 END_TEST
 
@@ -124,6 +140,7 @@ int main(void) {
   tcase_add_test(tc, test_arguments);
   tcase_add_test(tc, test_refused_problem);
   tcase_add_test(tc, test_payload_without_device_code);
+  tcase_add_test(tc, test_blockwise_links);
   suite_add_tcase(s, tc);
   SRunner *runner = srunner_create(s);
   srunner_run_all(runner, CK_NORMAL);

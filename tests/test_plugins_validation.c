@@ -364,8 +364,7 @@ static tp_status plan_slot(loaded *l, const tp_gemm_desc *desc, tp_backend backe
 /* Which plugins carry LTO-IR: those with a GPU path, in a CUDA build. */
 static int carries_device_code(const char *name) {
 #if TP_HAVE_CUDA
-  return strcmp(name, "standard") == 0 || strcmp(name, "store") == 0 ||
-         strcmp(name, "residual") == 0;
+  return strcmp(name, "block_scaled") != 0;
 #else
   (void)name;
   return 0;

@@ -14,4 +14,13 @@ tp_status blockwise_plan(void *state, const tp_gemm_desc *desc, tp_backend backe
 void blockwise_cpu_load(const tp_payload_plan *plan, const tp_gemm_desc *desc, int64_t m0,
                         int64_t n0, int64_t kb, void *const *stage);
 
+/* The GPU slots (gpu.c): pick, lay out and parameterise the kernel of
+ * device/blockwise_fp8_mainloop.cu on the core's structured kernel. */
+tp_status blockwise_gpu_plan(void *state, const tp_gemm_desc *desc, const tp_gpu_info *gpu,
+                             const tp_epilogue_plan *epi, tp_payload_plan *plan,
+                             tp_gpu_launch *launch, char *err, size_t errlen);
+tp_status blockwise_gpu_args(const tp_payload_plan *plan, const tp_epilogue_plan *epi,
+                             const tp_gemm_desc *desc, const tp_host_api *host, void *params,
+                             char *err, size_t errlen);
+
 #endif

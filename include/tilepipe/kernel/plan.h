@@ -18,9 +18,11 @@
  * and keeps the tp_kernel_plan in its plan's private bytes
  * (tp_kernel_plan_store) for gpu_args, which fills the kernel's parameters
  * with tilepipe/kernel/args.h. A mainloop whose stage holds A and B alone
- * makes the three calls through one, tp_kernel_plan_operands. Header
- * only (static inline, C11): a plugin never links libtilepipe, and its host
- * code and its device code then follow the same version of the skeleton.
+ * makes the three calls through one, tp_kernel_plan_operands; one with
+ * per-stage extras calls tp_kernel_plan_shape, tp_kernel_plan_operand_tensors,
+ * adds its tensors, and calls tp_kernel_plan_finish. Header only (static
+ * inline, C11): a plugin never links libtilepipe, and its host code and its
+ * device code then follow the same version of the skeleton.
  *
  * The heuristic, in order (each choice can be forced by the INI's tuning
  * keys, within what the kernels take; docs/kernel.md, "Choosing the tile",
@@ -546,12 +548,40 @@ static inline void tp_kernel_plan_load(const tp_payload_plan *plan, tp_kernel_pl
   memcpy(kp, plan->priv, sizeof *kp);
 }
 
+/* A stage's first two tensors: A's and B's k-block tiles for kp's tile
+ * (tilepipe/device/kernel_operands.h: one 128-byte row of K each). A
+ * mainloop with per-stage extras (a row of scales) adds its tensors after
+ * them. */
+static inline void tp_kernel_plan_operand_tensors(const tp_kernel_plan *kp,
+                                                  tp_payload_plan *plan) {
+  plan->num_tensors = 2;
+  plan->tensors[0].bytes = (uint32_t)kp->tile_m * TP_KERNEL_ROW_BYTES; /* A */
+  plan->tensors[0].align = TP_SWIZZLE_128B_ALIGN;
+  plan->tensors[1].bytes = (uint32_t)kp->tile_n * TP_KERNEL_ROW_BYTES; /* B */
+  plan->tensors[1].align = TP_SWIZZLE_128B_ALIGN;
+}
+
+/* Steps 2 and 3 once plan lists its stage tensors, then the decision kept
+ * in plan: the kernel <prefix>_<operands>_..., its parameter struct
+ * params_size bytes with the tp_kernel_params at kernel_offset. */
+static inline tp_status tp_kernel_plan_finish(tp_kernel_plan *kp, int32_t stages,
+                                              const tp_gpu_info *gpu, const char *prefix,
+                                              const char *operands, uint32_t params_size,
+                                              uint32_t kernel_offset, tp_payload_plan *plan,
+                                              tp_gpu_launch *launch, char *err, size_t errlen) {
+  tp_status st = tp_kernel_plan_lay_out(kp, plan, stages, gpu, err, errlen);
+  if (st == TP_OK) {
+    st = tp_kernel_plan_launch(kp, prefix, operands, gpu, params_size, kernel_offset, plan,
+                               launch, err, errlen);
+  }
+  if (st == TP_OK) tp_kernel_plan_store(kp, plan);
+  return st;
+}
+
 /* The whole of a gpu_plan for a mainloop whose stage holds A's and B's
- * k-block tiles alone (tilepipe/device/kernel_operands.h: one 128-byte row
- * of K each): the three steps above, then the decision kept in plan. The
- * kernel is <prefix>_<operands>_..., its parameter struct params_size
- * bytes with the tp_kernel_params at kernel_offset, its widest tile
- * max_tile_n. */
+ * k-block tiles alone: the tile (step 1, a k-block one 128-byte row of A's
+ * dtype, the widest tile max_tile_n), the operand tensors, and the rest
+ * (tp_kernel_plan_finish). */
 static inline tp_status tp_kernel_plan_operands(const tp_kernel_tuning *tu,
                                                 const tp_gemm_desc *desc,
                                                 const tp_epilogue_plan *epi,
@@ -565,18 +595,9 @@ static inline tp_status tp_kernel_plan_operands(const tp_kernel_tuning *tu,
       tp_kernel_plan_shape(&kp, tu, desc, epi->source_dtype, gpu,
                            (int32_t)tp_kernel_row_elems(desc->a.dtype), max_tile_n, err, errlen);
   if (st != TP_OK) return st;
-  plan->num_tensors = 2;
-  plan->tensors[0].bytes = (uint32_t)kp.tile_m * TP_KERNEL_ROW_BYTES; /* A */
-  plan->tensors[0].align = TP_SWIZZLE_128B_ALIGN;
-  plan->tensors[1].bytes = (uint32_t)kp.tile_n * TP_KERNEL_ROW_BYTES; /* B */
-  plan->tensors[1].align = TP_SWIZZLE_128B_ALIGN;
-  st = tp_kernel_plan_lay_out(&kp, plan, tu->stages, gpu, err, errlen);
-  if (st == TP_OK) {
-    st = tp_kernel_plan_launch(&kp, prefix, operands, gpu, params_size, kernel_offset, plan,
-                               launch, err, errlen);
-  }
-  if (st == TP_OK) tp_kernel_plan_store(&kp, plan);
-  return st;
+  tp_kernel_plan_operand_tensors(&kp, plan);
+  return tp_kernel_plan_finish(&kp, tu->stages, gpu, prefix, operands, params_size, kernel_offset,
+                               plan, launch, err, errlen);
 }
 
 #endif

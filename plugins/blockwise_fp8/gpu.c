@@ -1,0 +1,71 @@
+/* plugins/blockwise_fp8/gpu.c: the blockwise FP8 payload on the GPU, host
+ * side.
+ *
+ * gpu_plan picks one of device/blockwise_fp8_mainloop.cu's kernels through
+ * the core's planner for the structured kernel (tilepipe/kernel/plan.h): a
+ * k-block is one 128-wide scale block, tiles are at most
+ * BLOCKWISE_MAX_TILE_N wide, and a stage holds the k-block's A and B tiles
+ * and its row of a_scale for the tile's rows (tile_m f32, loaded by TMA).
+ * gpu_args fills the kernel's parameters for each run (tilepipe/kernel/
+ * args.h), a_scale's TMA descriptor and where B's scales are. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plugins/blockwise_fp8/blockwise_fp8.h"
+#include "plugins/blockwise_fp8/device/blockwise_fp8_params.h"
+#include "plugins/common/errmsg.h"
+#include "plugins/common/tuning.h"
+#include "tilepipe/kernel/args.h"
+
+/* a_scale's TMA boxes land 16-byte aligned; 128 keeps them off the tiles'
+ * swizzle rows' banks. */
+#define BLOCKWISE_SCALE_ALIGN 128u
+
+tp_status blockwise_gpu_plan(void *state, const tp_gemm_desc *desc, const tp_gpu_info *gpu,
+                             const tp_epilogue_plan *epi, tp_payload_plan *plan,
+                             tp_gpu_launch *launch, char *err, size_t errlen) {
+  const tpc_tuning *tu = state;
+  tp_kernel_plan kp;
+  tp_status st = tp_kernel_plan_shape(&kp, &tu->kernel, desc, epi->source_dtype, gpu,
+                                      BLOCKWISE_BLOCK, BLOCKWISE_MAX_TILE_N, err, errlen);
+  if (st != TP_OK) return st;
+  tp_kernel_plan_operand_tensors(&kp, plan);
+  plan->tensors[2].bytes = (uint32_t)kp.tile_m * (uint32_t)sizeof(float); /* a_scale */
+  plan->tensors[2].align = BLOCKWISE_SCALE_ALIGN;
+  plan->num_tensors = 3;
+  return tp_kernel_plan_finish(&kp, tu->kernel.stages, gpu, "tp_blockwise_fp8", "e4m3",
+                               sizeof(tp_blockwise_fp8_params),
+                               offsetof(tp_blockwise_fp8_params, kernel), plan, launch, err,
+                               errlen);
+}
+
+tp_status blockwise_gpu_args(const tp_payload_plan *plan, const tp_epilogue_plan *epi,
+                             const tp_gemm_desc *desc, const tp_host_api *host, void *params,
+                             char *err, size_t errlen) {
+  (void)epi;
+  tp_kernel_plan kp;
+  tp_kernel_plan_load(plan, &kp);
+  tp_blockwise_fp8_params *p = params;
+  const tp_tensor *as = &desc->a_scale, *bs = &desc->b_scale;
+  if ((uintptr_t)as->data % 16 != 0) {
+    return tpc_fail(err, errlen, TP_ERR_INVALID_ARGUMENT,
+                    "a_scale at %p is not 16-byte aligned: the CUDA backend loads its rows by TMA",
+                    as->data);
+  }
+  tp_status st = tp_kernel_operands_fill(&kp, desc, host, &p->ab, err, errlen);
+  if (st == TP_OK) {
+    tp_tma_2d r = {.dtype = TP_DTYPE_F32,
+                   .global = as->data,
+                   .rows = as->shape[0],
+                   .cols = as->shape[1],
+                   .row_stride = as->stride[0],
+                   .box_rows = 1,
+                   .box_cols = (uint32_t)kp.tile_m,
+                   .swizzle = 0};
+    st = host->tma_encode_2d(&p->a_scale, &r, err, errlen);
+  }
+  if (st == TP_OK) st = tp_kernel_args_fill(&kp, plan, desc, host, &p->kernel, err, errlen);
+  p->b_scale = bs->data;
+  p->b_scale_ld = bs->stride[0];
+  return st;
+}
