@@ -9,10 +9,9 @@
 
 #include "tilepipe/kernel/params.h"
 
-/* The widest tile: the mainloop keeps two temporary accumulators beside
- * the skeleton's, BN / 2 floats each per thread (192 of a consumer
- * warpgroup's 232 registers at 128 columns), and a tile's columns then lie
- * in one 128-column block of B's scales. */
+/* The widest tile: a tile's columns then lie in one 128-column block of
+ * B's scales (wider tiles, through one temporary accumulator beside the
+ * skeleton's, either spill or run slower: docs/kernel.md). */
 #define BLOCKWISE_MAX_TILE_N 128
 
 typedef struct tp_blockwise_fp8_params {
