@@ -115,22 +115,6 @@ START_TEST(test_payload_without_device_code) {
 }
 END_TEST
 
-/* blockwise_fp8 links its own mainloop with the store epilogue. */
-START_TEST(test_blockwise_links) {
-  tp_gemm_desc desc = problem("blockwise_fp8", TP_DTYPE_E4M3, TP_DTYPE_E4M3);
-  tp_link_result r = {.struct_size = sizeof r};
-  const tp_status st = tp_link_check(reg, "blockwise_fp8", "store", &desc, &r);
-  ck_assert_int_eq(r.planned, 1);
-#if TP_HAVE_CUDA
-  ck_assert_msg(st == TP_OK, "%s", tp_error_message());
-  ASSERT_HAS(r.kernel, "tp_blockwise_fp8_e4m3_bf16_");
-  ck_assert_int_eq(r.spill_store_bytes, 0);
-#else
-  ck_assert_int_eq(st, TP_ERR_NO_DEVICE);
-#endif
-}
-END_TEST
-
 int main(void) {
   Suite *s = suite_create("link_check");
   TCase *tc = tcase_create("api");
@@ -140,7 +124,6 @@ int main(void) {
   tcase_add_test(tc, test_arguments);
   tcase_add_test(tc, test_refused_problem);
   tcase_add_test(tc, test_payload_without_device_code);
-  tcase_add_test(tc, test_blockwise_links);
   suite_add_tcase(s, tc);
   SRunner *runner = srunner_create(s);
   srunner_run_all(runner, CK_NORMAL);
