@@ -206,6 +206,10 @@ check_PROGRAMS += tests/test_roofline
 tests_test_roofline_SOURCES = tests/test_roofline.c tools/roofline.c
 tests_test_roofline_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
 tests_test_roofline_LDADD = $(TP_TEST_LIBS)
+# The benchmark's seeded inputs: their host reference.
+check_PROGRAMS += tests/test_seeded_fill
+tests_test_seeded_fill_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
+tests_test_seeded_fill_LDADD = tools/reference/libtp_reference.la $(TP_TEST_LIBS)
 check_LTLIBRARIES += tests/plugins/fixture_skip_last.la
 tests_plugins_fixture_skip_last_la_SOURCES = tests/plugins/fixture_skip_last.c
 tests_plugins_fixture_skip_last_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
