@@ -5,9 +5,10 @@
  * the command line and the shapes file, so those errors show anywhere).
  * Without cuBLASLt it times our kernel alone and says why. With --roofline
  * it first measures the device's ceilings (tools/ceilings.h) and gives each
- * shape its floor (tools/roofline.h). It prints a table and the geometric
- * mean of the ratios, and writes CSV and/or JSON records carrying GPU,
- * driver, cuBLASLt version, commit ($TILEPIPE_COMMIT) and date. Exit
+ * shape its floor (tools/roofline.h). The inputs are made on the device
+ * (tools/seeded_device.h). It prints a table and the geometric mean of the
+ * ratios, and writes CSV and/or JSON records carrying GPU, driver,
+ * cuBLASLt version, commit ($TILEPIPE_COMMIT) and date. Exit
  * status: 0 when every shape ran and matched, 1 when some output did not
  * match cuBLASLt's, 3 when some shape could not run. */
 #include <math.h>
@@ -24,6 +25,7 @@
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/reference/problem.h"
+#include "tools/seeded_device.h"
 #include "tools/shapes.h"
 
 /* Where the shapes come from by default: the checkout's copy of the public
@@ -38,8 +40,9 @@ typedef struct bench_args {
 
 static const char *summary =
     "Times the payload's kernel (standard) and cuBLASLt on the same device buffers of\n"
-    "random data, for each shape of --shapes FILE (lines \"M N K\", '#' comments; default\n"
-    "./" LOCAL_SHAPES ", else " TP_BENCH_SHAPES_FILE ") or the one shape -m -n -k.\n"
+    "random data, made on the device from --seed, for each shape of --shapes FILE\n"
+    "(lines \"M N K\", '#' comments; default ./" LOCAL_SHAPES ", else\n"
+    TP_BENCH_SHAPES_FILE ") or the one shape -m -n -k.\n"
     "CUDA-event timing, median of --iters runs after --warmup; inputs rotated over\n"
     "several copies when they fit in L2. cuBLASLt runs with f32 compute and, for fp8,\n"
     "without fast accumulation. Each output is checked against cuBLASLt's.\n"
@@ -267,6 +270,16 @@ int tp_cmd_bench(int argc, char **argv) {
     free(shapes);
     return tp_cli_fail("bench", TP_EXIT_ERROR, "cannot open the registry: %s", tp_error_message());
   }
+  /* After tp_device_info: the generator loads into the context it made
+   * current. */
+  tp_seeded_device *generator;
+  char err[512];
+  if (tp_seeded_device_open(&generator, err, sizeof err) != TP_OK) {
+    tp_registry_close(env.registry);
+    free(shapes);
+    return tp_cli_fail("bench", TP_EXIT_ERROR, "cannot load the input generator: %s", err);
+  }
+  env.inputs = generator;
   env.l2_bytes = dev.l2_bytes ? dev.l2_bytes : (size_t)50 << 20;
   /* cuBLASLt computes the standard GEMM only; another kind is timed alone. */
   if (strcmp(env.kind, "standard") == 0)
@@ -290,6 +303,7 @@ int tp_cmd_bench(int argc, char **argv) {
          tp_dtype_name(env.dtype), tp_dtype_name(env.out_dtype), env.warmup, env.iters);
   if (a.roofline && measure_ceilings(&env, &meta)) env.ceilings = &meta.ceilings;
   rc = bench(&a, &env, &meta, shapes, count);
+  tp_seeded_device_close(generator);
   tp_device_free(env.workspace);
   tp_cublaslt_close(env.cublaslt);
   tp_registry_close(env.registry);
