@@ -161,6 +161,7 @@ static int plan_store_baseline(const tp_bench_env *env, shape_state *s, side *st
     return 0;
   }
   store->desc.d.data = s->store_d;
+  tp_bench_progress_phase(env->progress, TP_BENCH_PLAN, "store");
   if (tp_plan_create(&s->store_plan, env->registry, env->payload, "store", &store->desc,
                      TP_BACKEND_CUDA) != TP_OK) {
     note(row, "store", tp_error_message());
@@ -204,6 +205,7 @@ void tp_bench_shape(const tp_bench_env *env, tp_shape shape, tp_bench_row *row) 
   shape_state s;
   memset(&s, 0, sizeof s);
   char err[256];
+  tp_bench_progress_phase(env->progress, TP_BENCH_INPUTS, NULL);
   if (upload(env, shape, &s, err, sizeof err) != TP_OK) {
     note(row, "inputs", err);
     release(&s);
@@ -215,6 +217,7 @@ void tp_bench_shape(const tp_bench_env *env, tp_shape shape, tp_bench_row *row) 
   side *sides[MAX_SIDES];
   double *ms[MAX_SIDES];
   int n = 0;
+  tp_bench_progress_phase(env->progress, TP_BENCH_PLAN, "ours");
   const double t0 = tp_time_now_ms();
   if (tp_plan_create(&s.plan, env->registry, env->payload, env->epilogue, &s.gpu.desc,
                      TP_BACKEND_CUDA) == TP_OK) {
@@ -232,6 +235,7 @@ void tp_bench_shape(const tp_bench_env *env, tp_shape shape, tp_bench_row *row) 
   }
   theirs.desc.d.data = s.lt_d;
   if (env->cublaslt) {
+    tp_bench_progress_phase(env->progress, TP_BENCH_PLAN, "cuBLASLt");
     if (tp_cublaslt_gemm_create(&s.lt, env->cublaslt, &theirs.desc, env->workspace,
                                 env->workspace_bytes, err, sizeof err) == TP_OK) {
       theirs.lt = s.lt;
@@ -241,6 +245,11 @@ void tp_bench_shape(const tp_bench_env *env, tp_shape shape, tp_bench_row *row) 
       note(row, "cuBLASLt", err);
     }
   }
+  char names[64] = "";
+  for (int i = 0; i < n; i++)
+    snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
+             sides[i] == &ours ? "ours" : sides[i] == &theirs ? "cuBLASLt" : "store");
+  if (n) tp_bench_progress_phase(env->progress, TP_BENCH_TIMING, names);
   time_sides(env, sides, ms, n, row);
   if (ours.plan) row->host_us = host_overhead(&ours);
   row->overhead = row->ours_ms / row->store_ms - 1.0;
@@ -249,6 +258,9 @@ void tp_bench_shape(const tp_bench_env *env, tp_shape shape, tp_bench_row *row) 
   row->lt_tflops = flops / (row->lt_ms * 1e9);
   row->ratio = row->ours_tflops / row->lt_tflops;
   if (!isnan(row->ours_ms)) row->check = "not compared";
-  if (!isnan(row->ours_ms) && !isnan(row->lt_ms)) compare(env, &s, row);
+  if (!isnan(row->ours_ms) && !isnan(row->lt_ms)) {
+    tp_bench_progress_phase(env->progress, TP_BENCH_CHECK, "ours against cuBLASLt");
+    compare(env, &s, row);
+  }
   release(&s);
 }

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "tilepipe/registry.h"
+#include "tools/bench_progress.h"
 #include "tools/bench_report.h"
 #include "tools/cublaslt.h"
 #include "tools/seeded_device.h"
@@ -36,10 +37,13 @@ typedef struct tp_bench_env {
   size_t l2_bytes;
   uint64_t seed;
   const tp_ceilings *ceilings; /* NULL: no floors (tools/roofline.h) */
+  tp_bench_progress *progress; /* each phase is announced there (NULL: not) */
 } tp_bench_env;
 
 /* Measures `shape` into *row (every field set; failures go into row->note
- * with row->check = "error"), with its floor under env->ceilings. */
+ * with row->check = "error"), with its floor under env->ceilings; each
+ * phase it enters goes to env->progress (the caller starts the shape there
+ * and says when it is done). */
 void tp_bench_shape(const tp_bench_env *env, tp_shape shape, tp_bench_row *row);
 
 #endif

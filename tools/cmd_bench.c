@@ -7,8 +7,9 @@
  * it first measures the device's ceilings (tools/ceilings.h) and gives each
  * shape its floor (tools/roofline.h). The inputs are made on the device
  * (tools/seeded_device.h). It prints a table and the geometric mean of the
- * ratios, and writes CSV and/or JSON records carrying GPU, driver,
- * cuBLASLt version, commit ($TILEPIPE_COMMIT) and date. Exit
+ * ratios on stdout, each shape's progress on stderr
+ * (tools/bench_progress.h), and writes CSV and/or JSON records carrying
+ * GPU, driver, cuBLASLt version, commit ($TILEPIPE_COMMIT) and date. Exit
  * status: 0 when every shape ran and matched, 1 when some output did not
  * match cuBLASLt's, 3 when some shape could not run. */
 #include <math.h>
@@ -27,6 +28,7 @@
 #include "tools/reference/problem.h"
 #include "tools/seeded_device.h"
 #include "tools/shapes.h"
+#include "tools/timing.h"
 
 /* Where the shapes come from by default: the checkout's copy of the public
  * set when run from the repository root, else the installed one. */
@@ -48,7 +50,8 @@ static const char *summary =
     "without fast accumulation. Each output is checked against cuBLASLt's.\n"
     "--roofline first measures the device's two ceilings (a 1 GiB copy within the\n"
     "device; cuBLASLt at 8192^3 in the same dtypes) and gives each shape its floor,\n"
-    "what bounds it, and the floor as a share of each side's time.\n\n"
+    "what bounds it, and the floor as a share of each side's time.\n"
+    "The table goes to stdout; each shape's progress (phase, elapsed time) to stderr.\n\n"
     "Record results under bench/results/ (docs/tool.md): set TILEPIPE_COMMIT to\n"
     "`git describe --always --dirty` so the files name the commit. Needs a CUDA GPU\n"
     "(exit 77 without one).";
@@ -153,9 +156,15 @@ static int bench(const bench_args *a, tp_bench_env *env, tp_bench_meta *meta,
   double worst = NAN;
   geomean ratios = {0.0, 0}, ours_share = {0.0, 0}, lt_share = {0.0, 0};
   int rc = TP_EXIT_OK;
+  tp_bench_progress progress;
+  tp_bench_progress_start(&progress, stderr, isatty(fileno(stderr)), tp_time_now_ms, count);
+  env->progress = &progress;
   for (size_t i = 0; i < count; i++) {
     env->seed = (uint64_t)a->seed + i;
+    fflush(stdout); /* what is on stdout goes before the progress, in a shared log too */
+    tp_bench_progress_shape(&progress, i, shapes[i]);
     tp_bench_shape(env, shapes[i], &rows[i]);
+    tp_bench_progress_done(&progress, rows[i].check);
     print_row(&rows[i], with_store, with_floor);
     if (!isnan(rows[i].overhead) && (isnan(worst) || rows[i].overhead > worst))
       worst = rows[i].overhead;
