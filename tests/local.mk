@@ -219,9 +219,10 @@ tests_test_seeded_gpu_LDADD = tools/reference/libtp_reference.la $(TP_TEST_LIBS)
 if TP_HAVE_CUDA
 tests/test_seeded_gpu-seeded_device.$(OBJEXT): $(TP_SEEDED_CUBIN).h
 endif
-# The benchmark's progress lines.
+# The benchmark's progress lines and SVG picture.
 check_PROGRAMS += tests/test_bench_output
-tests_test_bench_output_SOURCES = tests/test_bench_output.c tools/bench_progress.c
+tests_test_bench_output_SOURCES = tests/test_bench_output.c tools/bench_progress.c \
+	tools/bench_svg.c tools/bench_report.c tools/roofline.c
 tests_test_bench_output_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
 tests_test_bench_output_LDADD = $(TP_TEST_LIBS)
 check_LTLIBRARIES += tests/plugins/fixture_skip_last.la

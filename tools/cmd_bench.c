@@ -9,7 +9,8 @@
  * (tools/seeded_device.h). It prints a table and the geometric mean of the
  * ratios on stdout, each shape's progress on stderr
  * (tools/bench_progress.h), and writes CSV and/or JSON records carrying
- * GPU, driver, cuBLASLt version, commit ($TILEPIPE_COMMIT) and date. Exit
+ * GPU, driver, cuBLASLt version, commit ($TILEPIPE_COMMIT) and date, and/or
+ * a picture of the run (--svg, tools/bench_svg.h). Exit
  * status: 0 when every shape ran and matched, 1 when some output did not
  * match cuBLASLt's, 3 when some shape could not run. */
 #include <math.h>
@@ -35,7 +36,7 @@
 #define LOCAL_SHAPES "bench/shapes.txt"
 
 typedef struct bench_args {
-  const char *registry, *payload, *epilogue, *dtype, *out_dtype, *shapes, *csv, *json;
+  const char *registry, *payload, *epilogue, *dtype, *out_dtype, *shapes, *csv, *json, *svg;
   int64_t m, n, k, warmup, iters, seed;
   int roofline;
 } bench_args;
@@ -189,6 +190,8 @@ static int bench(const bench_args *a, tp_bench_env *env, tp_bench_meta *meta,
     rc = tp_cli_fail("bench", TP_EXIT_ERROR, "%s", err);
   if (a->json && tp_bench_write_json(a->json, meta, rows, count, err, sizeof err) != TP_OK)
     rc = tp_cli_fail("bench", TP_EXIT_ERROR, "%s", err);
+  if (a->svg && tp_bench_write_svg(a->svg, meta, rows, count, err, sizeof err) != TP_OK)
+    rc = tp_cli_fail("bench", TP_EXIT_ERROR, "%s", err);
   free(rows);
   return rc;
 }
@@ -235,6 +238,8 @@ int tp_cmd_bench(int argc, char **argv) {
       {"seed", TP_CLI_INT, &a.seed, "S", "seed of the random inputs (default 1)", 0, INT64_MAX / 2},
       {"csv", TP_CLI_STRING, &a.csv, "FILE", "write the results as CSV", 0, 0},
       {"json", TP_CLI_STRING, &a.json, "FILE", "write the results as JSON", 0, 0},
+      {"svg", TP_CLI_STRING, &a.svg, "FILE",
+       "draw the run (ratio per shape, time against the floor) as SVG", 0, 0},
       {"roofline", TP_CLI_FLAG, &a.roofline, NULL,
        "measure the device's ceilings first; give each shape its floor", 0, 0},
       {"registry", TP_CLI_STRING, &a.registry, "PATH", "the registry INI", 0, 0},

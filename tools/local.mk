@@ -37,6 +37,8 @@ tools_tilepipe_SOURCES = \
 	tools/ceilings.c \
 	tools/bench_report.h \
 	tools/bench_report.c \
+	tools/bench_svg.h \
+	tools/bench_svg.c \
 	tools/bench_progress.h \
 	tools/bench_progress.c \
 	tools/seeded_device.h \
