@@ -213,6 +213,25 @@ check_PROGRAMS += tests/test_roofline
 tests_test_roofline_SOURCES = tests/test_roofline.c tools/roofline.c
 tests_test_roofline_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
 tests_test_roofline_LDADD = $(TP_TEST_LIBS)
+# The benchmark's seeded inputs: their host reference, and the device
+# generator against it bit for bit (skips, 77, without a GPU).
+check_PROGRAMS += tests/test_seeded_fill
+tests_test_seeded_fill_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
+tests_test_seeded_fill_LDADD = tools/reference/libtp_reference.la $(TP_TEST_LIBS)
+check_PROGRAMS += tests/test_seeded_gpu
+tests_test_seeded_gpu_SOURCES = tests/test_seeded_gpu.c tools/seeded_device.c \
+	tools/seeded_problem.c tools/gpu_problem.c tools/align_rows.c
+tests_test_seeded_gpu_CPPFLAGS = $(TP_TEST_CPP_FLAGS) $(CUDA_CPPFLAGS)
+tests_test_seeded_gpu_LDADD = tools/reference/libtp_reference.la $(TP_TEST_LIBS)
+if TP_HAVE_CUDA
+tests/test_seeded_gpu-seeded_device.$(OBJEXT): $(TP_SEEDED_CUBIN).h
+endif
+# The benchmark's progress lines and SVG picture.
+check_PROGRAMS += tests/test_bench_output
+tests_test_bench_output_SOURCES = tests/test_bench_output.c tools/bench_progress.c \
+	tools/bench_svg.c tools/bench_report.c tools/roofline.c
+tests_test_bench_output_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
+tests_test_bench_output_LDADD = $(TP_TEST_LIBS)
 check_LTLIBRARIES += tests/plugins/fixture_skip_last.la
 tests_plugins_fixture_skip_last_la_SOURCES = tests/plugins/fixture_skip_last.c
 tests_plugins_fixture_skip_last_la_CFLAGS = $(TP_FIXTURE_CFLAGS)

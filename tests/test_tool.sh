@@ -16,7 +16,8 @@
 #   missing registry, a bad shapes file (with its line);
 # - the GPU commands: without a GPU, `bench` and `run --backend cuda` exit
 #   77 saying so; with one, they run (bench writes a CSV row that matches,
-#   and with --roofline measures plausible ceilings and gives the floor).
+#   an SVG with its bars and a progress line on stderr, and with
+#   --roofline measures plausible ceilings and gives the floor).
 # Scratch files go to a fresh folder under $TMPDIR; nothing is written to
 # the source tree.
 set -u
@@ -172,11 +173,11 @@ expect 2 "--out-dtype: bench does not compare e4m3" -- bench --out-dtype e4m3 -m
 # ---------------------------------------------------------------- the GPU
 printf '# one small shape\n256 256 512\n' >"$tmp/shapes.txt"
 "$tool" bench $r --shapes "$tmp/shapes.txt" --iters 20 --warmup 2 --roofline \
-  --csv "$tmp/bench.csv" --json "$tmp/bench.json" >"$tmp/out" 2>&1
+  --csv "$tmp/bench.csv" --json "$tmp/bench.json" --svg "$tmp/bench.svg" >"$tmp/out" 2>&1
 status=$?
 if [ "$status" -eq 77 ]; then
   grep -q 'needs a CUDA GPU' "$tmp/out" || fail "bench without a GPU: no reason given"
-  [ ! -e "$tmp/bench.csv" ] || fail "bench without a GPU wrote a CSV"
+  [ ! -e "$tmp/bench.csv" ] && [ ! -e "$tmp/bench.svg" ] || fail "bench without a GPU wrote a file"
   expect 77 'cannot plan: .*(CUDA|GPU|device)' -- run $r --backend cuda -m 8 -n 8 -k 8
   echo "test_tool: no GPU here; bench and run --backend cuda skipped as expected"
 elif [ "$status" -eq 0 ]; then
@@ -184,6 +185,13 @@ elif [ "$status" -eq 0 ]; then
   grep -q '^"[^"]*",[0-9]*,[0-9]*,"[^"]*",.*,256,256,512,.*,ok,' "$tmp/bench.csv" ||
     fail "bench CSV row: $(tail -n 1 "$tmp/bench.csv")"
   grep -q '"rows": \[' "$tmp/bench.json" || fail "bench JSON has no rows"
+  # The picture: one ratio bar and the floors; the progress on stderr.
+  grep -q '<rect class="ratio [a-z]*" data-row="0"' "$tmp/bench.svg" ||
+    fail "bench SVG: no ratio bar"
+  grep -q '<rect class="floor ours" data-row="0"' "$tmp/bench.svg" ||
+    fail "bench SVG: no floor bar"
+  grep -q '^\[1/1\] 256x256x512  ok in [0-9.]* s: inputs' "$tmp/out" ||
+    fail "bench: no progress line: $(grep '^\[' "$tmp/out")"
   # --roofline: both ceilings measured, within what any Hopper can do (a
   # unit slip is a factor of 1000), and the shape's floor and bound.
   grep -q '^ceilings: memory [0-9.]* TB/s.*, arithmetic [0-9]* TFLOP/s' "$tmp/out" ||

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "tools/bench_report.h"
+#include "tools/bench_svg.h"
 
 void tp_bench_date(char *buf, size_t size) {
   const time_t now = time(NULL);
@@ -151,5 +152,15 @@ tp_status tp_bench_write_json(const char *path, const tp_bench_meta *meta,
     json_text(f, "note", r->note, "}");
   }
   fputs("\n  ]\n}\n", f);
+  return close_out(f, path, err, errlen);
+}
+
+/* ------------------------------------------------------------------ SVG */
+
+tp_status tp_bench_write_svg(const char *path, const tp_bench_meta *meta, const tp_bench_row *rows,
+                             size_t count, char *err, size_t errlen) {
+  FILE *f = open_out(path, err, errlen);
+  if (f == NULL) return TP_ERR_IO;
+  tp_bench_svg(f, meta, rows, count);
   return close_out(f, path, err, errlen);
 }

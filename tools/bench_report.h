@@ -4,7 +4,8 @@
  * settings; one record per shape. A value that was not measured (NaN) is
  * an empty CSV field and a JSON null. With the ceilings measured, each
  * record also carries its floor (tools/roofline.h), what bounds it, and
- * the floor as a share of each side's time (1 = at the floor). */
+ * the floor as a share of each side's time (1 = at the floor). The same
+ * results can also be drawn (tools/bench_svg.h). */
 #ifndef TP_TOOLS_BENCH_REPORT_H
 #define TP_TOOLS_BENCH_REPORT_H
 
@@ -57,5 +58,8 @@ tp_status tp_bench_write_csv(const char *path, const tp_bench_meta *meta, const 
                              size_t count, char *err, size_t errlen);
 tp_status tp_bench_write_json(const char *path, const tp_bench_meta *meta,
                               const tp_bench_row *rows, size_t count, char *err, size_t errlen);
+/* The picture of tools/bench_svg.h. */
+tp_status tp_bench_write_svg(const char *path, const tp_bench_meta *meta, const tp_bench_row *rows,
+                             size_t count, char *err, size_t errlen);
 
 #endif

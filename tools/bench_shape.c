@@ -6,11 +6,11 @@
 
 #include "tilepipe/device.h"
 #include "tilepipe/plan.h"
-#include "tools/align_rows.h"
 #include "tools/bench_shape.h"
 #include "tools/gpu_problem.h"
 #include "tools/output_diff.h"
 #include "tools/reference/compare.h"
+#include "tools/seeded_problem.h"
 #include "tools/timing.h"
 
 enum { MAX_COPIES = 64 };
@@ -20,7 +20,6 @@ enum { MAX_SIDES = 3 };
 
 /* Everything one shape holds; a[0], b[0] are the gpu problem's own. */
 typedef struct shape_state {
-  tp_ref_problem host;
   tp_gpu_problem gpu;
   void *a[MAX_COPIES], *b[MAX_COPIES];
   int copies;
@@ -77,7 +76,7 @@ static int rotation_copies(const tp_gpu_problem *gp, size_t l2_bytes) {
   return copies < 1.0 ? 1 : copies > MAX_COPIES ? MAX_COPIES : (int)copies;
 }
 
-/* Host problem, its device mirror, the rotated copies, cuBLASLt's D. */
+/* The problem made on the device, the rotated copies, cuBLASLt's D. */
 static tp_status upload(const tp_bench_env *env, tp_shape shape, shape_state *s, char *err,
                         size_t errlen) {
   const int residual = strcmp(env->epilogue, "residual") == 0;
@@ -86,9 +85,8 @@ static tp_status upload(const tp_bench_env *env, tp_shape shape, shape_state *s,
                               .c = residual ? env->out_dtype : TP_DTYPE_NONE,
                               .m = shape.m, .n = shape.n, .k = shape.k, .alpha = 1.0f,
                               .beta = residual ? 1.0f : 0.0f};
-  tp_status st = tp_tool_problem_create(&s->host, &spec, env->seed, err, errlen);
+  tp_status st = tp_seeded_problem_create(&s->gpu, env->inputs, &spec, env->seed, err, errlen);
   if (st != TP_OK) return st;
-  if ((st = tp_gpu_problem_create(&s->gpu, &s->host)) != TP_OK) goto device_error;
   s->copies = rotation_copies(&s->gpu, env->l2_bytes);
   s->a[0] = s->gpu.buffer[TP_REF_A];
   s->b[0] = s->gpu.buffer[TP_REF_B];
@@ -96,19 +94,21 @@ static tp_status upload(const tp_bench_env *env, tp_shape shape, shape_state *s,
     void **dst[2] = {&s->a[i], &s->b[i]};
     const int which[2] = {TP_REF_A, TP_REF_B};
     for (int j = 0; j < 2; j++) {
-      const size_t bytes = (size_t)s->host.bytes[which[j]];
+      const size_t bytes = (size_t)s->gpu.bytes[which[j]];
       if ((st = tp_device_alloc(dst[j], bytes)) != TP_OK ||
-          (st = tp_device_copy_to(*dst[j], s->host.buffer[which[j]], bytes)) != TP_OK)
+          (st = tp_device_copy_within(*dst[j], s->gpu.buffer[which[j]], bytes, NULL)) != TP_OK)
         goto device_error;
     }
   }
-  if ((st = tp_gpu_problem_poison_d(&s->gpu)) != TP_OK) goto device_error;
   if (env->cublaslt) {
     const size_t d_bytes = (size_t)s->gpu.bytes[TP_REF_D];
     if ((st = tp_device_alloc(&s->lt_d, d_bytes)) != TP_OK ||
         (st = tp_device_memset(s->lt_d, 0xFF, d_bytes)) != TP_OK)
       goto device_error;
   }
+  /* The fills and copies are queued: wait, so that the inputs' time (and
+   * any fault) shows here, not in the next phase. */
+  if ((st = tp_device_synchronize(NULL)) != TP_OK) goto device_error;
   return TP_OK;
 device_error:
   snprintf(err, errlen, "%s", tp_error_message());
@@ -126,7 +126,6 @@ static void release(shape_state *s) {
   tp_device_free(s->lt_d);
   tp_device_free(s->store_d);
   tp_gpu_problem_destroy(&s->gpu);
-  tp_ref_problem_destroy(&s->host);
 }
 
 /* Times the sides that could be set up against each other (interleaved,
@@ -162,6 +161,7 @@ static int plan_store_baseline(const tp_bench_env *env, shape_state *s, side *st
     return 0;
   }
   store->desc.d.data = s->store_d;
+  tp_bench_progress_phase(env->progress, TP_BENCH_PLAN, "store");
   if (tp_plan_create(&s->store_plan, env->registry, env->payload, "store", &store->desc,
                      TP_BACKEND_CUDA) != TP_OK) {
     note(row, "store", tp_error_message());
@@ -174,20 +174,22 @@ static int plan_store_baseline(const tp_bench_env *env, shape_state *s, side *st
 /* Our D against cuBLASLt's, both copied back to the host. */
 static void compare(const tp_bench_env *env, shape_state *s, tp_bench_row *row) {
   const size_t bytes = (size_t)s->gpu.bytes[TP_REF_D];
-  void *theirs = malloc(bytes);
-  tp_status st = theirs ? tp_gpu_problem_fetch_d(&s->gpu, &s->host) : TP_ERR_OUT_OF_MEMORY;
+  void *ours = malloc(bytes), *theirs = malloc(bytes);
+  tp_status st = ours && theirs ? tp_device_copy_from(ours, s->gpu.buffer[TP_REF_D], bytes)
+                                : TP_ERR_OUT_OF_MEMORY;
   if (st == TP_OK) st = tp_device_copy_from(theirs, s->lt_d, bytes);
   if (st != TP_OK) {
-    note(row, "check", theirs ? tp_error_message() : "out of host memory");
+    note(row, "check", st == TP_ERR_OUT_OF_MEMORY ? "out of host memory" : tp_error_message());
     row->check = "error";
   } else {
-    const tp_gemm_desc *d = &s->host.desc;
-    row->rel_diff = tp_output_rel_diff(&d->d, d->d.data, theirs);
+    const tp_gemm_desc *d = &s->gpu.desc;
+    row->rel_diff = tp_output_rel_diff(&d->d, ours, theirs);
     row->rel_bound =
         2.0 * tp_ref_tolerance_for(d->d.dtype, d->k, tp_ref_acc_bits(d->a.dtype, TP_BACKEND_CUDA))
                   .rel;
     row->check = row->rel_diff <= row->rel_bound ? "ok" : "MISMATCH";
   }
+  free(ours);
   free(theirs);
 }
 
@@ -203,6 +205,7 @@ void tp_bench_shape(const tp_bench_env *env, tp_shape shape, tp_bench_row *row) 
   shape_state s;
   memset(&s, 0, sizeof s);
   char err[256];
+  tp_bench_progress_phase(env->progress, TP_BENCH_INPUTS, NULL);
   if (upload(env, shape, &s, err, sizeof err) != TP_OK) {
     note(row, "inputs", err);
     release(&s);
@@ -214,6 +217,7 @@ void tp_bench_shape(const tp_bench_env *env, tp_shape shape, tp_bench_row *row) 
   side *sides[MAX_SIDES];
   double *ms[MAX_SIDES];
   int n = 0;
+  tp_bench_progress_phase(env->progress, TP_BENCH_PLAN, "ours");
   const double t0 = tp_time_now_ms();
   if (tp_plan_create(&s.plan, env->registry, env->payload, env->epilogue, &s.gpu.desc,
                      TP_BACKEND_CUDA) == TP_OK) {
@@ -231,6 +235,7 @@ void tp_bench_shape(const tp_bench_env *env, tp_shape shape, tp_bench_row *row) 
   }
   theirs.desc.d.data = s.lt_d;
   if (env->cublaslt) {
+    tp_bench_progress_phase(env->progress, TP_BENCH_PLAN, "cuBLASLt");
     if (tp_cublaslt_gemm_create(&s.lt, env->cublaslt, &theirs.desc, env->workspace,
                                 env->workspace_bytes, err, sizeof err) == TP_OK) {
       theirs.lt = s.lt;
@@ -240,6 +245,11 @@ void tp_bench_shape(const tp_bench_env *env, tp_shape shape, tp_bench_row *row) 
       note(row, "cuBLASLt", err);
     }
   }
+  char names[64] = "";
+  for (int i = 0; i < n; i++)
+    snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
+             sides[i] == &ours ? "ours" : sides[i] == &theirs ? "cuBLASLt" : "store");
+  if (n) tp_bench_progress_phase(env->progress, TP_BENCH_TIMING, names);
   time_sides(env, sides, ms, n, row);
   if (ours.plan) row->host_us = host_overhead(&ours);
   row->overhead = row->ours_ms / row->store_ms - 1.0;
@@ -248,6 +258,9 @@ void tp_bench_shape(const tp_bench_env *env, tp_shape shape, tp_bench_row *row) 
   row->lt_tflops = flops / (row->lt_ms * 1e9);
   row->ratio = row->ours_tflops / row->lt_tflops;
   if (!isnan(row->ours_ms)) row->check = "not compared";
-  if (!isnan(row->ours_ms) && !isnan(row->lt_ms)) compare(env, &s, row);
+  if (!isnan(row->ours_ms) && !isnan(row->lt_ms)) {
+    tp_bench_progress_phase(env->progress, TP_BENCH_CHECK, "ours against cuBLASLt");
+    compare(env, &s, row);
+  }
   release(&s);
 }

@@ -1,11 +1,12 @@
 /* tools/bench_shape.h: one row of `tilepipe bench`: our plan and cuBLASLt
  * on the same device buffers of one random problem.
  *
- * The inputs are the reference library's seeded random values (rows padded
- * to 16 bytes), uploaded once. When A and B together are smaller than twice
- * the L2 cache, they get extra device copies (up to 64) and run i reads copy
- * i % copies, so that neither side is timed on inputs left hot in L2 by the
- * previous run. Each side has its own D, poisoned (NaN) first; the sides
+ * The inputs are made on the device by the seeded generator
+ * (tools/seeded_problem.h: rows padded to 16 bytes, D all NaN), never on
+ * the host. When A and B together are smaller than twice the L2 cache, they
+ * get extra device copies (up to 64, copied within the device) and run i
+ * reads copy i % copies, so that neither side is timed on inputs left hot
+ * in L2 by the previous run. Each side has its own D, poisoned (NaN) first; the sides
  * (ours, our store epilogue as a residual's baseline, cuBLASLt) are timed
  * in rounds, one run of each in turn, CUDA events around every run, median
  * of `iters` rounds after `warmup` (tools/timing.h says why); then the
@@ -18,11 +19,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "tilepipe/registry.h"
+#include "tools/bench_progress.h"
 #include "tools/bench_report.h"
 #include "tools/cublaslt.h"
+#include "tools/seeded_device.h"
 
 typedef struct tp_bench_env {
   tp_registry *registry;
+  const tp_seeded_device *inputs; /* the input generator */
   tp_cublaslt *cublaslt;    /* NULL: our plan alone */
   void *workspace;          /* cuBLASLt's, allocated once */
   size_t workspace_bytes;
@@ -33,10 +37,13 @@ typedef struct tp_bench_env {
   size_t l2_bytes;
   uint64_t seed;
   const tp_ceilings *ceilings; /* NULL: no floors (tools/roofline.h) */
+  tp_bench_progress *progress; /* each phase is announced there (NULL: not) */
 } tp_bench_env;
 
 /* Measures `shape` into *row (every field set; failures go into row->note
- * with row->check = "error"), with its floor under env->ceilings. */
+ * with row->check = "error"), with its floor under env->ceilings; each
+ * phase it enters goes to env->progress (the caller starts the shape there
+ * and says when it is done). */
 void tp_bench_shape(const tp_bench_env *env, tp_shape shape, tp_bench_row *row);
 
 #endif

@@ -5,9 +5,12 @@
  * the command line and the shapes file, so those errors show anywhere).
  * Without cuBLASLt it times our kernel alone and says why. With --roofline
  * it first measures the device's ceilings (tools/ceilings.h) and gives each
- * shape its floor (tools/roofline.h). It prints a table and the geometric
- * mean of the ratios, and writes CSV and/or JSON records carrying GPU,
- * driver, cuBLASLt version, commit ($TILEPIPE_COMMIT) and date. Exit
+ * shape its floor (tools/roofline.h). The inputs are made on the device
+ * (tools/seeded_device.h). It prints a table and the geometric mean of the
+ * ratios on stdout, each shape's progress on stderr
+ * (tools/bench_progress.h), and writes CSV and/or JSON records carrying
+ * GPU, driver, cuBLASLt version, commit ($TILEPIPE_COMMIT) and date, and/or
+ * a picture of the run (--svg, tools/bench_svg.h). Exit
  * status: 0 when every shape ran and matched, 1 when some output did not
  * match cuBLASLt's, 3 when some shape could not run. */
 #include <math.h>
@@ -24,28 +27,32 @@
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/reference/problem.h"
+#include "tools/seeded_device.h"
 #include "tools/shapes.h"
+#include "tools/timing.h"
 
 /* Where the shapes come from by default: the checkout's copy of the public
  * set when run from the repository root, else the installed one. */
 #define LOCAL_SHAPES "bench/shapes.txt"
 
 typedef struct bench_args {
-  const char *registry, *payload, *epilogue, *dtype, *out_dtype, *shapes, *csv, *json;
+  const char *registry, *payload, *epilogue, *dtype, *out_dtype, *shapes, *csv, *json, *svg;
   int64_t m, n, k, warmup, iters, seed;
   int roofline;
 } bench_args;
 
 static const char *summary =
     "Times the payload's kernel (standard) and cuBLASLt on the same device buffers of\n"
-    "random data, for each shape of --shapes FILE (lines \"M N K\", '#' comments; default\n"
-    "./" LOCAL_SHAPES ", else " TP_BENCH_SHAPES_FILE ") or the one shape -m -n -k.\n"
+    "random data, made on the device from --seed, for each shape of --shapes FILE\n"
+    "(lines \"M N K\", '#' comments; default ./" LOCAL_SHAPES ", else\n"
+    TP_BENCH_SHAPES_FILE ") or the one shape -m -n -k.\n"
     "CUDA-event timing, median of --iters runs after --warmup; inputs rotated over\n"
     "several copies when they fit in L2. cuBLASLt runs with f32 compute and, for fp8,\n"
     "without fast accumulation. Each output is checked against cuBLASLt's.\n"
     "--roofline first measures the device's two ceilings (a 1 GiB copy within the\n"
     "device; cuBLASLt at 8192^3 in the same dtypes) and gives each shape its floor,\n"
-    "what bounds it, and the floor as a share of each side's time.\n\n"
+    "what bounds it, and the floor as a share of each side's time.\n"
+    "The table goes to stdout; each shape's progress (phase, elapsed time) to stderr.\n\n"
     "Record results under bench/results/ (docs/tool.md): set TILEPIPE_COMMIT to\n"
     "`git describe --always --dirty` so the files name the commit. Needs a CUDA GPU\n"
     "(exit 77 without one).";
@@ -150,9 +157,15 @@ static int bench(const bench_args *a, tp_bench_env *env, tp_bench_meta *meta,
   double worst = NAN;
   geomean ratios = {0.0, 0}, ours_share = {0.0, 0}, lt_share = {0.0, 0};
   int rc = TP_EXIT_OK;
+  tp_bench_progress progress;
+  tp_bench_progress_start(&progress, stderr, isatty(fileno(stderr)), tp_time_now_ms, count);
+  env->progress = &progress;
   for (size_t i = 0; i < count; i++) {
     env->seed = (uint64_t)a->seed + i;
+    fflush(stdout); /* what is on stdout goes before the progress, in a shared log too */
+    tp_bench_progress_shape(&progress, i, shapes[i]);
     tp_bench_shape(env, shapes[i], &rows[i]);
+    tp_bench_progress_done(&progress, rows[i].check);
     print_row(&rows[i], with_store, with_floor);
     if (!isnan(rows[i].overhead) && (isnan(worst) || rows[i].overhead > worst))
       worst = rows[i].overhead;
@@ -176,6 +189,8 @@ static int bench(const bench_args *a, tp_bench_env *env, tp_bench_meta *meta,
   if (a->csv && tp_bench_write_csv(a->csv, meta, rows, count, err, sizeof err) != TP_OK)
     rc = tp_cli_fail("bench", TP_EXIT_ERROR, "%s", err);
   if (a->json && tp_bench_write_json(a->json, meta, rows, count, err, sizeof err) != TP_OK)
+    rc = tp_cli_fail("bench", TP_EXIT_ERROR, "%s", err);
+  if (a->svg && tp_bench_write_svg(a->svg, meta, rows, count, err, sizeof err) != TP_OK)
     rc = tp_cli_fail("bench", TP_EXIT_ERROR, "%s", err);
   free(rows);
   return rc;
@@ -223,6 +238,8 @@ int tp_cmd_bench(int argc, char **argv) {
       {"seed", TP_CLI_INT, &a.seed, "S", "seed of the random inputs (default 1)", 0, INT64_MAX / 2},
       {"csv", TP_CLI_STRING, &a.csv, "FILE", "write the results as CSV", 0, 0},
       {"json", TP_CLI_STRING, &a.json, "FILE", "write the results as JSON", 0, 0},
+      {"svg", TP_CLI_STRING, &a.svg, "FILE",
+       "draw the run (ratio per shape, time against the floor) as SVG", 0, 0},
       {"roofline", TP_CLI_FLAG, &a.roofline, NULL,
        "measure the device's ceilings first; give each shape its floor", 0, 0},
       {"registry", TP_CLI_STRING, &a.registry, "PATH", "the registry INI", 0, 0},
@@ -267,6 +284,16 @@ int tp_cmd_bench(int argc, char **argv) {
     free(shapes);
     return tp_cli_fail("bench", TP_EXIT_ERROR, "cannot open the registry: %s", tp_error_message());
   }
+  /* After tp_device_info: the generator loads into the context it made
+   * current. */
+  tp_seeded_device *generator;
+  char err[512];
+  if (tp_seeded_device_open(&generator, err, sizeof err) != TP_OK) {
+    tp_registry_close(env.registry);
+    free(shapes);
+    return tp_cli_fail("bench", TP_EXIT_ERROR, "cannot load the input generator: %s", err);
+  }
+  env.inputs = generator;
   env.l2_bytes = dev.l2_bytes ? dev.l2_bytes : (size_t)50 << 20;
   /* cuBLASLt computes the standard GEMM only; another kind is timed alone. */
   if (strcmp(env.kind, "standard") == 0)
@@ -290,6 +317,7 @@ int tp_cmd_bench(int argc, char **argv) {
          tp_dtype_name(env.dtype), tp_dtype_name(env.out_dtype), env.warmup, env.iters);
   if (a.roofline && measure_ceilings(&env, &meta)) env.ceilings = &meta.ceilings;
   rc = bench(&a, &env, &meta, shapes, count);
+  tp_seeded_device_close(generator);
   tp_device_free(env.workspace);
   tp_cublaslt_close(env.cublaslt);
   tp_registry_close(env.registry);

@@ -4,17 +4,12 @@
 #include "tilepipe/device.h"
 #include "tools/gpu_problem.h"
 
-static tp_tensor *tensor_of(tp_gemm_desc *d, int i) {
-  tp_tensor *t[TP_REF_TENSORS] = {&d->a, &d->b, &d->a_scale, &d->b_scale, &d->c, &d->d};
-  return t[i];
-}
-
 tp_status tp_gpu_problem_create(tp_gpu_problem *dp, const tp_ref_problem *host) {
   memset(dp, 0, sizeof *dp);
   dp->desc = host->desc;
   tp_status st = TP_OK;
   for (int i = 0; i < TP_REF_TENSORS && st == TP_OK; i++) {
-    tp_tensor *t = tensor_of(&dp->desc, i);
+    tp_tensor *t = tp_ref_desc_tensor(&dp->desc, i);
     t->data = NULL;
     if (host->buffer[i] == NULL) continue;
     st = tp_device_alloc(&dp->buffer[i], (size_t)host->bytes[i]);

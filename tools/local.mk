@@ -37,6 +37,14 @@ tools_tilepipe_SOURCES = \
 	tools/ceilings.c \
 	tools/bench_report.h \
 	tools/bench_report.c \
+	tools/bench_svg.h \
+	tools/bench_svg.c \
+	tools/bench_progress.h \
+	tools/bench_progress.c \
+	tools/seeded_device.h \
+	tools/seeded_device.c \
+	tools/seeded_problem.h \
+	tools/seeded_problem.c \
 	tools/bench_shape.h \
 	tools/bench_shape.c \
 	tools/cmd_bench.c \
@@ -44,6 +52,28 @@ tools_tilepipe_SOURCES = \
 tools_tilepipe_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(CUDA_CPPFLAGS) \
 	-DTP_BENCH_SHAPES_FILE='"$(tpbenchdir)/shapes.txt"'
 tools_tilepipe_LDADD = tools/reference/libtp_reference.la core/libtilepipe.la
+
+# bench's input generator (tools/seeded_device.h): its kernel as a cubin
+# for the one device architecture, carried as data (embed-device-blob) and
+# loaded through the driver at run time; a build without nvcc carries
+# none and says so when asked to open it.
+EXTRA_DIST += tools/device/seeded_fill.cu
+if TP_HAVE_CUDA
+TP_SEEDED_CUBIN = tools/device/seeded_fill.cubin
+nodist_tools_tilepipe_SOURCES = $(TP_SEEDED_CUBIN).h
+BUILT_SOURCES += $(TP_SEEDED_CUBIN).h
+CLEANFILES += $(TP_SEEDED_CUBIN) $(TP_SEEDED_CUBIN).h
+$(TP_SEEDED_CUBIN): tools/device/seeded_fill.cu $(srcdir)/tools/seeded_values.h \
+	$(TP_DEVICE_HEADER_DEPS)
+	@$(MKDIR_P) $(@D)
+	$(AM_V_GEN)$(NVCC) -std=c++17 -O3 -cubin \
+	  -gencode arch=compute_$(CUDA_ARCH),code=sm_$(CUDA_ARCH) -I$(top_srcdir)/include \
+	  -I$(top_srcdir) $(NVCC_EXTRA_FLAGS) $(srcdir)/tools/device/seeded_fill.cu -o $@
+$(TP_SEEDED_CUBIN).h: $(TP_SEEDED_CUBIN)
+	$(AM_V_GEN)$(SHELL) $(top_srcdir)/build-aux/embed-device-blob $< $@
+# Before the first build there is no dependency tracking yet.
+tools/tilepipe-seeded_device.$(OBJEXT): $(TP_SEEDED_CUBIN).h
+endif
 
 # The public benchmark shapes (a copy of ../shared/bench/shapes.txt), the
 # default of `tilepipe bench`.

@@ -60,9 +60,9 @@ static int make_scales(tp_gemm_desc *d, const tp_ref_problem_spec *s, char *err,
   return 0;
 }
 
-static tp_tensor *tensor_of(tp_gemm_desc *d, int i) {
+tp_tensor *tp_ref_desc_tensor(tp_gemm_desc *d, int which) {
   tp_tensor *t[TP_REF_TENSORS] = {&d->a, &d->b, &d->a_scale, &d->b_scale, &d->c, &d->d};
-  return t[i];
+  return t[which];
 }
 
 tp_status tp_ref_problem_describe(const tp_ref_problem_spec *s, tp_gemm_desc *d, char *err,
@@ -96,7 +96,7 @@ tp_status tp_ref_problem_create(tp_ref_problem *p, const tp_ref_problem_spec *s,
     return st;
   }
   for (int i = 0; i < TP_REF_TENSORS; i++) {
-    tp_tensor *t = tensor_of(d, i);
+    tp_tensor *t = tp_ref_desc_tensor(d, i);
     if (t->dtype == TP_DTYPE_NONE || (i == TP_REF_C && s->c_is_d))
       continue; /* absent, or C living in D's buffer (pointed at below) */
     p->bytes[i] = tp_tensor_span_bytes(t);

@@ -33,6 +33,9 @@ typedef struct tp_ref_problem_spec {
 
 enum { TP_REF_A, TP_REF_B, TP_REF_A_SCALE, TP_REF_B_SCALE, TP_REF_C, TP_REF_D, TP_REF_TENSORS };
 
+/* Tensor `which` (TP_REF_A ... TP_REF_D) of a descriptor. */
+tp_tensor *tp_ref_desc_tensor(tp_gemm_desc *desc, int which);
+
 typedef struct tp_ref_problem {
   tp_gemm_desc desc;
   void *buffer[TP_REF_TENSORS]; /* owned; NULL for absent tensors (and C when c_is_d) */

@@ -1,0 +1,341 @@
+/* tests/test_bench_output.c: what `tilepipe bench` shows besides its
+ * table, without a GPU: the progress lines (tools/bench_progress.h) and
+ * the SVG picture (tools/bench_svg.h), both written into memory.
+ *
+ * Progress: on a fake clock, the exact lines of one shape through every
+ * phase (a phase entered twice adds up), in a log and on a terminal (in
+ * place, "\r" and "\033[K", one newline at the end), the index padded to
+ * the count's width, and a shape that fails at its inputs.
+ * SVG: for a fixed set of rows (faster, a little slower, much slower and
+ * mismatched, not measured), the document is closed and balanced, text is
+ * escaped, each measured row has one ratio bar of its value and grade whose
+ * length over the dashed 1.0 line's is the ratio, the floor panel's bars
+ * are floor / time on their own axis, an unmeasured row draws no bar and
+ * says so, non-ok checks are named, and without floors the panel says how
+ * to get them. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+
+#include "tools/bench_progress.h"
+#include "tools/bench_svg.h"
+
+/* ------------------------------------------------------------ progress */
+
+static double fake_now;
+static double fake_clock(void) { return fake_now; }
+
+/* Runs one shape through its phases on the fake clock; the text written. */
+static char *one_shape(int live) {
+  char *text = NULL;
+  size_t size = 0;
+  FILE *f = open_memstream(&text, &size);
+  ck_assert_ptr_nonnull(f);
+  tp_bench_progress p;
+  fake_now = 1000.0;
+  tp_bench_progress_start(&p, f, live, fake_clock, 12);
+  fake_now = 66000.0;
+  tp_bench_progress_shape(&p, 2, (tp_shape){4096, 7168, 16384});
+  tp_bench_progress_phase(&p, TP_BENCH_INPUTS, NULL);
+  fake_now = 66040.0;
+  tp_bench_progress_phase(&p, TP_BENCH_PLAN, "ours");
+  fake_now = 68100.0;
+  tp_bench_progress_phase(&p, TP_BENCH_PLAN, "cuBLASLt");
+  fake_now = 68160.0;
+  tp_bench_progress_phase(&p, TP_BENCH_TIMING, "ours, cuBLASLt");
+  fake_now = 68770.0;
+  tp_bench_progress_phase(&p, TP_BENCH_CHECK, "ours against cuBLASLt");
+  fake_now = 69030.0;
+  tp_bench_progress_done(&p, "ok");
+  ck_assert_int_eq(fclose(f), 0);
+  return text;
+}
+
+START_TEST(test_progress_in_a_log) {
+  char *text = one_shape(0);
+  ck_assert_str_eq(text,
+                   "[ 3/12] 4096x7168x16384  inputs  0.0 s (run 1:05)\n"
+                   "[ 3/12] 4096x7168x16384  plan/link ours  0.0 s (run 1:05)\n"
+                   "[ 3/12] 4096x7168x16384  plan/link cuBLASLt  2.1 s (run 1:07)\n"
+                   "[ 3/12] 4096x7168x16384  timing ours, cuBLASLt  2.2 s (run 1:07)\n"
+                   "[ 3/12] 4096x7168x16384  check ours against cuBLASLt  2.8 s (run 1:07)\n"
+                   "[ 3/12] 4096x7168x16384  ok in 3.0 s: inputs 0.04, plan/link 2.12, "
+                   "timing 0.61, check 0.26 (run 1:08)\n");
+  free(text);
+}
+END_TEST
+
+START_TEST(test_progress_on_a_terminal) {
+  char *text = one_shape(1);
+  ck_assert_str_eq(text,
+                   "\r[ 3/12] 4096x7168x16384  inputs  0.0 s (run 1:05)\033[K"
+                   "\r[ 3/12] 4096x7168x16384  plan/link ours  0.0 s (run 1:05)\033[K"
+                   "\r[ 3/12] 4096x7168x16384  plan/link cuBLASLt  2.1 s (run 1:07)\033[K"
+                   "\r[ 3/12] 4096x7168x16384  timing ours, cuBLASLt  2.2 s (run 1:07)\033[K"
+                   "\r[ 3/12] 4096x7168x16384  check ours against cuBLASLt  2.8 s (run 1:07)"
+                   "\033[K"
+                   "\r[ 3/12] 4096x7168x16384  ok in 3.0 s: inputs 0.04, plan/link 2.12, "
+                   "timing 0.61, check 0.26 (run 1:08)\033[K\n");
+  free(text);
+}
+END_TEST
+
+START_TEST(test_progress_failed_inputs_and_widths) {
+  char *text = NULL;
+  size_t size = 0;
+  FILE *f = open_memstream(&text, &size);
+  ck_assert_ptr_nonnull(f);
+  tp_bench_progress p;
+  fake_now = 0.0;
+  tp_bench_progress_start(&p, f, 0, fake_clock, 5);
+  tp_bench_progress_shape(&p, 0, (tp_shape){1, 2, 3});
+  tp_bench_progress_phase(&p, TP_BENCH_INPUTS, NULL);
+  fake_now = 1500.0;
+  tp_bench_progress_done(&p, "error");
+  /* The next shape starts its phases from zero. */
+  fake_now = 125000.0;
+  tp_bench_progress_shape(&p, 1, (tp_shape){7, 8, 9});
+  fake_now = 125300.0;
+  tp_bench_progress_done(&p, "not compared");
+  ck_assert_int_eq(fclose(f), 0);
+  ck_assert_str_eq(text,
+                   "[1/5] 1x2x3  inputs  0.0 s (run 0:00)\n"
+                   "[1/5] 1x2x3  error in 1.5 s: inputs 1.50, plan/link 0.00, timing 0.00, "
+                   "check 0.00 (run 0:01)\n"
+                   "[2/5] 7x8x9  not compared in 0.3 s: inputs 0.00, plan/link 0.00, timing "
+                   "0.00, check 0.00 (run 2:05)\n");
+  free(text);
+  /* No progress asked for: nothing happens. */
+  tp_bench_progress_phase(NULL, TP_BENCH_TIMING, "ours");
+  tp_bench_progress_start(&p, NULL, 0, fake_clock, 1);
+  tp_bench_progress_shape(&p, 0, (tp_shape){1, 1, 1});
+  tp_bench_progress_phase(&p, TP_BENCH_TIMING, "ours");
+  tp_bench_progress_done(&p, "ok");
+}
+END_TEST
+
+/* ------------------------------------------------------------ svg */
+
+static tp_bench_row row(int64_t m, int64_t n, int64_t k, double ours_ms, double lt_ms,
+                        double floor_ms, const char *check) {
+  tp_bench_row r;
+  memset(&r, 0, sizeof r);
+  r.shape = (tp_shape){m, n, k};
+  r.ours_ms = ours_ms;
+  r.lt_ms = lt_ms;
+  r.ratio = lt_ms / ours_ms;
+  r.ours_tflops = r.lt_tflops = r.store_ms = r.overhead = r.rel_diff = r.rel_bound = NAN;
+  r.plan_ms = r.host_us = NAN;
+  r.roofline.floor_ms = floor_ms;
+  r.roofline.memory_ms = floor_ms;
+  r.roofline.compute_ms = floor_ms / 2;
+  r.check = check;
+  return r;
+}
+
+enum { ROWS = 4 };
+
+static void fixed_rows(tp_bench_row *rows, int with_floor) {
+  const double f = with_floor ? 1.0 : NAN;
+  rows[0] = row(4096, 4096, 4096, 0.60, 0.66, 0.50 * f, "ok");        /* ratio 1.10 */
+  rows[1] = row(64, 7168, 16384, 0.25, 0.2125, 0.20 * f, "MISMATCH"); /* 0.85 */
+  rows[2] = row(1, 6144, 4096, 0.020, 0.019, 0.017 * f, "ok");        /* 0.95 */
+  rows[3] = row(777, 3584, 18944, NAN, 1.0, 0.30 * f, "error");       /* not measured */
+  snprintf(rows[3].note, sizeof rows[3].note, "tilepipe: no kernel <fits> & so on");
+}
+
+static char *draw(const tp_bench_row *rows, size_t count) {
+  const tp_bench_meta meta = {.gpu = "NVIDIA H100 80GB HBM3",
+                              .driver_version = 13000,
+                              .cublaslt_version = 130000,
+                              .commit = "abc\"<&>'",
+                              .date = "2025-01-31T12:00:00Z",
+                              .payload = "standard",
+                              .epilogue = "store",
+                              .dtype = TP_DTYPE_E4M3,
+                              .out_dtype = TP_DTYPE_BF16,
+                              .warmup = 10,
+                              .iters = 50,
+                              .geomean_ratio = 0.964,
+                              .ceilings = {3.0e12, 700.0e12}};
+  char *text = NULL;
+  size_t size = 0;
+  FILE *f = open_memstream(&text, &size);
+  ck_assert_ptr_nonnull(f);
+  tp_bench_svg(f, &meta, rows, count);
+  ck_assert_int_eq(fclose(f), 0);
+  return text;
+}
+
+static int occurrences(const char *text, const char *needle) {
+  int n = 0;
+  for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle)) n++;
+  return n;
+}
+
+typedef struct bar {
+  double value, x, width;
+  int found;
+} bar;
+
+/* The bars of class `cls` ("ratio", "floor ours", ...) drawn for `row`:
+ * how many, and the last one's numbers. */
+static bar find_bar(const char *svg, const char *cls, size_t row) {
+  bar b = {NAN, NAN, NAN, 0};
+  for (const char *p = strstr(svg, "<rect "); p; p = strstr(p + 1, "<rect ")) {
+    char c[64];
+    size_t r;
+    double v, x, y, w;
+    if (sscanf(p,
+               "<rect class=\"%63[^\"]\" data-row=\"%zu\" data-value=\"%lf\" x=\"%lf\" "
+               "y=\"%lf\" width=\"%lf\"",
+               c, &r, &v, &x, &y, &w) == 6 &&
+        r == row && strncmp(c, cls, strlen(cls)) == 0) {
+      b = (bar){v, x, w, b.found + 1};
+      if (strcmp(cls, "ratio") == 0) ck_assert_ptr_nonnull(strchr(c, ' ')); /* a grade */
+    }
+  }
+  return b;
+}
+
+/* The x of the n-th dashed 1.0 line. */
+static double one_line(const char *svg, int n) {
+  const char *p = svg;
+  for (int i = 0; i <= n; i++) {
+    p = strstr(p, "<line class=\"one\"");
+    ck_assert_ptr_nonnull(p);
+    if (i < n) p++;
+  }
+  double x = NAN;
+  ck_assert_int_eq(sscanf(p, "<line class=\"one\" x1=\"%lf\"", &x), 1);
+  return x;
+}
+
+/* Element by element: closed tags balance, rects and lines close
+ * themselves, and no '&' starts anything but an entity. */
+static void assert_well_formed(const char *svg) {
+  ck_assert_msg(strncmp(svg, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg ", 44) == 0, "%.60s",
+                svg);
+  const size_t len = strlen(svg);
+  ck_assert(len > 7 && strcmp(svg + len - 7, "</svg>\n") == 0);
+  ck_assert_int_eq(occurrences(svg, "<svg"), occurrences(svg, "</svg>"));
+  ck_assert_int_eq(occurrences(svg, "<g "), occurrences(svg, "</g>"));
+  ck_assert_int_eq(occurrences(svg, "<text"), occurrences(svg, "</text>"));
+  ck_assert_int_eq(occurrences(svg, "<title>"), occurrences(svg, "</title>"));
+  ck_assert_int_eq(occurrences(svg, "<style>"), occurrences(svg, "</style>"));
+  for (const char *tags[] = {"<rect ", "<line "}, **t = tags; t < tags + 2; t++)
+    for (const char *p = strstr(svg, *t); p; p = strstr(p + 1, *t)) {
+      const char *close = strchr(p, '>');
+      ck_assert_msg(close && close[-1] == '/' && memchr(p + 1, '<', (size_t)(close - p)) == NULL,
+                    "%.80s", p);
+    }
+  for (const char *p = strchr(svg, '&'); p; p = strchr(p + 1, '&'))
+    ck_assert_msg(strncmp(p, "&amp;", 5) == 0 || strncmp(p, "&lt;", 4) == 0 ||
+                      strncmp(p, "&gt;", 4) == 0 || strncmp(p, "&quot;", 6) == 0 ||
+                      strncmp(p, "&apos;", 6) == 0,
+                  "a bare '&': %.20s", p);
+}
+
+START_TEST(test_svg_rows) {
+  tp_bench_row rows[ROWS];
+  fixed_rows(rows, 1);
+  char *svg = draw(rows, ROWS);
+  assert_well_formed(svg);
+  ck_assert_ptr_nonnull(strstr(svg, "commit abc&quot;&lt;&amp;&gt;&apos;,"));
+  ck_assert_ptr_null(strstr(svg, "abc\"<"));
+  ck_assert_ptr_nonnull(strstr(svg, "no kernel &lt;fits&gt; &amp; so on"));
+  ck_assert_ptr_nonnull(strstr(svg, "standard x store, A/B e4m3, D bf16"));
+  ck_assert_ptr_nonnull(strstr(svg, "geometric mean of the ratios 0.964 over 3 shapes"));
+  ck_assert_int_eq(occurrences(svg, "<g class=\"row\""), ROWS);
+
+  /* Ratios: one bar per measured row, its grade, its length. */
+  const double one = one_line(svg, 0);
+  const char *grades[] = {"ratio good", "ratio poor", "ratio fair"};
+  for (size_t i = 0; i < 3; i++) {
+    const bar b = find_bar(svg, grades[i], i);
+    ck_assert_int_eq(b.found, 1);
+    ck_assert_double_eq_tol(b.value, rows[i].ratio, 1e-5);
+    ck_assert_double_eq_tol(b.width / (one - b.x), rows[i].ratio, 1e-3);
+  }
+  ck_assert_int_eq(find_bar(svg, "ratio", 3).found, 0);
+  ck_assert_ptr_nonnull(strstr(svg, ">not measured</text>"));
+  ck_assert_ptr_nonnull(strstr(svg, "class=\"bad\" x=\"8\" y=\"138.0\">MISMATCH</text>"));
+  ck_assert_ptr_nonnull(strstr(svg, "class=\"bad\" x=\"8\" y=\"178.0\">error</text>"));
+  ck_assert_int_eq(occurrences(svg, ">ok</text>"), 0);
+
+  /* Floors: floor / time for each side, against the second 1.0 line. */
+  const double floor_one = one_line(svg, 1);
+  for (size_t i = 0; i < 3; i++) {
+    const double ours = rows[i].roofline.floor_ms / rows[i].ours_ms;
+    const double lt = rows[i].roofline.floor_ms / rows[i].lt_ms;
+    const bar o = find_bar(svg, "floor ours", i), c = find_bar(svg, "floor cublas", i);
+    ck_assert_int_eq(o.found, 1);
+    ck_assert_int_eq(c.found, 1);
+    ck_assert_double_eq_tol(o.value, ours, 1e-5);
+    ck_assert_double_eq_tol(c.value, lt, 1e-5);
+    ck_assert_double_eq_tol(o.width / (floor_one - o.x), ours, 1e-3);
+    ck_assert_double_eq_tol(c.width / (floor_one - c.x), lt, 1e-3);
+  }
+  /* Row 3: cuBLASLt's time and a floor, ours not measured. */
+  ck_assert_int_eq(find_bar(svg, "floor ours", 3).found, 0);
+  ck_assert_int_eq(find_bar(svg, "floor cublas", 3).found, 1);
+  ck_assert_ptr_null(strstr(svg, "no floors"));
+  free(svg);
+}
+END_TEST
+
+START_TEST(test_svg_without_floors) {
+  tp_bench_row rows[ROWS];
+  fixed_rows(rows, 0);
+  char *svg = draw(rows, ROWS);
+  assert_well_formed(svg);
+  ck_assert_ptr_nonnull(strstr(svg, "no floors: run with --roofline"));
+  ck_assert_int_eq(occurrences(svg, "<line class=\"one\""), 1);
+  for (size_t i = 0; i < ROWS; i++) {
+    ck_assert_int_eq(find_bar(svg, "floor", i).found, 0);
+    ck_assert_int_eq(find_bar(svg, "ratio", i).found, i < 3);
+  }
+  free(svg);
+}
+END_TEST
+
+START_TEST(test_svg_large_ratio_and_no_rows) {
+  /* A ratio far above 1 stretches the axis to a round number past it. */
+  tp_bench_row rows[ROWS];
+  fixed_rows(rows, 0);
+  rows[0].ratio = 3.7;
+  char *svg = draw(rows, 1);
+  assert_well_formed(svg);
+  const bar b = find_bar(svg, "ratio good", 0);
+  ck_assert_int_eq(b.found, 1);
+  ck_assert_double_eq_tol(b.width / (one_line(svg, 0) - b.x), 3.7, 1e-3);
+  ck_assert_ptr_nonnull(strstr(svg, ">4</text>")); /* the axis ends at 4 */
+  free(svg);
+  svg = draw(rows, 0);
+  assert_well_formed(svg);
+  ck_assert_ptr_nonnull(strstr(svg, "no ratio measured"));
+  free(svg);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("bench_output");
+  TCase *tc = tcase_create("progress");
+  tcase_add_test(tc, test_progress_in_a_log);
+  tcase_add_test(tc, test_progress_on_a_terminal);
+  tcase_add_test(tc, test_progress_failed_inputs_and_widths);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("svg");
+  tcase_add_test(tc, test_svg_rows);
+  tcase_add_test(tc, test_svg_without_floors);
+  tcase_add_test(tc, test_svg_large_ratio_and_no_rows);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  const int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? 0 : 1;
+}

@@ -1,0 +1,333 @@
+/* tests/test_seeded_fill.c: the benchmark's seeded generator
+ * (tools/seeded_values.h) through its host reference
+ * (tools/reference/seeded_fill.h), without a GPU.
+ *
+ * The bits of element i are splitmix64's (i + 1)-th output from the key
+ * (checked against the reference library's own splitmix64, tp_rng); the
+ * value formulas at their end points; each kind and dtype over many
+ * elements: operands with mean 0 and variance 1 inside (-3, 3), exact odd
+ * multiples of 2^-21, fp8 with subnormal and normal codes of both signs,
+ * packed fp4 leaving the odd row's last high nibble alone, s8 over all 256
+ * codes evenly; scales in their documented ranges with every octave (and
+ * for ue8m0 and ue4m3 every code) drawn. An element's value depends on its
+ * key and logical index only: not on the row stride, the layout (strided
+ * or 128x4 tiled) or the rank; bytes outside the elements stay as they
+ * were; keys differ by seed and by stream. The problem roles: which
+ * tensors get which kind, D and a NaN C none. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+
+#include "tools/reference/naive_gemm.h"
+#include "tools/reference/random_fill.h"
+#include "tools/reference/seeded_fill.h"
+
+static const uint64_t KEY = 0x1234ABCDull;
+
+/* A host buffer of t's span, 0xFF throughout, as t's data. */
+static void *buffer_for(tp_tensor *t) {
+  const int64_t bytes = tp_tensor_span_bytes(t);
+  ck_assert_int_gt(bytes, 0);
+  void *p = malloc((size_t)bytes);
+  ck_assert_ptr_nonnull(p);
+  memset(p, 0xFF, (size_t)bytes);
+  t->data = p;
+  return p;
+}
+
+static float at(const tp_tensor *t, int64_t r, int64_t c) {
+  return tp_dtype_load(t->dtype, t->data, tp_ref_index(t, r, c));
+}
+
+START_TEST(test_bits_are_splitmix64) {
+  const uint64_t keys[] = {0, 1, KEY, tp_seeded_key(7, 3)};
+  for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+    tp_rng rng;
+    tp_rng_seed(&rng, keys[k]);
+    for (uint64_t i = 0; i < 1000; i++)
+      ck_assert_uint_eq(tp_seeded_bits(keys[k], i), tp_rng_u64(&rng));
+  }
+  /* Keys: every seed and stream its own. */
+  ck_assert_uint_ne(tp_seeded_key(1, 0), tp_seeded_key(1, 1));
+  ck_assert_uint_ne(tp_seeded_key(1, 1), tp_seeded_key(2, 0));
+  ck_assert_uint_ne(tp_seeded_key(1, 0), tp_seeded_key(2, 0));
+  ck_assert_uint_eq(tp_seeded_key(5, 4), tp_seeded_key(5, 4));
+}
+END_TEST
+
+START_TEST(test_value_end_points) {
+  const float step = 0x1p-21f;
+  /* The three 21-bit fields all 0, all ones; one field at its middle. */
+  ck_assert_float_eq(tp_seeded_value(TP_SEEDED_OPERAND, TP_DTYPE_F32, 0), -3.0f + 3 * step);
+  ck_assert_float_eq(tp_seeded_value(TP_SEEDED_OPERAND, TP_DTYPE_F32, (1ull << 63) - 1),
+                     3.0f - 3 * step);
+  ck_assert_float_eq(tp_seeded_value(TP_SEEDED_OPERAND, TP_DTYPE_F32, 0x100000ull << 21),
+                     -2.0f + 3 * step);
+  ck_assert_float_eq(tp_seeded_value(TP_SEEDED_OPERAND, TP_DTYPE_S8, 0), -128.0f);
+  ck_assert_float_eq(tp_seeded_value(TP_SEEDED_OPERAND, TP_DTYPE_S8, ~0ull), 127.0f);
+  /* Scales: the exponent from bits 32.., the mantissa from the low bits. */
+  ck_assert_float_eq(tp_seeded_value(TP_SEEDED_SCALE, TP_DTYPE_F32, 0), 0.25f);
+  ck_assert_float_eq(tp_seeded_value(TP_SEEDED_SCALE, TP_DTYPE_F32, (3ull << 32) | 0x7FFFFF),
+                     2.0f * (2.0f - 0x1p-23f));
+  ck_assert_float_eq(tp_seeded_value(TP_SEEDED_SCALE, TP_DTYPE_UE4M3, (3ull << 32) | 7), 3.75f);
+  ck_assert_float_eq(tp_seeded_value(TP_SEEDED_SCALE, TP_DTYPE_UE8M0, (4ull << 32) | 7), 4.0f);
+  ck_assert_float_eq(tp_seeded_value(TP_SEEDED_ROW_SCALE, TP_DTYPE_F32, 0), 0x1p-12f);
+  ck_assert_float_eq(tp_seeded_value(TP_SEEDED_ROW_SCALE, TP_DTYPE_F32, 7ull << 32), 0x1p-5f);
+}
+END_TEST
+
+START_TEST(test_operands_f32) {
+  enum { R = 1024, C = 1024 };
+  tp_tensor t = tp_tensor_matrix(TP_DTYPE_F32, R, C, C, NULL);
+  void *buf = buffer_for(&t);
+  tp_seeded_fill_host(&t, TP_SEEDED_OPERAND, KEY);
+  double sum = 0, sum2 = 0, lo = 0, hi = 0;
+  for (int64_t r = 0; r < R; r++)
+    for (int64_t c = 0; c < C; c++) {
+      const double x = at(&t, r, c), scaled = x * 0x1p21;
+      ck_assert_msg(fabs(x) < 3.0 && scaled == floor(scaled) && fmod(fabs(scaled), 2.0) == 1.0,
+                    "(%lld, %lld) = %.9g", (long long)r, (long long)c, x);
+      sum += x;
+      sum2 += x * x;
+      lo = fmin(lo, x);
+      hi = fmax(hi, x);
+    }
+  const double n = (double)R * C, mean = sum / n;
+  ck_assert_double_le(fabs(mean), 0.005); /* 5 standard errors */
+  ck_assert_double_eq_tol(sum2 / n - mean * mean, 1.0, 0.01);
+  ck_assert_double_lt(lo, -2.5);
+  ck_assert_double_gt(hi, 2.5);
+  free(buf);
+}
+END_TEST
+
+/* Codes of an 8-bit float operand: subnormal and normal, both signs, no NaN. */
+static void check_fp8(tp_dtype dtype, unsigned mbits) {
+  enum { R = 1000, C = 1000 };
+  tp_tensor t = tp_tensor_matrix(dtype, R, C, C, NULL);
+  unsigned char *buf = buffer_for(&t);
+  tp_seeded_fill_host(&t, TP_SEEDED_OPERAND, KEY);
+  int subnormal = 0, normal = 0, negative = 0;
+  for (int i = 0; i < R * C; i++) {
+    const unsigned exp = (buf[i] & 0x7F) >> mbits, man = buf[i] & ((1u << mbits) - 1);
+    ck_assert(!isnan(tp_dtype_decode(dtype, buf[i])));
+    subnormal += exp == 0 && man != 0;
+    normal += exp != 0;
+    negative += buf[i] >> 7;
+  }
+  ck_assert_int_gt(subnormal, 0);
+  ck_assert_int_gt(normal, R * C / 2);
+  ck_assert_int_gt(negative, R * C / 2 - 5000); /* 10 standard deviations */
+  ck_assert_int_lt(negative, R * C / 2 + 5000);
+  free(buf);
+}
+
+START_TEST(test_operands_fp8) {
+  check_fp8(TP_DTYPE_E4M3, 3); /* about 1% below 2^-6 */
+  check_fp8(TP_DTYPE_E5M2, 2); /* about 5e-5 below 2^-14: some 50 of a million */
+}
+END_TEST
+
+START_TEST(test_operands_s8_every_code) {
+  enum { N = 256 * 1000 };
+  tp_tensor t = tp_tensor_vector(TP_DTYPE_S8, N, NULL);
+  unsigned char *buf = buffer_for(&t);
+  tp_seeded_fill_host(&t, TP_SEEDED_OPERAND, KEY);
+  int count[256] = {0};
+  for (int i = 0; i < N; i++) count[buf[i]]++;
+  for (int c = 0; c < 256; c++)
+    ck_assert_msg(count[c] > 700 && count[c] < 1300, "code %d: %d", c, count[c]);
+  free(buf);
+}
+END_TEST
+
+START_TEST(test_packed_fp4) {
+  /* 75 elements a row: the last byte's high nibble is row padding. */
+  tp_tensor t = tp_tensor_matrix(TP_DTYPE_E2M1, 33, 75, 80, NULL);
+  unsigned char *buf = buffer_for(&t);
+  tp_seeded_fill_host(&t, TP_SEEDED_OPERAND, KEY);
+  int zero = 0, three = 0;
+  for (int64_t r = 0; r < 33; r++) {
+    for (int64_t c = 0; c < 75; c++) {
+      const float x = at(&t, r, c);
+      const double want = tp_dtype_decode(
+          TP_DTYPE_E2M1,
+          tp_dtype_encode(TP_DTYPE_E2M1,
+                          tp_seeded_value(TP_SEEDED_OPERAND, TP_DTYPE_E2M1,
+                                          tp_seeded_bits(KEY, (uint64_t)(r * 75 + c)))));
+      ck_assert_float_eq(x, (float)want);
+      zero += x == 0.0f;
+      three += fabsf(x) == 3.0f; /* the largest below the bell's end */
+    }
+    ck_assert_uint_eq(buf[r * 40 + 37] >> 4, 0xF);
+    /* Whole padding bytes, but for the last row's (past the span). */
+    for (int64_t byte = 38; byte < 40 && r < 32; byte++)
+      ck_assert_uint_eq(buf[r * 40 + byte], 0xFF);
+  }
+  ck_assert_int_gt(zero, 0);
+  ck_assert_int_gt(three, 0);
+  free(buf);
+}
+END_TEST
+
+/* Every element of t: all of [lo, hi], with each of `octaves` octaves from
+ * lo drawn. */
+static void check_range(const tp_tensor *t, double lo, double hi, int octaves) {
+  int seen[64] = {0};
+  const int64_t rows = t->rank == 1 ? 1 : t->shape[0],
+                cols = t->rank == 1 ? t->shape[0] : t->shape[1];
+  for (int64_t r = 0; r < rows; r++)
+    for (int64_t c = 0; c < cols; c++) {
+      const double x = t->rank == 1 ? tp_dtype_load(t->dtype, t->data, c) : at(t, r, c);
+      ck_assert_msg(x >= lo && x <= hi, "%s (%lld, %lld) = %g outside [%g, %g]",
+                    tp_dtype_name(t->dtype), (long long)r, (long long)c, x, lo, hi);
+      seen[(int)floor(log2(x / lo))]++;
+    }
+  for (int o = 0; o < octaves; o++)
+    ck_assert_msg(seen[o] > 0, "octave %d of %s never drawn", o, tp_dtype_name(t->dtype));
+}
+
+START_TEST(test_scales) {
+  tp_tensor f32 = tp_tensor_matrix(TP_DTYPE_F32, 64, 100, 104, NULL);
+  void *b1 = buffer_for(&f32);
+  tp_seeded_fill_host(&f32, TP_SEEDED_SCALE, KEY);
+  check_range(&f32, 0.25, 4.0 - 0x1p-21, 4);
+
+  tp_tensor rows = tp_tensor_vector(TP_DTYPE_F32, 4096, NULL);
+  void *b2 = buffer_for(&rows);
+  tp_seeded_fill_host(&rows, TP_SEEDED_ROW_SCALE, KEY);
+  check_range(&rows, 0x1p-12, 0x1p-4 - 0x1p-27, 8);
+
+  /* ue8m0: exactly the codes of 2^-2 .. 2^2; ue4m3: all 32 of [0.25, 3.75]. */
+  tp_tensor e8 = tp_tensor_sf_128x4(TP_DTYPE_UE8M0, 300, 9, NULL);
+  void *b3 = buffer_for(&e8);
+  tp_seeded_fill_host(&e8, TP_SEEDED_SCALE, KEY);
+  check_range(&e8, 0.25, 4.0, 5);
+  tp_tensor e4 = tp_tensor_sf_128x4(TP_DTYPE_UE4M3, 300, 9, NULL);
+  unsigned char *b4 = buffer_for(&e4);
+  tp_seeded_fill_host(&e4, TP_SEEDED_SCALE, KEY);
+  check_range(&e4, 0.25, 3.75, 4);
+  int codes[128] = {0};
+  for (int64_t r = 0; r < 300; r++)
+    for (int64_t c = 0; c < 9; c++) codes[b4[tp_ref_index(&e4, r, c)]]++;
+  for (int code = 0; code < 128; code++) {
+    const double x = tp_dtype_decode(TP_DTYPE_UE4M3, (uint32_t)code);
+    ck_assert_msg((codes[code] > 0) == (x >= 0.25 && x <= 3.75), "ue4m3 code %d (%g): %d", code, x,
+                  codes[code]);
+  }
+  free(b1);
+  free(b2);
+  free(b3);
+  free(b4);
+}
+END_TEST
+
+START_TEST(test_values_follow_the_logical_index) {
+  /* The same [37, 75] of bf16 packed and with padded rows; [1, n] as a
+   * vector; ue8m0 scales strided and tiled. */
+  tp_tensor packed = tp_tensor_matrix(TP_DTYPE_BF16, 37, 75, 75, NULL);
+  tp_tensor padded = tp_tensor_matrix(TP_DTYPE_BF16, 37, 75, 80, NULL);
+  void *b1 = buffer_for(&packed), *b2 = buffer_for(&padded);
+  tp_seeded_fill_host(&packed, TP_SEEDED_OPERAND, KEY);
+  tp_seeded_fill_host(&padded, TP_SEEDED_OPERAND, KEY);
+  for (int64_t r = 0; r < 37; r++) {
+    for (int64_t c = 0; c < 75; c++) ck_assert_float_eq(at(&packed, r, c), at(&padded, r, c));
+    for (int64_t c = 75; c < 80 && r < 36; c++)
+      ck_assert_uint_eq(((uint16_t *)b2)[r * 80 + c], 0xFFFF);
+  }
+  tp_tensor row = tp_tensor_matrix(TP_DTYPE_F32, 1, 300, 300, NULL);
+  tp_tensor vec = tp_tensor_vector(TP_DTYPE_F32, 300, NULL);
+  void *b3 = buffer_for(&row), *b4 = buffer_for(&vec);
+  tp_seeded_fill_host(&row, TP_SEEDED_ROW_SCALE, KEY);
+  tp_seeded_fill_host(&vec, TP_SEEDED_ROW_SCALE, KEY);
+  ck_assert_mem_eq(b3, b4, 300 * sizeof(float));
+  tp_tensor strided = tp_tensor_matrix(TP_DTYPE_UE8M0, 131, 5, 5, NULL);
+  tp_tensor tiled = tp_tensor_sf_128x4(TP_DTYPE_UE8M0, 131, 5, NULL);
+  unsigned char *b5 = buffer_for(&strided), *b6 = buffer_for(&tiled);
+  tp_seeded_fill_host(&strided, TP_SEEDED_SCALE, KEY);
+  tp_seeded_fill_host(&tiled, TP_SEEDED_SCALE, KEY);
+  int64_t written = 0;
+  for (int64_t r = 0; r < 131; r++)
+    for (int64_t c = 0; c < 5; c++) ck_assert_float_eq(at(&strided, r, c), at(&tiled, r, c));
+  /* The tiled span: 2 x 2 atoms of 512 bytes; only the 131 x 5 elements
+   * are written (no scale is 0xFF, a NaN). */
+  for (int64_t i = 0; i < tp_tensor_span_bytes(&tiled); i++) written += b6[i] != 0xFF;
+  ck_assert_int_eq(written, 131 * 5);
+  /* Another key, other values. */
+  tp_seeded_fill_host(&packed, TP_SEEDED_OPERAND, KEY + 1);
+  int same = 0;
+  for (int64_t c = 0; c < 75; c++) same += at(&packed, 0, c) == at(&padded, 0, c);
+  ck_assert_int_lt(same, 10);
+  free(b1);
+  free(b2);
+  free(b3);
+  free(b4);
+  free(b5);
+  free(b6);
+}
+END_TEST
+
+START_TEST(test_problem_roles) {
+  tp_ref_problem_spec spec = {.payload = "int8_w8a8"};
+  tp_seeded_kind kind = TP_SEEDED_SCALE;
+  const int inputs[] = {TP_REF_A, TP_REF_B, TP_REF_C};
+  for (size_t i = 0; i < 3; i++) {
+    ck_assert_int_eq(tp_seeded_role(&spec, inputs[i], &kind), 1);
+    ck_assert_int_eq(kind, TP_SEEDED_OPERAND);
+  }
+  ck_assert_int_eq(tp_seeded_role(&spec, TP_REF_A_SCALE, &kind), 1);
+  ck_assert_int_eq(kind, TP_SEEDED_ROW_SCALE);
+  ck_assert_int_eq(tp_seeded_role(&spec, TP_REF_D, &kind), 0);
+  spec.payload = "blockwise_fp8";
+  ck_assert_int_eq(tp_seeded_role(&spec, TP_REF_B_SCALE, &kind), 1);
+  ck_assert_int_eq(kind, TP_SEEDED_SCALE);
+  spec.c_nan = 1;
+  ck_assert_int_eq(tp_seeded_role(&spec, TP_REF_C, &kind), 0);
+
+  /* A block-scaled problem refilled: its inputs are the tensors' own fills
+   * under their streams' keys, D stays 0xFF. */
+  spec = (tp_ref_problem_spec){.payload = "block_scaled", .a = TP_DTYPE_E4M3, .b = TP_DTYPE_E4M3,
+                               .d = TP_DTYPE_BF16, .c = TP_DTYPE_BF16,
+                               .sf_layout = TP_LAYOUT_SF_128X4, .m = 70, .n = 40, .k = 96,
+                               .pad = 3, .alpha = 1, .beta = 1};
+  tp_ref_problem p;
+  char err[256];
+  ck_assert_int_eq(tp_ref_problem_create(&p, &spec, 9, err, sizeof err), TP_OK);
+  tp_seeded_fill_problem(&p, &spec, 9);
+  for (int i = 0; i < TP_REF_TENSORS; i++) {
+    tp_tensor copy = *tp_ref_desc_tensor(&p.desc, i);
+    void *want = buffer_for(&copy);
+    if (i != TP_REF_D) {
+      ck_assert(tp_seeded_role(&spec, i, &kind));
+      tp_seeded_fill_host(&copy, kind, tp_seeded_key(9, (uint64_t)i));
+    }
+    ck_assert_mem_eq(p.buffer[i], want, (size_t)p.bytes[i]);
+    free(want);
+  }
+  tp_ref_problem_destroy(&p);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("seeded_fill");
+  TCase *tc = tcase_create("host");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_bits_are_splitmix64);
+  tcase_add_test(tc, test_value_end_points);
+  tcase_add_test(tc, test_operands_f32);
+  tcase_add_test(tc, test_operands_fp8);
+  tcase_add_test(tc, test_operands_s8_every_code);
+  tcase_add_test(tc, test_packed_fp4);
+  tcase_add_test(tc, test_scales);
+  tcase_add_test(tc, test_values_follow_the_logical_index);
+  tcase_add_test(tc, test_problem_roles);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  const int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? 0 : 1;
+}

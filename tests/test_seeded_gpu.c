@@ -1,0 +1,186 @@
+/* tests/test_seeded_gpu.c: the benchmark's device input generator
+ * (tools/seeded_device.h) against its host reference
+ * (tools/reference/seeded_fill.h), bit for bit.
+ *
+ * One small tensor of every dtype and kind the benchmark's problems hold
+ * (f32, bf16, f16, e4m3, e5m2, packed e2m1 with an odd row, s8 operands;
+ * f32, ue8m0 and ue4m3 scales, strided and 128x4 tiled; f32 row scales as
+ * a vector), rows padded: the device buffer and the host buffer both start
+ * as 0xFF and must come out identical over the whole span, padding
+ * included. Two more cover the launch's strides: more rows than a grid's y
+ * (65535) and a row longer than a launch's threads across. Then whole
+ * problems (tools/seeded_problem.h) of each kind against the host's
+ * tp_tool_problem_create + tp_seeded_fill_problem, buffer by buffer; and
+ * the refusals of tensors the kernel cannot address. Exits 77 without a
+ * usable GPU. Runs without fork (CUDA cannot be used in a child forked
+ * after cuInit). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+
+#include "tilepipe/device.h"
+#include "tools/align_rows.h"
+#include "tools/reference/seeded_fill.h"
+#include "tools/seeded_device.h"
+#include "tools/seeded_problem.h"
+
+static tp_seeded_device *gen;
+
+/* The first byte where two buffers differ, -1 when none. */
+static int64_t first_difference(const unsigned char *a, const unsigned char *b, int64_t bytes) {
+  for (int64_t i = 0; i < bytes; i++)
+    if (a[i] != b[i]) return i;
+  return -1;
+}
+
+/* t's shape and layout filled on the device and on the host. */
+static void check_tensor(tp_tensor t, tp_seeded_kind kind, uint64_t key) {
+  char err[256] = "";
+  const int64_t bytes = tp_tensor_span_bytes(&t);
+  ck_assert_int_gt(bytes, 0);
+  unsigned char *host = malloc((size_t)bytes), *back = malloc((size_t)bytes);
+  ck_assert(host && back);
+  memset(host, 0xFF, (size_t)bytes);
+  void *dev = NULL;
+  ck_assert_msg(tp_device_alloc(&dev, (size_t)bytes) == TP_OK, "%s", tp_error_message());
+  ck_assert_msg(tp_device_memset(dev, 0xFF, (size_t)bytes) == TP_OK, "%s", tp_error_message());
+  tp_tensor on_device = t;
+  on_device.data = dev;
+  ck_assert_msg(tp_seeded_device_fill(gen, &on_device, kind, key, err, sizeof err) == TP_OK, "%s",
+                err);
+  ck_assert_msg(tp_device_copy_from(back, dev, (size_t)bytes) == TP_OK, "%s", tp_error_message());
+  t.data = host;
+  tp_seeded_fill_host(&t, kind, key);
+  const int64_t at = first_difference(host, back, bytes);
+  ck_assert_msg(at < 0, "%s kind %d [%lld x %lld]: byte %lld of %lld: device 0x%02x, host 0x%02x",
+                tp_dtype_name(t.dtype), (int)kind, (long long)t.shape[0],
+                (long long)(t.rank == 2 ? t.shape[1] : 1), (long long)at, (long long)bytes,
+                at < 0 ? 0 : back[at], at < 0 ? 0 : host[at]);
+  tp_device_free(dev);
+  free(host);
+  free(back);
+}
+
+START_TEST(test_every_dtype) {
+  const tp_dtype operands[] = {TP_DTYPE_F32,  TP_DTYPE_BF16, TP_DTYPE_F16,
+                               TP_DTYPE_E4M3, TP_DTYPE_E5M2, TP_DTYPE_S8};
+  for (size_t i = 0; i < sizeof operands / sizeof operands[0]; i++)
+    check_tensor(tp_tensor_matrix(operands[i], 37, 75, 80, NULL), TP_SEEDED_OPERAND, 11 + i);
+  check_tensor(tp_tensor_matrix(TP_DTYPE_E2M1, 33, 75, 80, NULL), TP_SEEDED_OPERAND, 21);
+  check_tensor(tp_tensor_matrix(TP_DTYPE_F32, 9, 33, 36, NULL), TP_SEEDED_SCALE, 22);
+  check_tensor(tp_tensor_matrix(TP_DTYPE_UE8M0, 40, 6, 16, NULL), TP_SEEDED_SCALE, 23);
+  check_tensor(tp_tensor_sf_128x4(TP_DTYPE_UE8M0, 131, 5, NULL), TP_SEEDED_SCALE, 24);
+  check_tensor(tp_tensor_sf_128x4(TP_DTYPE_UE4M3, 300, 7, NULL), TP_SEEDED_SCALE, 25);
+  check_tensor(tp_tensor_vector(TP_DTYPE_F32, 1000, NULL), TP_SEEDED_ROW_SCALE, 26);
+  check_tensor(tp_tensor_matrix(TP_DTYPE_F32, 1, 500, 500, NULL), TP_SEEDED_ROW_SCALE, 27);
+}
+END_TEST
+
+START_TEST(test_launch_strides) {
+  check_tensor(tp_tensor_matrix(TP_DTYPE_E4M3, 70000, 3, 16, NULL), TP_SEEDED_OPERAND, 31);
+  check_tensor(tp_tensor_vector(TP_DTYPE_S8, 300001, NULL), TP_SEEDED_OPERAND, 32);
+}
+END_TEST
+
+/* A problem made on the device against the same problem made on the host. */
+static void check_problem(tp_ref_problem_spec spec, uint64_t seed) {
+  char err[256] = "";
+  tp_gpu_problem dev;
+  ck_assert_msg(tp_seeded_problem_create(&dev, gen, &spec, seed, err, sizeof err) == TP_OK, "%s",
+                err);
+  tp_ref_problem host;
+  ck_assert_msg(tp_tool_problem_create(&host, &spec, seed, err, sizeof err) == TP_OK, "%s", err);
+  tp_seeded_fill_problem(&host, &spec, seed);
+  for (int i = 0; i < TP_REF_TENSORS; i++) {
+    ck_assert_int_eq(dev.bytes[i], host.bytes[i]);
+    if (host.buffer[i] == NULL) continue;
+    unsigned char *back = malloc((size_t)host.bytes[i]);
+    ck_assert_ptr_nonnull(back);
+    ck_assert(tp_device_copy_from(back, dev.buffer[i], (size_t)host.bytes[i]) == TP_OK);
+    const int64_t at = first_difference(host.buffer[i], back, host.bytes[i]);
+    ck_assert_msg(at < 0, "%s: tensor %d differs at byte %lld", spec.payload, i, (long long)at);
+    free(back);
+  }
+  tp_ref_problem_destroy(&host);
+  tp_gpu_problem_destroy(&dev);
+}
+
+START_TEST(test_problems) {
+  const tp_ref_problem_spec base = {.m = 70, .n = 40, .k = 96, .pad = 3, .alpha = 1};
+  tp_ref_problem_spec s = base;
+  s.payload = "standard";
+  s.a = s.b = TP_DTYPE_BF16;
+  s.d = s.c = TP_DTYPE_BF16;
+  s.beta = 1;
+  check_problem(s, 1);
+  s = base;
+  s.payload = "blockwise_fp8";
+  s.a = s.b = TP_DTYPE_E4M3;
+  s.d = TP_DTYPE_BF16;
+  s.k = 300;
+  check_problem(s, 2);
+  s = base;
+  s.payload = "block_scaled";
+  s.a = s.b = TP_DTYPE_E5M2;
+  s.d = TP_DTYPE_F32;
+  s.sf_layout = TP_LAYOUT_SF_128X4;
+  check_problem(s, 3);
+  s.a = s.b = TP_DTYPE_E2M1; /* NVFP4: ue4m3 scales */
+  s.sf_layout = TP_LAYOUT_STRIDED;
+  check_problem(s, 4);
+  s = base;
+  s.payload = "int8_w8a8";
+  s.a = s.b = TP_DTYPE_S8;
+  s.d = TP_DTYPE_F16;
+  check_problem(s, 5);
+}
+END_TEST
+
+START_TEST(test_refusals) {
+  char err[256] = "";
+  void *dev = NULL;
+  ck_assert(tp_device_alloc(&dev, 4096) == TP_OK);
+  tp_tensor odd = tp_tensor_matrix(TP_DTYPE_E2M1, 4, 5, 5, dev);
+  ck_assert_int_eq(tp_seeded_device_fill(gen, &odd, TP_SEEDED_OPERAND, 1, err, sizeof err),
+                   TP_ERR_INVALID_ARGUMENT);
+  ck_assert_msg(strstr(err, "even row stride") != NULL, "%s", err);
+  tp_tensor tiled = tp_tensor_sf_128x4(TP_DTYPE_F32, 4, 4, dev);
+  ck_assert_int_eq(tp_seeded_device_fill(gen, &tiled, TP_SEEDED_SCALE, 1, err, sizeof err),
+                   TP_ERR_INVALID_ARGUMENT);
+  tp_tensor no_data = tp_tensor_matrix(TP_DTYPE_F32, 4, 4, 4, NULL);
+  ck_assert_int_eq(tp_seeded_device_fill(gen, &no_data, TP_SEEDED_OPERAND, 1, err, sizeof err),
+                   TP_ERR_INVALID_ARGUMENT);
+  ck_assert_msg(strstr(err, "cannot fill a f32 tensor") != NULL, "%s", err);
+  tp_device_free(dev);
+}
+END_TEST
+
+int main(void) {
+  tp_device_props props;
+  if (tp_device_info(&props) != TP_OK) {
+    printf("SKIP: no usable GPU: %s\n", tp_error_message());
+    return 77;
+  }
+  char err[256];
+  if (tp_seeded_device_open(&gen, err, sizeof err) != TP_OK) {
+    printf("FAIL: %s\n", err);
+    return 1;
+  }
+  Suite *s = suite_create("seeded_gpu");
+  TCase *tc = tcase_create("device");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_every_dtype);
+  tcase_add_test(tc, test_launch_strides);
+  tcase_add_test(tc, test_problems);
+  tcase_add_test(tc, test_refusals);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_set_fork_status(sr, CK_NOFORK);
+  srunner_run_all(sr, CK_NORMAL);
+  const int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  tp_seeded_device_close(gen);
+  return failed == 0 ? 0 : 1;
+}

@@ -1,0 +1,111 @@
+/* tools/seeded_values.h: the benchmark's random inputs, one element at a
+ * time, with the same bits on the host and on the device.
+ *
+ * Counter-based, so that any element can be made on its own, by any thread,
+ * in any order: element i of a tensor (its logical index row * cols + col;
+ * a vector [n] counts as [1, n]) gets the 64 bits that splitmix64 (Steele,
+ * Lea, Flood 2014) draws as its (i + 1)-th output from the tensor's key,
+ * and the key is splitmix64's mix of the run's seed and the tensor's
+ * stream number. A value is built from those bits with integer arithmetic
+ * and exact float operations only (no libm, no rounding until the dtype's
+ * own), then encoded by tilepipe/dtype_codec.h, which host and device code
+ * share: tools/device/seeded_fill.cu and its host reference
+ * (tools/reference/seeded_fill.h) agree bit for bit.
+ *
+ * What a value is, by kind (the ranges of tools/reference/random_fill.h):
+ *   TP_SEEDED_OPERAND    A, B and C. Float dtypes: 2 (u1 + u2 + u3) - 3 for
+ *                        three uniforms u of 21 bits each (odd multiples of
+ *                        2^-22 in (0, 1)): the Irwin-Hall sum, mean 0,
+ *                        variance 1, inside (-3, 3), a bell close to
+ *                        N(0, 1), never 0; then rounded to the dtype (fp8
+ *                        gets subnormal codes too: e4m3 about 1%). s8:
+ *                        uniform over all 256 codes, -128..127.
+ *   TP_SEEDED_SCALE      the scale tensors of blockwise_fp8 (f32) and
+ *                        block_scaled: 2^e (1 + m), e uniform over -2..1 and
+ *                        m uniform over the dtype's mantissa codes, so in
+ *                        [1/4, 4): f32 every mantissa, ue4m3 its 8 (0.25 to
+ *                        3.75); ue8m0, which has no mantissa, 2^-2..2^2.
+ *   TP_SEEDED_ROW_SCALE  the per-row and per-column f32 scales of s8
+ *                        operands: 2^e (1 + m), e over -12..-5, so in
+ *                        [2^-12, 2^-4).
+ *
+ * Plain C for the host compiler and nvcc alike (TP_SEEDED_FN). */
+#ifndef TP_TOOLS_SEEDED_VALUES_H
+#define TP_TOOLS_SEEDED_VALUES_H
+
+#include <stdint.h>
+
+#include "tilepipe/dtype_codec.h"
+#include "tilepipe/tensor.h"
+
+#if defined(__CUDACC__)
+#define TP_SEEDED_FN static __host__ __device__ __forceinline__
+#else
+#define TP_SEEDED_FN static inline
+#endif
+
+typedef enum tp_seeded_kind {
+  TP_SEEDED_OPERAND = 0,
+  TP_SEEDED_SCALE = 1,
+  TP_SEEDED_ROW_SCALE = 2
+} tp_seeded_kind;
+
+/* One tensor's fill, as the device kernel takes it (by value; plain C, so
+ * that host and device lay it out alike). Element (r, c) lies at element
+ * r * row_stride + c * col_stride of data, or where the 128x4 tiled layout
+ * puts it (tilepipe/tensor.h; the strides are unused then). 4-bit dtypes
+ * need col_stride 1 and an even row_stride: a byte holds two elements of
+ * one row. */
+typedef struct tp_seeded_fill_args {
+  void *data;
+  int64_t rows, cols;
+  int64_t row_stride, col_stride;
+  uint64_t key;
+  int32_t dtype;  /* tp_dtype */
+  int32_t layout; /* tp_layout */
+  int32_t kind;   /* tp_seeded_kind */
+} tp_seeded_fill_args;
+
+/* splitmix64's output function. */
+TP_SEEDED_FN uint64_t tp_seeded_mix(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/* The key of stream `stream` (a problem's tensors: TP_REF_A ...) of seed. */
+TP_SEEDED_FN uint64_t tp_seeded_key(uint64_t seed, uint64_t stream) {
+  return tp_seeded_mix(tp_seeded_mix(seed) ^ stream);
+}
+
+/* The bits of element `index`: splitmix64's output number index + 1 from
+ * state key. */
+TP_SEEDED_FN uint64_t tp_seeded_bits(uint64_t key, uint64_t index) {
+  return tp_seeded_mix(key + (index + 1) * 0x9E3779B97F4A7C15ull);
+}
+
+/* 2^e (1 + m 2^-mbits): e = lowest + (bits above 32) % count, m the low
+ * mbits bits; built from its f32 bits, so exact. */
+TP_SEEDED_FN float tp_seeded_pow2_mantissa(uint64_t bits, int lowest, uint32_t count,
+                                           uint32_t mbits) {
+  const int e = lowest + (int)((uint32_t)(bits >> 32) % count);
+  const uint32_t m = (uint32_t)bits & ((1u << mbits) - 1u);
+  return tp_f32_from_bits(((uint32_t)(e + 127) << 23) | (m << (23 - mbits)));
+}
+
+/* The value (before the dtype's rounding) of an element with these bits. */
+TP_SEEDED_FN float tp_seeded_value(tp_seeded_kind kind, tp_dtype dtype, uint64_t bits) {
+  if (kind == TP_SEEDED_ROW_SCALE) return tp_seeded_pow2_mantissa(bits, -12, 8, 23);
+  if (kind == TP_SEEDED_SCALE) {
+    if (dtype == TP_DTYPE_UE8M0) return tp_seeded_pow2_mantissa(bits, -2, 5, 0);
+    return tp_seeded_pow2_mantissa(bits, -2, 4, dtype == TP_DTYPE_UE4M3 ? 3 : 23);
+  }
+  if (dtype == TP_DTYPE_S8) return (float)((int32_t)(bits >> 56) - 128);
+  /* 2 (u1 + u2 + u3) - 3 with u = (2a + 1) 2^-22: an odd integer below
+   * 3 * 2^21 in magnitude (an f32 exactly) times 2^-21. */
+  const int32_t a = (int32_t)(bits & 0x1FFFFF), b = (int32_t)((bits >> 21) & 0x1FFFFF),
+                c = (int32_t)((bits >> 42) & 0x1FFFFF);
+  return (float)(2 * (a + b + c) + 3 - 3 * 0x200000) * tp_f32_pow2(-21);
+}
+
+#endif
