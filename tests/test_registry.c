@@ -5,8 +5,11 @@
  * "<file>:<line>: ...". Libraries resolve to the fixtures of tests/plugins/
  * through TILEPIPE_PLUGIN_PATH (set by tu_setup). The loader's own refusals
  * are tested in test_loader.c. */
+#include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,7 +198,57 @@ END_TEST
 START_TEST(test_overlong_line) {
   char text[512], value[256];
   snprintf(text, sizeof text, "[a]\nkind = payload\nlibrary = %s\n", repeat(value, 'v', 189));
-  assert_open_fails(text, TP_ERR_REGISTRY, 3, "line is 199 chars long (inih reads at most 198)");
+  assert_open_fails(text, TP_ERR_REGISTRY, 3, "line is longer than 198 chars (the most inih reads)");
+  /* CRLF: the '\r' is not counted, so 198 chars and a CRLF pass. */
+  snprintf(text, sizeof text, "[a]\r\nkind = payload\r\nlibrary = x\r\nenabled = no\r\n;%s\r\n",
+           repeat(value, 'c', 197));
+  tp_registry_close(open_ok("registry.ini", text));
+}
+END_TEST
+
+/* A line with no end: the writer sends 4096 chars and keeps the FIFO open
+ * until the registry has answered, so a reader that wanted the whole line
+ * before judging its length would wait here for ever (the test's timeout). */
+typedef struct fifo_writer {
+  const char *path;
+  int done[2]; /* a pipe: the test writes to it once the registry answered */
+} fifo_writer;
+
+static void *write_endless_line(void *arg) {
+  fifo_writer *w = arg;
+  char line[4096];
+  memset(line, 'x', sizeof line);
+  int fd = open(w->path, O_WRONLY);
+  if (fd < 0) return NULL;
+  ssize_t n = write(fd, line, sizeof line);
+  char c;
+  ssize_t got = read(w->done[0], &c, 1); /* until the test says so */
+  close(fd);
+  return (void *)(intptr_t)(n == (ssize_t)sizeof line && got == 1);
+}
+
+START_TEST(test_line_without_end) {
+  char path[PATH_MAX];
+  snprintf(path, sizeof path, "%s/endless.ini", tu_dir);
+  ck_assert_int_eq(mkfifo(path, 0600), 0);
+  fifo_writer w = {.path = path};
+  ck_assert_int_eq(pipe(w.done), 0);
+  pthread_t writer;
+  ck_assert_int_eq(pthread_create(&writer, NULL, write_endless_line, &w), 0);
+  tp_registry *reg = NULL;
+  tp_status st = tp_registry_open(&reg, path);
+  ck_assert_int_eq(write(w.done[1], "!", 1), 1);
+  void *wrote = NULL;
+  ck_assert_int_eq(pthread_join(writer, &wrote), 0);
+  ck_assert_msg(wrote, "the writer could not send its line");
+  close(w.done[0]);
+  close(w.done[1]);
+  ck_assert_int_eq(st, TP_ERR_REGISTRY);
+  ck_assert_ptr_null(reg);
+  TU_ASSERT_HAS(tp_error_message(), "endless.ini:1: line is longer than 198 chars");
+  /* Endless NUL bytes: refused at the first. */
+  ck_assert_int_eq(tp_registry_open(&reg, "/dev/zero"), TP_ERR_REGISTRY);
+  TU_ASSERT_HAS(tp_error_message(), "/dev/zero:1: NUL byte in the line");
 }
 END_TEST
 
@@ -464,6 +517,7 @@ static Suite *registry_suite(void) {
   TCase *file = tcase_create("file refused");
   tcase_add_checked_fixture(file, tu_setup, tu_teardown);
   tcase_add_test(file, test_overlong_line);
+  tcase_add_test(file, test_line_without_end);
   tcase_add_test(file, test_overlong_section_name);
   tcase_add_test(file, test_overlong_key_name);
   tcase_add_test(file, test_not_ini);
