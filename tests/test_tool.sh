@@ -12,11 +12,13 @@
 # - a wrong result: a scratch registry whose [store] is fixture_skip_last
 #   (never writes D's last element): FAIL and exit 1;
 # - error exits: unknown command/option/payload, bad values, a plan the
-#   payload refuses, a payload without a GPU kernel on the CUDA backend, a
+#   payload refuses (with its reason, also where K is shorter than one
+#   scale vector), a payload without a GPU kernel on the CUDA backend, a
 #   missing registry, a bad shapes file (with its line);
 # - the GPU commands: without a GPU, `bench` and `run --backend cuda` exit
-#   77 saying so; with one, they run (bench writes a CSV row that matches,
-#   and with --roofline measures plausible ceilings and gives the floor).
+#   77 saying so; with one, they run
+#   (bench writes a CSV row that matches, and with --roofline measures
+#   plausible ceilings and gives the floor).
 # Scratch files go to a fresh folder under $TMPDIR; nothing is written to
 # the source tree.
 set -u
@@ -148,6 +150,16 @@ expect 2 "unexpected argument 'extra'" -- run $r -m 4 -n 4 -k 4 extra
 expect 3 "payload 'standard': .*bf16.*f16" -- run $r --backend cpu -m 4 -n 4 -k 4 \
   --dtype a=bf16,b=f16
 expect 3 'not a multiple of 32' -- run $r --backend cpu --payload block_scaled -m 4 -n 4 -k 33
+# A problem the plan refuses fails with the plan's reason, never with one of
+# making its inputs (a K shorter than one scale vector made a scale of 0).
+expect 3 'cannot plan: .*K = 16 is not a multiple of 32' -- \
+  run $r --payload block_scaled -m 4 -n 4 -k 16
+expect 3 'cannot plan: .*K = 8 is not a multiple of 16' -- \
+  run $r --payload block_scaled --dtype e2m1 -m 4 -n 4 -k 8
+expect 3 'cannot plan: .*A is bf16; block_scaled takes' -- \
+  run $r --payload block_scaled --dtype bf16 -m 4 -n 4 -k 4
+expect 3 'cannot plan: .*packed e2m1 rows must hold whole bytes' -- \
+  run $r --payload block_scaled --dtype e2m1 -m 4 -n 4 -k 3
 # The payloads without a GPU kernel say so on the CUDA backend, GPU or not (a
 # build without the CUDA toolkit, where no plugin has device code, says that
 # instead and exits 77).
