@@ -14,9 +14,10 @@
 # - error exits: unknown command/option/payload, bad values, a plan the
 #   payload refuses (with its reason, also where K is shorter than one
 #   scale vector), a payload without a GPU kernel on the CUDA backend, a
-#   missing registry, a bad shapes file (with its line);
+#   missing registry, a bad shapes file (with its line); auto on the CPU
+#   says why not CUDA;
 # - the GPU commands: without a GPU, `bench` and `run --backend cuda` exit
-#   77 saying so; with one, they run
+#   77 saying so (run naming the backend asked for); with one, they run
 #   (bench writes a CSV row that matches, and with --roofline measures
 #   plausible ceilings and gives the floor).
 # Scratch files go to a fresh folder under $TMPDIR; nothing is written to
@@ -160,6 +161,9 @@ expect 3 'cannot plan: .*A is bf16; block_scaled takes' -- \
   run $r --payload block_scaled --dtype bf16 -m 4 -n 4 -k 4
 expect 3 'cannot plan: .*packed e2m1 rows must hold whole bytes' -- \
   run $r --payload block_scaled --dtype e2m1 -m 4 -n 4 -k 3
+# Auto on the CPU says why not CUDA.
+expect 0 "^plan: +blockwise_fp8 x store on cpu: .*; auto chose the CPU: (payload 'blockwise_fp8' carries no GPU kernel|tilepipe was built without the CUDA toolkit)" -- \
+  run $r --payload blockwise_fp8 -m 8 -n 8 -k 128
 # The payloads without a GPU kernel say so on the CUDA backend, GPU or not (a
 # build without the CUDA toolkit, where no plugin has device code, says that
 # instead and exits 77).
@@ -191,7 +195,10 @@ status=$?
 if [ "$status" -eq 77 ]; then
   grep -q 'needs a CUDA GPU' "$tmp/out" || fail "bench without a GPU: no reason given"
   [ ! -e "$tmp/bench.csv" ] || fail "bench without a GPU wrote a CSV"
-  expect 77 'cannot plan: .*(CUDA|GPU|device)' -- run $r --backend cuda -m 8 -n 8 -k 8
+  expect 77 'cannot plan: plan standard x store on cuda: .*(CUDA|GPU|device)' -- \
+    run $r --backend cuda -m 8 -n 8 -k 8
+  expect 0 '^plan: +standard x store on cpu: .*; auto chose the CPU: .*(CUDA|GPU|device)' -- \
+    run $r -m 8 -n 8 -k 8
   echo "test_tool: no GPU here; bench and run --backend cuda skipped as expected"
 elif [ "$status" -eq 0 ]; then
   [ "$(wc -l <"$tmp/bench.csv")" -eq 2 ] || fail "bench CSV should hold a header and one row"

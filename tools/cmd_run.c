@@ -94,7 +94,7 @@ static int verdict(const tp_ref_problem *p, const double *ref, const double *mag
 static int execute(const run_args *a, tp_plan *plan, tp_ref_problem *p) {
   tp_status st;
   const tp_backend backend = tp_plan_backend(plan);
-  char text[512];
+  char text[1024];
   tp_plan_describe(plan, text, sizeof text);
   printf("backend:  %s\nplan:     %s\n", tp_backend_name(backend), text);
 
