@@ -84,6 +84,17 @@ EOF
 expect 0 '^ghost +payload +- +yes +not found' -- list --registry "$tmp/broken.ini"
 expect 0 "error: .*broken.ini:[5-7]: .*no_such_plugin" -- list --registry "$tmp/broken.ini"
 expect 0 '^standard +payload .* ok ' -- list --registry "$tmp/broken.ini"
+# A 48-char name (the longest a section may have) widens the name column:
+# every row's KIND starts where the header's does.
+long=pppppppppppppppppppppppppppppppppppppppppppppppp
+printf '\n[%s]\nkind = payload\nlibrary = %s\n' "$long" \
+  "$build/plugins/standard/.libs/tp_standard.so" >>"$tmp/broken.ini"
+expect 0 "^$long payload " -- list --registry "$tmp/broken.ini"
+"$tool" list --registry "$tmp/broken.ini" 2>&1 | awk '
+  /^NAME / { want = index($0, "KIND") }
+  / (payload|epilogue) / { n++; if (match($0, / (payload|epilogue) /) + 1 != want) bad++ }
+  END { exit !(want > 0 && n == 3 && bad == 0) }' ||
+  fail "list: the KIND column is not aligned with a 48-char name"
 expect 0 '^kind: +payload' -- info standard --registry "$reg"
 expect 0 '^section: +.*tilepipe.ini:[0-9]+' -- info residual --registry "$reg"
 expect 0 '^state: +not found' -- info ghost --registry "$tmp/broken.ini"
@@ -144,6 +155,8 @@ expect 2 '--alpha takes a finite number' -- run $r -m 4 -n 4 -k 4 --alpha nan
 expect 2 '--seed needs a value' -- run $r -m 4 -n 4 -k 4 --seed
 expect 2 "unknown dtype 'bf17'" -- run $r -m 4 -n 4 -k 4 --dtype a=bf17
 expect 2 'operand must be a, b, c or d' -- run $r -m 4 -n 4 -k 4 --dtype x=bf16
+expect 2 "operand a is given twice in 'a=bf16,a=f16'" -- run $r -m 4 -n 4 -k 4 --dtype a=bf16,a=f16
+expect 2 "operand b is given twice in 'e4m3,b=e5m2'" -- run $r -m 4 -n 4 -k 4 --dtype e4m3,b=e5m2
 expect 2 'store epilogue reads no C' -- run $r -m 4 -n 4 -k 4 --dtype c=f32
 expect 2 "backend must be auto, cpu or cuda, not 'gpu'" -- run $r -m 4 -n 4 -k 4 --backend gpu
 expect 2 'sf-layout must be' -- run $r -m 4 -n 4 -k 32 --payload block_scaled --sf-layout 4x128
