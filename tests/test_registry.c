@@ -503,6 +503,61 @@ START_TEST(test_library_resolution) {
 }
 END_TEST
 
+/* A library that exists but is no regular file is named as what it is,
+ * not "not found"; a folder of that name does not stop the search. */
+START_TEST(test_library_not_a_file) {
+  char text[PATH_MAX + 128], want[PATH_MAX + 128];
+  tu_write("libs/fixture_payload/README", "a folder, not a library\n");
+  snprintf(text, sizeof text, "[dir]\nkind = payload\nlibrary = %s/libs\n"  /* 1-3 */
+                              "[dev]\nkind = payload\nlibrary = /dev/null\n"  /* 4-6 */
+                              "[rel]\nkind = payload\nlibrary = libs\n",       /* 7-9 */
+           tu_dir);
+  tp_registry *reg = open_ok("registry.ini", text);
+  snprintf(want, sizeof want, "library '%s/libs': %s/libs is a directory, not a shared library; "
+           "tried %s/libs (a directory), %s/libs.so", tu_dir, tu_dir, tu_dir, tu_dir);
+  tu_assert_broken(reg, "dir", TP_ERR_PLUGIN, 3, want);
+  tu_assert_broken(reg, "dev", TP_ERR_PLUGIN, 6, "library '/dev/null': /dev/null is a character "
+                   "device, not a shared library; tried /dev/null (a character device), "
+                   "/dev/null.so");
+  snprintf(want, sizeof want, "%s/libs is a directory, not a shared library", tu_dir);
+  tu_assert_broken(reg, "rel", TP_ERR_PLUGIN, 9, want);
+  tp_registry_close(reg);
+  /* The folder libs/fixture_payload is passed over for the library after it. */
+  char path[PATH_MAX * 2];
+  snprintf(path, sizeof path, "%s/libs:%s", tu_dir, TP_TEST_PLUGIN_DIR);
+  setenv("TILEPIPE_PLUGIN_PATH", path, 1);
+  assert_library("registry.ini", "fixture_payload", TP_TEST_PLUGIN_DIR "/fixture_payload.so");
+}
+END_TEST
+
+/* A $TILEPIPE_PLUGIN_PATH entry too long for a path is listed as such, and
+ * the places after it are still tried and listed. */
+START_TEST(test_plugin_path_too_long) {
+  static char path[6000];
+  memset(path, 'd', 5000);
+  path[0] = '/';
+  snprintf(path + 5000, sizeof path - 5000, ":%s/elsewhere", tu_dir);
+  setenv("TILEPIPE_PLUGIN_PATH", path, 1);
+  tp_registry *reg = open_ok("registry.ini", "[p]\nkind = payload\nlibrary = nowhere\n");
+  tu_assert_broken(reg, "p", TP_ERR_NOT_FOUND, 3, "library 'nowhere' not found; tried ");
+  const char *error = tu_info(reg, "p").error;
+  TU_ASSERT_HAS(error, "dddd... (5008 chars, longer than PATH_MAX), /ddd");
+  TU_ASSERT_HAS(error, "dddd... (5011 chars, longer than PATH_MAX), ");
+  TU_ASSERT_HAS(error, "/elsewhere/nowhere.so, ");
+  TU_ASSERT_HAS(error, TP_PLUGIN_DIR "/nowhere.so");
+  tp_registry_close(reg);
+  /* Too many places for the message: the list shows that it is cut. */
+  memset(path, 0, sizeof path);
+  for (int i = 0; i < 40; i++) snprintf(path + strlen(path), 64, "/folder/number/%02d:", i);
+  setenv("TILEPIPE_PLUGIN_PATH", path, 1);
+  reg = open_ok("registry.ini", "[p]\nkind = payload\nlibrary = nowhere\n");
+  error = tu_info(reg, "p").error;
+  ck_assert_msg(strlen(error) > 3 && strcmp(error + strlen(error) - 3, "...") == 0,
+                "\"%s\" does not end in \"...\"", error);
+  tp_registry_close(reg);
+}
+END_TEST
+
 static Suite *registry_suite(void) {
   Suite *s = suite_create("registry");
   TCase *ok = tcase_create("well-formed");
@@ -537,6 +592,8 @@ static Suite *registry_suite(void) {
   tcase_add_test(paths, test_search_order);
   tcase_add_test(paths, test_nothing_found_lists_every_place);
   tcase_add_test(paths, test_library_resolution);
+  tcase_add_test(paths, test_library_not_a_file);
+  tcase_add_test(paths, test_plugin_path_too_long);
   suite_add_tcase(s, paths);
   return s;
 }
