@@ -11,6 +11,7 @@
  * - The tuning keys through set_option, and through a registry file.
  * - The build-tree registry and the installed one (resolved through
  *   TILEPIPE_PLUGIN_PATH) list the five plugins, all usable. */
+#include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
@@ -921,6 +922,40 @@ END_TEST
 
 /* A bad tuning value in a registry marks the plugin broken, naming the key's
  * line and the plugin's reason; the others stay usable. */
+/* The installed registry's header comment names every tuning key the
+ * payloads take: the keys an unknown one's refusal lists. */
+START_TEST(test_installed_registry_names_the_keys) {
+  char err[256], comment[4096] = "", line[512];
+  loaded l = load("standard");
+  ck_assert_int_eq(set(&l, "colour", "red", err, sizeof err), TP_ERR_NOT_FOUND);
+  unload(&l);
+  const char *keys = strstr(err, "(payloads take ");
+  ck_assert_msg(keys != NULL, "\"%s\" lists no keys", err);
+  keys += strlen("(payloads take ");
+  FILE *f = fopen(TP_TEST_INSTALLED_REGISTRY, "r");
+  ck_assert_ptr_nonnull(f);
+  while (fgets(line, sizeof line, f) != NULL && line[0] == ';')
+    strncat(comment, line, sizeof comment - strlen(comment) - 1);
+  fclose(f);
+  int n = 0;
+  for (const char *k = keys; *k && *k != ')'; n++) {
+    const size_t len = strcspn(k, ",)");
+    char word[32];
+    snprintf(word, sizeof word, "%.*s", (int)len, k);
+    /* As a word: "splits" must not pass on the strength of "tail_splits". */
+    int found = 0;
+    for (const char *at = comment; (at = strstr(at, word)) != NULL; at += len)
+      found |= (at == comment || !(isalnum((unsigned char)at[-1]) || at[-1] == '_')) &&
+               !(isalnum((unsigned char)at[len]) || at[len] == '_');
+    ck_assert_msg(found, "the comment of %s does not name the key '%s'",
+                  TP_TEST_INSTALLED_REGISTRY, word);
+    k += len;
+    k += strspn(k, ", ");
+  }
+  ck_assert_int_eq(n, 6);
+}
+END_TEST
+
 START_TEST(test_registry_bad_tuning) {
   tp_plugin_info info;
   ck_assert_msg(reg != NULL, "no registry");
@@ -984,6 +1019,7 @@ static Suite *suite(void) {
   tcase_add_unchecked_fixture(tc, open_registry, close_registry);
   tcase_add_test(tc, test_build_registry);
   tcase_add_test(tc, test_installed_registry_resolves);
+  tcase_add_test(tc, test_installed_registry_names_the_keys);
   tcase_add_test(tc, test_registry_bad_tuning);
   suite_add_tcase(s, tc);
   return s;

@@ -5,7 +5,9 @@
 # - --help of the tool and of every subcommand;
 # - `list` of the build tree's registry (tilepipe.ini: every shipped
 #   plugin, ok) and of a scratch registry with a missing library (listed as
-#   broken with file:line, the listing still succeeds); `info` of a plugin
+#   broken with file:line, the listing still succeeds) and a 48-char name
+#   (the columns stay aligned); refused tuning keys, with the messages
+#   docs/registry.md quotes; `info` of a plugin
 #   and of an unknown name;
 # - `run --verify` on the CPU backend for every payload x epilogue, MXFP8 and
 #   NVFP4 in both scale layouts, over ragged shapes: PASS and exit 0;
@@ -27,6 +29,7 @@ set -u
 tool=./tools/tilepipe
 reg=tilepipe.ini
 build=$(pwd)
+srcdir=$(cd "$(dirname "$0")/.." && pwd)
 if [ ! -x "$tool" ] || [ ! -f "$reg" ]; then
   echo "test_tool: run from the top build folder after make ($tool, $reg)" >&2
   exit 99
@@ -95,6 +98,19 @@ expect 0 "^$long payload " -- list --registry "$tmp/broken.ini"
   / (payload|epilogue) / { n++; if (match($0, / (payload|epilogue) /) + 1 != want) bad++ }
   END { exit !(want > 0 && n == 3 && bad == 0) }' ||
   fail "list: the KIND column is not aligned with a 48-char name"
+# Refused tuning keys, with the messages docs/registry.md quotes.
+standard_section="[standard]
+kind = payload
+library = $build/plugins/standard/.libs/tp_standard.so"
+printf '%s\nstages = 17\n' "$standard_section" >"$tmp/tuning.ini"
+refused="plugin 'standard' refused stages = 17: stages '17' must be 1..16"
+expect 0 "error: .*tuning.ini:4: $refused\$" -- list --registry "$tmp/tuning.ini"
+grep -Fq "$refused" "$srcdir/docs/registry.md" || fail "docs/registry.md does not quote: $refused"
+printf '%s\ncolour = red\n' "$standard_section" >"$tmp/tuning.ini"
+unknown="plugin 'standard' has no tuning key 'colour': unknown key 'colour' (payloads take tile, stages, cluster, consumers, splits, tail_splits)"
+expect 0 "error: .*tuning.ini:4: " -- list --registry "$tmp/tuning.ini"
+grep -Fq "$unknown" "$tmp/out" || fail "list: no \"$unknown\""
+grep -Fq "$unknown" "$srcdir/docs/registry.md" || fail "docs/registry.md does not quote: $unknown"
 expect 0 '^kind: +payload' -- info standard --registry "$reg"
 expect 0 '^section: +.*tilepipe.ini:[0-9]+' -- info residual --registry "$reg"
 expect 0 '^state: +not found' -- info ghost --registry "$tmp/broken.ini"
