@@ -241,6 +241,11 @@ EXTRA_tests_test_link_check_DEPENDENCIES = tilepipe.ini
 TESTS += tests/test_tool_link.sh
 EXTRA_DIST += tests/test_tool_link.sh
 
+# Without a driver, every GPU test above skips naming the missing
+# libcuda.so.1, as the library does (test_gpu_skips.sh).
+TESTS += tests/test_gpu_skips.sh
+EXTRA_DIST += tests/test_gpu_skips.sh
+
 # The C examples of README.md, docs/ and examples/*/README.md, compiled
 # with this build's compiler and flags, and those that are programs run
 # (test_doc_examples.sh; tests/doc_examples/ holds the surroundings of the
