@@ -178,7 +178,7 @@ check-pipeline-sanitize: tests/device/test_pipeline_device$(EXEEXT)
 	  if test $$rc -eq 77; then echo "check-pipeline-sanitize: skipped"; else exit $$rc; fi
 else
 check-pipeline-sanitize:
-	@echo "check-pipeline-sanitize: built without CUDA (configure found no nvcc)"
+	@echo "check-pipeline-sanitize: built without CUDA ($(TP_NO_CUDA_REASON))"
 endif
 .PHONY: check-pipeline-sanitize
 
