@@ -20,6 +20,7 @@ struct tp_plan {
   tp_binding binding;
   char payload_name[64];
   char epilogue_name[64];
+  char why_cpu[512]; /* AUTO that resolved to the CPU: why CUDA was out; else "" */
   tp_cpu_plan *cpu;
   tp_cuda_plan *cuda;
 };
@@ -42,9 +43,11 @@ int tp_backend_from_name(const char *name) {
 }
 
 /* AUTO picks CUDA when a usable GPU is there and both plugins carry device
- * code; otherwise the CPU. An explicit CUDA request fails instead. */
+ * code; otherwise the CPU, and why_cpu says why not CUDA. An explicit CUDA
+ * request fails instead. */
 static tp_status resolve_backend(tp_backend asked, const tp_plugin_desc *payload,
-                                 const tp_plugin_desc *epilogue, tp_backend *out) {
+                                 const tp_plugin_desc *epilogue, tp_backend *out, char *why_cpu,
+                                 size_t why_size) {
   if (asked == TP_BACKEND_CPU) {
     *out = TP_BACKEND_CPU;
     return TP_OK;
@@ -55,6 +58,7 @@ static tp_status resolve_backend(tp_backend asked, const tp_plugin_desc *payload
     return TP_OK;
   }
   if (asked == TP_BACKEND_CUDA) return st;
+  snprintf(why_cpu, why_size, "%s", tp_error_message());
   *out = TP_BACKEND_CPU;
   return TP_OK;
 }
@@ -136,7 +140,7 @@ tp_status tp_plan_create(tp_plan **out, tp_registry *registry, const char *paylo
 
   plan->backend = backend; /* what a failure below names until the backend is resolved */
   st = resolve_backend(backend, plan->binding.payload_plugin, plan->binding.epilogue_plugin,
-                       &plan->backend);
+                       &plan->backend, plan->why_cpu, sizeof plan->why_cpu);
   if (st == TP_OK) st = tp_gemm_check_desc(desc, plan->backend);
   if (st == TP_OK) {
     plan->desc = *desc;
@@ -183,6 +187,10 @@ int tp_plan_describe(const tp_plan *plan, char *buf, size_t size) {
   if (n < 0 || (size_t)n >= size) return n;
   int m = plan->backend == TP_BACKEND_CPU ? tp_cpu_plan_describe(plan->cpu, buf + n, size - (size_t)n)
                                           : tp_cuda_plan_describe(plan->cuda, buf + n, size - (size_t)n);
+  if (m < 0) return m;
+  n += m;
+  if (!plan->why_cpu[0] || (size_t)n >= size) return n;
+  m = snprintf(buf + n, size - (size_t)n, "; auto chose the CPU: %s", plan->why_cpu);
   return m < 0 ? m : n + m;
 }
 

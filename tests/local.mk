@@ -178,7 +178,7 @@ check-pipeline-sanitize: tests/device/test_pipeline_device$(EXEEXT)
 	  if test $$rc -eq 77; then echo "check-pipeline-sanitize: skipped"; else exit $$rc; fi
 else
 check-pipeline-sanitize:
-	@echo "check-pipeline-sanitize: built without CUDA (configure found no nvcc)"
+	@echo "check-pipeline-sanitize: built without CUDA ($(TP_NO_CUDA_REASON))"
 endif
 .PHONY: check-pipeline-sanitize
 
@@ -266,6 +266,23 @@ EXTRA_tests_test_link_check_DEPENDENCIES = tilepipe.ini
 # (tests/device/link_hook.cu) but fails the ptxas check.
 TESTS += tests/test_tool_link.sh
 EXTRA_DIST += tests/test_tool_link.sh
+
+# Without a driver, every GPU test above skips naming the missing
+# libcuda.so.1, as the library does (test_gpu_skips.sh).
+TESTS += tests/test_gpu_skips.sh
+EXTRA_DIST += tests/test_gpu_skips.sh
+
+# The C examples of README.md, docs/ and examples/*/README.md, compiled
+# with this build's compiler and flags, and those that are programs run
+# (test_doc_examples.sh; tests/doc_examples/ holds the surroundings of the
+# examples that are parts of a file).
+TESTS += tests/test_doc_examples.sh
+EXTRA_DIST += tests/test_doc_examples.sh tests/doc_examples
+AM_TESTS_ENVIRONMENT = TP_TEST_CC='$(CC)' \
+	TP_TEST_CPPFLAGS='-I$(top_srcdir)/include -I$(top_srcdir) -I$(top_builddir) $(CPPFLAGS)' \
+	TP_TEST_CFLAGS='$(AM_CFLAGS) $(CFLAGS)' TP_TEST_LDFLAGS='$(LDFLAGS)' \
+	TP_TEST_LIBTOOL='$(LIBTOOL)'; \
+	export TP_TEST_CC TP_TEST_CPPFLAGS TP_TEST_CFLAGS TP_TEST_LDFLAGS TP_TEST_LIBTOOL;
 if TP_HAVE_CUDA
 check_LTLIBRARIES += tests/plugins/fixture_bad_link.la
 tests_plugins_fixture_bad_link_la_SOURCES = tests/plugins/fixture_bad_link.c

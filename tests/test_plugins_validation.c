@@ -11,6 +11,7 @@
  * - The tuning keys through set_option, and through a registry file.
  * - The build-tree registry and the installed one (resolved through
  *   TILEPIPE_PLUGIN_PATH) list the five plugins, all usable. */
+#include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
@@ -106,6 +107,41 @@ static void expect_planned(tp_ref_problem *p, const char *payload, const char *e
   ck_assert_msg(st == TP_OK, "%s x %s: %s", payload, epilogue, tp_error_message());
   tp_plan_destroy(plan);
 }
+
+/* AUTO that resolves to the CPU says why in the plan's description:
+ * blockwise_fp8 carries no GPU kernel (a build without CUDA: no toolkit);
+ * an explicit CPU plan has nothing to explain. */
+START_TEST(test_auto_says_why_cpu) {
+#if TP_HAVE_CUDA
+  const char *why = "; auto chose the CPU: payload 'blockwise_fp8' carries no GPU kernel";
+#else
+  const char *why = "; auto chose the CPU: tilepipe was built without the CUDA toolkit";
+#endif
+  tp_ref_problem p = blockwise();
+  tp_plan *plan = NULL;
+  char text[1024];
+  ck_assert_msg(tp_plan_create(&plan, reg, "blockwise_fp8", "store", &p.desc, TP_BACKEND_AUTO) ==
+                    TP_OK, "%s", tp_error_message());
+  ck_assert_int_eq(tp_plan_backend(plan), TP_BACKEND_CPU);
+  const int n = tp_plan_describe(plan, text, sizeof text);
+  ck_assert_int_eq(n, (int)strlen(text));
+  ASSERT_HAS(text, "blockwise_fp8 x store on cpu: tile ");
+  ASSERT_HAS(text, why);
+  /* A buffer that ends inside the reason holds its start, NUL-terminated,
+   * and the return value is the whole line's length. */
+  char cut[1024];
+  ck_assert_int_eq(tp_plan_describe(plan, cut, (size_t)n - 4), n);
+  ck_assert_uint_eq(strlen(cut), (size_t)n - 5);
+  ck_assert_int_eq(strncmp(cut, text, (size_t)n - 5), 0);
+  tp_plan_destroy(plan);
+  ck_assert_int_eq(tp_plan_create(&plan, reg, "blockwise_fp8", "store", &p.desc, TP_BACKEND_CPU),
+                   TP_OK);
+  tp_plan_describe(plan, text, sizeof text);
+  ck_assert_msg(strstr(text, "auto chose") == NULL, "\"%s\" explains an explicit CPU plan", text);
+  tp_plan_destroy(plan);
+  tp_ref_problem_destroy(&p);
+}
+END_TEST
 
 START_TEST(test_valid_problems_plan) {
   tp_ref_problem p[6] = {standard(), blockwise(), mxfp8(TP_LAYOUT_SF_128X4),
@@ -885,6 +921,40 @@ END_TEST
 
 /* A bad tuning value in a registry marks the plugin broken, naming the key's
  * line and the plugin's reason; the others stay usable. */
+/* The installed registry's header comment names every tuning key the
+ * payloads take: the keys an unknown one's refusal lists. */
+START_TEST(test_installed_registry_names_the_keys) {
+  char err[256], comment[4096] = "", line[512];
+  loaded l = load("standard");
+  ck_assert_int_eq(set(&l, "colour", "red", err, sizeof err), TP_ERR_NOT_FOUND);
+  unload(&l);
+  const char *keys = strstr(err, "(payloads take ");
+  ck_assert_msg(keys != NULL, "\"%s\" lists no keys", err);
+  keys += strlen("(payloads take ");
+  FILE *f = fopen(TP_TEST_INSTALLED_REGISTRY, "r");
+  ck_assert_ptr_nonnull(f);
+  while (fgets(line, sizeof line, f) != NULL && line[0] == ';')
+    strncat(comment, line, sizeof comment - strlen(comment) - 1);
+  fclose(f);
+  int n = 0;
+  for (const char *k = keys; *k && *k != ')'; n++) {
+    const size_t len = strcspn(k, ",)");
+    char word[32];
+    snprintf(word, sizeof word, "%.*s", (int)len, k);
+    /* As a word: "splits" must not pass on the strength of "tail_splits". */
+    int found = 0;
+    for (const char *at = comment; (at = strstr(at, word)) != NULL; at += len)
+      found |= (at == comment || !(isalnum((unsigned char)at[-1]) || at[-1] == '_')) &&
+               !(isalnum((unsigned char)at[len]) || at[len] == '_');
+    ck_assert_msg(found, "the comment of %s does not name the key '%s'",
+                  TP_TEST_INSTALLED_REGISTRY, word);
+    k += len;
+    k += strspn(k, ", ");
+  }
+  ck_assert_int_eq(n, 6);
+}
+END_TEST
+
 START_TEST(test_registry_bad_tuning) {
   tp_plugin_info info;
   ck_assert_msg(reg != NULL, "no registry");
@@ -917,6 +987,7 @@ static Suite *suite(void) {
   TCase *tc = tcase_create("plan errors");
   tcase_add_unchecked_fixture(tc, open_registry, close_registry);
   tcase_add_test(tc, test_valid_problems_plan);
+  tcase_add_test(tc, test_auto_says_why_cpu);
   tcase_add_test(tc, test_standard_refuses_dtypes);
   tcase_add_test(tc, test_standard_refuses_scales);
   tcase_add_test(tc, test_blockwise_refuses_dtypes);
@@ -947,6 +1018,7 @@ static Suite *suite(void) {
   tcase_add_unchecked_fixture(tc, open_registry, close_registry);
   tcase_add_test(tc, test_build_registry);
   tcase_add_test(tc, test_installed_registry_resolves);
+  tcase_add_test(tc, test_installed_registry_names_the_keys);
   tcase_add_test(tc, test_registry_bad_tuning);
   suite_add_tcase(s, tc);
   return s;

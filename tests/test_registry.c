@@ -5,8 +5,11 @@
  * "<file>:<line>: ...". Libraries resolve to the fixtures of tests/plugins/
  * through TILEPIPE_PLUGIN_PATH (set by tu_setup). The loader's own refusals
  * are tested in test_loader.c. */
+#include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,7 +198,57 @@ END_TEST
 START_TEST(test_overlong_line) {
   char text[512], value[256];
   snprintf(text, sizeof text, "[a]\nkind = payload\nlibrary = %s\n", repeat(value, 'v', 189));
-  assert_open_fails(text, TP_ERR_REGISTRY, 3, "line is 199 chars long (inih reads at most 198)");
+  assert_open_fails(text, TP_ERR_REGISTRY, 3, "line is longer than 198 chars (the most inih reads)");
+  /* CRLF: the '\r' is not counted, so 198 chars and a CRLF pass. */
+  snprintf(text, sizeof text, "[a]\r\nkind = payload\r\nlibrary = x\r\nenabled = no\r\n;%s\r\n",
+           repeat(value, 'c', 197));
+  tp_registry_close(open_ok("registry.ini", text));
+}
+END_TEST
+
+/* A line with no end: the writer sends 4096 chars and keeps the FIFO open
+ * until the registry has answered, so a reader that wanted the whole line
+ * before judging its length would wait here for ever (the test's timeout). */
+typedef struct fifo_writer {
+  const char *path;
+  int done[2]; /* a pipe: the test writes to it once the registry answered */
+} fifo_writer;
+
+static void *write_endless_line(void *arg) {
+  fifo_writer *w = arg;
+  char line[4096];
+  memset(line, 'x', sizeof line);
+  int fd = open(w->path, O_WRONLY);
+  if (fd < 0) return NULL;
+  ssize_t n = write(fd, line, sizeof line);
+  char c;
+  ssize_t got = read(w->done[0], &c, 1); /* until the test says so */
+  close(fd);
+  return (void *)(intptr_t)(n == (ssize_t)sizeof line && got == 1);
+}
+
+START_TEST(test_line_without_end) {
+  char path[PATH_MAX];
+  snprintf(path, sizeof path, "%s/endless.ini", tu_dir);
+  ck_assert_int_eq(mkfifo(path, 0600), 0);
+  fifo_writer w = {.path = path};
+  ck_assert_int_eq(pipe(w.done), 0);
+  pthread_t writer;
+  ck_assert_int_eq(pthread_create(&writer, NULL, write_endless_line, &w), 0);
+  tp_registry *reg = NULL;
+  tp_status st = tp_registry_open(&reg, path);
+  ck_assert_int_eq(write(w.done[1], "!", 1), 1);
+  void *wrote = NULL;
+  ck_assert_int_eq(pthread_join(writer, &wrote), 0);
+  ck_assert_msg(wrote, "the writer could not send its line");
+  close(w.done[0]);
+  close(w.done[1]);
+  ck_assert_int_eq(st, TP_ERR_REGISTRY);
+  ck_assert_ptr_null(reg);
+  TU_ASSERT_HAS(tp_error_message(), "endless.ini:1: line is longer than 198 chars");
+  /* Endless NUL bytes: refused at the first. */
+  ck_assert_int_eq(tp_registry_open(&reg, "/dev/zero"), TP_ERR_REGISTRY);
+  TU_ASSERT_HAS(tp_error_message(), "/dev/zero:1: NUL byte in the line");
 }
 END_TEST
 
@@ -450,6 +503,61 @@ START_TEST(test_library_resolution) {
 }
 END_TEST
 
+/* A library that exists but is no regular file is named as what it is,
+ * not "not found"; a folder of that name does not stop the search. */
+START_TEST(test_library_not_a_file) {
+  char text[PATH_MAX + 128], want[PATH_MAX + 128];
+  tu_write("libs/fixture_payload/README", "a folder, not a library\n");
+  snprintf(text, sizeof text, "[dir]\nkind = payload\nlibrary = %s/libs\n"  /* 1-3 */
+                              "[dev]\nkind = payload\nlibrary = /dev/null\n"  /* 4-6 */
+                              "[rel]\nkind = payload\nlibrary = libs\n",       /* 7-9 */
+           tu_dir);
+  tp_registry *reg = open_ok("registry.ini", text);
+  snprintf(want, sizeof want, "library '%s/libs': %s/libs is a directory, not a shared library; "
+           "tried %s/libs (a directory), %s/libs.so", tu_dir, tu_dir, tu_dir, tu_dir);
+  tu_assert_broken(reg, "dir", TP_ERR_PLUGIN, 3, want);
+  tu_assert_broken(reg, "dev", TP_ERR_PLUGIN, 6, "library '/dev/null': /dev/null is a character "
+                   "device, not a shared library; tried /dev/null (a character device), "
+                   "/dev/null.so");
+  snprintf(want, sizeof want, "%s/libs is a directory, not a shared library", tu_dir);
+  tu_assert_broken(reg, "rel", TP_ERR_PLUGIN, 9, want);
+  tp_registry_close(reg);
+  /* The folder libs/fixture_payload is passed over for the library after it. */
+  char path[PATH_MAX * 2];
+  snprintf(path, sizeof path, "%s/libs:%s", tu_dir, TP_TEST_PLUGIN_DIR);
+  setenv("TILEPIPE_PLUGIN_PATH", path, 1);
+  assert_library("registry.ini", "fixture_payload", TP_TEST_PLUGIN_DIR "/fixture_payload.so");
+}
+END_TEST
+
+/* A $TILEPIPE_PLUGIN_PATH entry too long for a path is listed as such, and
+ * the places after it are still tried and listed. */
+START_TEST(test_plugin_path_too_long) {
+  static char path[6000];
+  memset(path, 'd', 5000);
+  path[0] = '/';
+  snprintf(path + 5000, sizeof path - 5000, ":%s/elsewhere", tu_dir);
+  setenv("TILEPIPE_PLUGIN_PATH", path, 1);
+  tp_registry *reg = open_ok("registry.ini", "[p]\nkind = payload\nlibrary = nowhere\n");
+  tu_assert_broken(reg, "p", TP_ERR_NOT_FOUND, 3, "library 'nowhere' not found; tried ");
+  const char *error = tu_info(reg, "p").error;
+  TU_ASSERT_HAS(error, "dddd... (5008 chars, longer than PATH_MAX), /ddd");
+  TU_ASSERT_HAS(error, "dddd... (5011 chars, longer than PATH_MAX), ");
+  TU_ASSERT_HAS(error, "/elsewhere/nowhere.so, ");
+  TU_ASSERT_HAS(error, TP_PLUGIN_DIR "/nowhere.so");
+  tp_registry_close(reg);
+  /* Too many places for the message: the list shows that it is cut. */
+  memset(path, 0, sizeof path);
+  for (int i = 0; i < 40; i++) snprintf(path + strlen(path), 64, "/folder/number/%02d:", i);
+  setenv("TILEPIPE_PLUGIN_PATH", path, 1);
+  reg = open_ok("registry.ini", "[p]\nkind = payload\nlibrary = nowhere\n");
+  error = tu_info(reg, "p").error;
+  ck_assert_msg(strlen(error) > 3 && strcmp(error + strlen(error) - 3, "...") == 0,
+                "\"%s\" does not end in \"...\"", error);
+  tp_registry_close(reg);
+}
+END_TEST
+
 static Suite *registry_suite(void) {
   Suite *s = suite_create("registry");
   TCase *ok = tcase_create("well-formed");
@@ -464,6 +572,7 @@ static Suite *registry_suite(void) {
   TCase *file = tcase_create("file refused");
   tcase_add_checked_fixture(file, tu_setup, tu_teardown);
   tcase_add_test(file, test_overlong_line);
+  tcase_add_test(file, test_line_without_end);
   tcase_add_test(file, test_overlong_section_name);
   tcase_add_test(file, test_overlong_key_name);
   tcase_add_test(file, test_not_ini);
@@ -483,6 +592,8 @@ static Suite *registry_suite(void) {
   tcase_add_test(paths, test_search_order);
   tcase_add_test(paths, test_nothing_found_lists_every_place);
   tcase_add_test(paths, test_library_resolution);
+  tcase_add_test(paths, test_library_not_a_file);
+  tcase_add_test(paths, test_plugin_path_too_long);
   suite_add_tcase(s, paths);
   return s;
 }

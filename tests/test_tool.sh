@@ -5,19 +5,24 @@
 # - --help of the tool and of every subcommand;
 # - `list` of the build tree's registry (tilepipe.ini: every shipped
 #   plugin, ok) and of a scratch registry with a missing library (listed as
-#   broken with file:line, the listing still succeeds); `info` of a plugin
+#   broken with file:line, the listing still succeeds) and a 48-char name
+#   (the columns stay aligned); refused tuning keys, with the messages
+#   docs/registry.md quotes; `info` of a plugin
 #   and of an unknown name;
 # - `run --verify` on the CPU backend for every payload x epilogue, MXFP8 and
 #   NVFP4 in both scale layouts, over ragged shapes: PASS and exit 0;
 # - a wrong result: a scratch registry whose [store] is fixture_skip_last
 #   (never writes D's last element): FAIL and exit 1;
 # - error exits: unknown command/option/payload, bad values, a plan the
-#   payload refuses, a payload without a GPU kernel on the CUDA backend, a
-#   missing registry, a bad shapes file (with its line);
+#   payload refuses (with its reason, also where K is shorter than one
+#   scale vector), a payload without a GPU kernel on the CUDA backend, a
+#   missing registry, a bad shapes file (with its line); auto on the CPU
+#   says why not CUDA;
 # - the GPU commands: without a GPU, `bench` and `run --backend cuda` exit
-#   77 saying so; with one, they run (bench writes a CSV row that matches,
-#   an SVG with its bars and a progress line on stderr, and with
-#   --roofline measures plausible ceilings and gives the floor).
+#   77 saying so (run naming the backend asked for); with one, they run
+#   (bench writes a CSV row that matches, an SVG with its bars and a
+#   progress line on stderr, and with --roofline measures plausible
+#   ceilings and gives the floor).
 # Scratch files go to a fresh folder under $TMPDIR; nothing is written to
 # the source tree.
 set -u
@@ -25,6 +30,7 @@ set -u
 tool=./tools/tilepipe
 reg=tilepipe.ini
 build=$(pwd)
+srcdir=$(cd "$(dirname "$0")/.." && pwd)
 if [ ! -x "$tool" ] || [ ! -f "$reg" ]; then
   echo "test_tool: run from the top build folder after make ($tool, $reg)" >&2
   exit 99
@@ -82,6 +88,30 @@ EOF
 expect 0 '^ghost +payload +- +yes +not found' -- list --registry "$tmp/broken.ini"
 expect 0 "error: .*broken.ini:[5-7]: .*no_such_plugin" -- list --registry "$tmp/broken.ini"
 expect 0 '^standard +payload .* ok ' -- list --registry "$tmp/broken.ini"
+# A 48-char name (the longest a section may have) widens the name column:
+# every row's KIND starts where the header's does.
+long=pppppppppppppppppppppppppppppppppppppppppppppppp
+printf '\n[%s]\nkind = payload\nlibrary = %s\n' "$long" \
+  "$build/plugins/standard/.libs/tp_standard.so" >>"$tmp/broken.ini"
+expect 0 "^$long payload " -- list --registry "$tmp/broken.ini"
+"$tool" list --registry "$tmp/broken.ini" 2>&1 | awk '
+  /^NAME / { want = index($0, "KIND") }
+  / (payload|epilogue) / { n++; if (match($0, / (payload|epilogue) /) + 1 != want) bad++ }
+  END { exit !(want > 0 && n == 3 && bad == 0) }' ||
+  fail "list: the KIND column is not aligned with a 48-char name"
+# Refused tuning keys, with the messages docs/registry.md quotes.
+standard_section="[standard]
+kind = payload
+library = $build/plugins/standard/.libs/tp_standard.so"
+printf '%s\nstages = 17\n' "$standard_section" >"$tmp/tuning.ini"
+refused="plugin 'standard' refused stages = 17: stages '17' must be 1..16"
+expect 0 "error: .*tuning.ini:4: $refused\$" -- list --registry "$tmp/tuning.ini"
+grep -Fq "$refused" "$srcdir/docs/registry.md" || fail "docs/registry.md does not quote: $refused"
+printf '%s\ncolour = red\n' "$standard_section" >"$tmp/tuning.ini"
+unknown="plugin 'standard' has no tuning key 'colour': unknown key 'colour' (payloads take tile, stages, cluster, consumers, splits, tail_splits)"
+expect 0 "error: .*tuning.ini:4: " -- list --registry "$tmp/tuning.ini"
+grep -Fq "$unknown" "$tmp/out" || fail "list: no \"$unknown\""
+grep -Fq "$unknown" "$srcdir/docs/registry.md" || fail "docs/registry.md does not quote: $unknown"
 expect 0 '^kind: +payload' -- info standard --registry "$reg"
 expect 0 '^section: +.*tilepipe.ini:[0-9]+' -- info residual --registry "$reg"
 expect 0 '^state: +not found' -- info ghost --registry "$tmp/broken.ini"
@@ -142,6 +172,8 @@ expect 2 '--alpha takes a finite number' -- run $r -m 4 -n 4 -k 4 --alpha nan
 expect 2 '--seed needs a value' -- run $r -m 4 -n 4 -k 4 --seed
 expect 2 "unknown dtype 'bf17'" -- run $r -m 4 -n 4 -k 4 --dtype a=bf17
 expect 2 'operand must be a, b, c or d' -- run $r -m 4 -n 4 -k 4 --dtype x=bf16
+expect 2 "operand a is given twice in 'a=bf16,a=f16'" -- run $r -m 4 -n 4 -k 4 --dtype a=bf16,a=f16
+expect 2 "operand b is given twice in 'e4m3,b=e5m2'" -- run $r -m 4 -n 4 -k 4 --dtype e4m3,b=e5m2
 expect 2 'store epilogue reads no C' -- run $r -m 4 -n 4 -k 4 --dtype c=f32
 expect 2 "backend must be auto, cpu or cuda, not 'gpu'" -- run $r -m 4 -n 4 -k 4 --backend gpu
 expect 2 'sf-layout must be' -- run $r -m 4 -n 4 -k 32 --payload block_scaled --sf-layout 4x128
@@ -149,6 +181,19 @@ expect 2 "unexpected argument 'extra'" -- run $r -m 4 -n 4 -k 4 extra
 expect 3 "payload 'standard': .*bf16.*f16" -- run $r --backend cpu -m 4 -n 4 -k 4 \
   --dtype a=bf16,b=f16
 expect 3 'not a multiple of 32' -- run $r --backend cpu --payload block_scaled -m 4 -n 4 -k 33
+# A problem the plan refuses fails with the plan's reason, never with one of
+# making its inputs (a K shorter than one scale vector made a scale of 0).
+expect 3 'cannot plan: .*K = 16 is not a multiple of 32' -- \
+  run $r --payload block_scaled -m 4 -n 4 -k 16
+expect 3 'cannot plan: .*K = 8 is not a multiple of 16' -- \
+  run $r --payload block_scaled --dtype e2m1 -m 4 -n 4 -k 8
+expect 3 'cannot plan: .*A is bf16; block_scaled takes' -- \
+  run $r --payload block_scaled --dtype bf16 -m 4 -n 4 -k 4
+expect 3 'cannot plan: .*packed e2m1 rows must hold whole bytes' -- \
+  run $r --payload block_scaled --dtype e2m1 -m 4 -n 4 -k 3
+# Auto on the CPU says why not CUDA.
+expect 0 "^plan: +block_scaled x store on cpu: .*; auto chose the CPU: (payload 'block_scaled' carries no GPU kernel|tilepipe was built without the CUDA toolkit)" -- \
+  run $r --payload block_scaled -m 8 -n 8 -k 128
 # The payload without a GPU kernel says so on the CUDA backend, GPU or not
 # (a build without the CUDA toolkit, where no plugin has device code, says
 # that instead and exits 77).
@@ -178,7 +223,10 @@ status=$?
 if [ "$status" -eq 77 ]; then
   grep -q 'needs a CUDA GPU' "$tmp/out" || fail "bench without a GPU: no reason given"
   [ ! -e "$tmp/bench.csv" ] && [ ! -e "$tmp/bench.svg" ] || fail "bench without a GPU wrote a file"
-  expect 77 'cannot plan: .*(CUDA|GPU|device)' -- run $r --backend cuda -m 8 -n 8 -k 8
+  expect 77 'cannot plan: plan standard x store on cuda: .*(CUDA|GPU|device)' -- \
+    run $r --backend cuda -m 8 -n 8 -k 8
+  expect 0 '^plan: +standard x store on cpu: .*; auto chose the CPU: .*(CUDA|GPU|device)' -- \
+    run $r -m 8 -n 8 -k 8
   echo "test_tool: no GPU here; bench and run --backend cuda skipped as expected"
 elif [ "$status" -eq 0 ]; then
   [ "$(wc -l <"$tmp/bench.csv")" -eq 2 ] || fail "bench CSV should hold a header and one row"

@@ -10,7 +10,8 @@
 # - --all over the build tree's registry: every pair with device code
 #   passes, the plugins without it are listed as skipped;
 # - a named plugin that is unknown, of the wrong kind, or without device
-#   code is an error (exit 3), not a verdict;
+#   code is an error (exit 3), not a verdict; so is a --dtype the payload
+#   refuses (REFUSED, with the plan's reason), alone and in --all;
 # - a payload whose kernel fails the ptxas check (fixture_bad_link with its
 #   hook fixture_test_hook: setmaxnreg ignored, C7508) prints FAIL and exits
 #   1, alone and in --all; so does a pair whose hook is missing (the link
@@ -94,6 +95,9 @@ expect 0 '^blockwise_fp8 x residual: PASS  kernel tp_blockwise_fp8_e4m3_[a-z0-9_
 expect 3 "unknown|not found|no plugin" -- link --payload standard --epilogue nosuch
 expect 3 "'standard' is a payload plugin; --epilogue needs an epilogue" -- \
   link --payload standard --epilogue standard
+expect 3 "^standard x store: REFUSED .*A is e2m1; standard takes" -- \
+  link --payload standard --epilogue store --dtype e2m1
+expect 3 "^standard x residual: REFUSED .*A is e2m1; standard takes" -- link --all --dtype e2m1
 
 # The kernels only the INI reaches link clean too: the 64-wide tile forced,
 # the 2-CTA cluster (its loader has the fewest registers to spare).

@@ -4,6 +4,7 @@
  * plugins are part of a successful listing (exit 0): finding them is what
  * the command is for. */
 #include <stdio.h>
+#include <string.h>
 
 #include "tilepipe/tilepipe.h"
 #include "tools/cli.h"
@@ -30,19 +31,27 @@ int tp_cmd_list(int argc, char **argv) {
   tp_registry *reg;
   if ((rc = tp_view_open_registry("list", registry_path, &reg)) != TP_EXIT_OK) return rc;
   printf("registry: %s\n", tp_registry_path(reg));
-  printf("%-20s %-9s %-9s %-8s %-18s %s\n", "NAME", "KIND", "VERSION", "ENABLED", "STATE",
-         "DEVICE CODE");
+  /* The name and version columns are as wide as their longest entry (a
+   * name may have 48 chars), at least as wide as a short one's. */
   const size_t count = tp_registry_count(reg);
+  int name_width = 20, version_width = 9;
+  tp_plugin_info info;
+  for (size_t i = 0; i < count; i++)
+    if (tp_registry_get(reg, i, &info) == TP_OK) {
+      if ((int)strlen(info.name) > name_width) name_width = (int)strlen(info.name);
+      if ((int)strlen(info.version) > version_width) version_width = (int)strlen(info.version);
+    }
+  printf("%-*s %-9s %-*s %-8s %-18s %s\n", name_width, "NAME", "KIND", version_width, "VERSION",
+         "ENABLED", "STATE", "DEVICE CODE");
   for (size_t i = 0; i < count; i++) {
-    tp_plugin_info info;
     if (tp_registry_get(reg, i, &info) != TP_OK) {
       rc = tp_cli_fail("list", TP_EXIT_ERROR, "%s", tp_error_message());
       break;
     }
     char device[32];
     tp_view_device_code(&info, device, sizeof device);
-    printf("%-20s %-9s %-9s %-8s %-18s %s\n", info.name, tp_plugin_kind_name(info.kind),
-           info.version[0] ? info.version : "-", info.enabled ? "yes" : "no",
+    printf("%-*s %-9s %-*s %-8s %-18s %s\n", name_width, info.name, tp_plugin_kind_name(info.kind),
+           version_width, info.version[0] ? info.version : "-", info.enabled ? "yes" : "no",
            tp_view_state(&info), device);
     if (info.status != TP_OK) printf("    error: %s\n", info.error);
   }

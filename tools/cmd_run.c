@@ -1,8 +1,10 @@
 /* tools/cmd_run.c: `tilepipe run`: one GEMM through a payload and an
  * epilogue plugin on random inputs.
  *
- * The problem comes from the reference library (tools/reference) with its
- * rows padded to 16 bytes (tools/align_rows.h), so the same problem runs on
+ * The plan comes first, from the problem's shape alone, so that a problem
+ * the plugins refuse fails with their reason before any input is made. The
+ * problem comes from the reference library (tools/reference) with its rows
+ * padded to 16 bytes (tools/align_rows.h), so the same problem runs on
  * either backend. D starts poisoned (NaN in every element). On the CUDA
  * backend the problem is mirrored into device memory, run there and D
  * copied back. The time is the median of --repeat runs after --warmup ones;
@@ -88,14 +90,11 @@ static int verdict(const tp_ref_problem *p, const double *ref, const double *mag
   return pass ? TP_EXIT_OK : TP_EXIT_FAIL;
 }
 
-/* Creates the plan, runs and times it, verifies; returns the exit status. */
-static int execute(const run_args *a, tp_registry *reg, tp_ref_problem *p) {
-  tp_plan *plan = NULL;
-  tp_status st = tp_plan_create(&plan, reg, a->payload, a->epilogue, &p->desc,
-                                (tp_backend)tp_backend_from_name(a->backend));
-  if (st != TP_OK) return failed(a, st, "cannot plan", tp_error_message());
+/* Runs and times the plan on p, verifies; returns the exit status. */
+static int execute(const run_args *a, tp_plan *plan, tp_ref_problem *p) {
+  tp_status st;
   const tp_backend backend = tp_plan_backend(plan);
-  char text[512];
+  char text[1024];
   tp_plan_describe(plan, text, sizeof text);
   printf("backend:  %s\nplan:     %s\n", tp_backend_name(backend), text);
 
@@ -130,8 +129,23 @@ static int execute(const run_args *a, tp_registry *reg, tp_ref_problem *p) {
   free(ref);
   free(mag);
   tp_gpu_problem_destroy(&gp);
-  tp_plan_destroy(plan);
   return rc;
+}
+
+/* The plan for the problem's shape (tp_ref_problem_describe, rows padded
+ * as tp_tool_problem_create pads them; no data yet); on failure *plan is
+ * NULL and the exit status is returned. */
+static int plan_shape(const run_args *a, tp_registry *reg, const tp_ref_problem_spec *spec,
+                      tp_plan **plan) {
+  *plan = NULL;
+  tp_gemm_desc shape;
+  char err[256];
+  if (tp_ref_problem_describe(spec, &shape, err, sizeof err) != TP_OK)
+    return tp_cli_fail("run", TP_EXIT_ERROR, "cannot describe the problem: %s", err);
+  tp_tool_align_desc(&shape);
+  tp_status st = tp_plan_create(plan, reg, a->payload, a->epilogue, &shape,
+                                (tp_backend)tp_backend_from_name(a->backend));
+  return st == TP_OK ? TP_EXIT_OK : failed(a, st, "cannot plan", tp_error_message());
 }
 
 static const char *summary =
@@ -212,14 +226,18 @@ int tp_cmd_run(int argc, char **argv) {
   tp_registry *reg;
   if (tp_registry_open(&reg, a.registry) != TP_OK)
     return tp_cli_fail("run", TP_EXIT_ERROR, "cannot open the registry: %s", tp_error_message());
+  tp_plan *plan;
   char err[256];
   tp_ref_problem p;
-  if (tp_tool_problem_create(&p, &spec, (uint64_t)a.seed, err, sizeof err) != TP_OK) {
-    tp_registry_close(reg);
-    return tp_cli_fail("run", TP_EXIT_ERROR, "cannot make the inputs: %s", err);
+  if ((rc = plan_shape(&a, reg, &spec, &plan)) == TP_EXIT_OK) {
+    if (tp_tool_problem_create(&p, &spec, (uint64_t)a.seed, err, sizeof err) == TP_OK) {
+      rc = execute(&a, plan, &p);
+      tp_ref_problem_destroy(&p);
+    } else {
+      rc = tp_cli_fail("run", TP_EXIT_ERROR, "cannot make the inputs: %s", err);
+    }
   }
-  rc = execute(&a, reg, &p);
-  tp_ref_problem_destroy(&p);
+  tp_plan_destroy(plan);
   tp_registry_close(reg);
   return rc;
 }

@@ -25,14 +25,26 @@ static int parse_dtype(const char *cmd, const char *what, const char *name, size
   return TP_EXIT_OK;
 }
 
-/* "a=bf16,b=e4m3" or "e4m3" into op[]. */
+/* Records that spec sets operand i; an operand set twice is refused. */
+static int set_once(const char *cmd, const char *spec, int i, int given[NUM_OPS]) {
+  if (given[i])
+    return tp_cli_fail(cmd, TP_EXIT_USAGE, "--dtype: operand %c is given twice in '%s'",
+                       op_names[i], spec);
+  given[i] = 1;
+  return TP_EXIT_OK;
+}
+
+/* "a=bf16,b=e4m3" or "e4m3" (A and B) into op[], each operand at most once. */
 static int parse_spec(const char *cmd, const char *spec, tp_dtype op[NUM_OPS]) {
+  int given[NUM_OPS] = {0};
   for (const char *item = spec; *item;) {
     const char *end = strchr(item, ',');
     const size_t len = end ? (size_t)(end - item) : strlen(item);
     const char *eq = memchr(item, '=', len);
     if (eq == NULL) {
-      int rc = parse_dtype(cmd, "--dtype", item, len, &op[OP_A]);
+      int rc = set_once(cmd, spec, OP_A, given);
+      if (rc == TP_EXIT_OK) rc = set_once(cmd, spec, OP_B, given);
+      if (rc == TP_EXIT_OK) rc = parse_dtype(cmd, "--dtype", item, len, &op[OP_A]);
       if (rc != TP_EXIT_OK) return rc;
       op[OP_B] = op[OP_A];
     } else {
@@ -42,7 +54,8 @@ static int parse_spec(const char *cmd, const char *spec, tp_dtype op[NUM_OPS]) {
                            "--dtype: in '%.*s' the operand must be a, b, c or d (e.g. "
                            "--dtype a=e4m3,b=e4m3,d=bf16)",
                            (int)len, item);
-      int rc = parse_dtype(cmd, "--dtype", eq + 1, len - 2, &op[which - op_names]);
+      int rc = set_once(cmd, spec, (int)(which - op_names), given);
+      if (rc == TP_EXIT_OK) rc = parse_dtype(cmd, "--dtype", eq + 1, len - 2, &op[which - op_names]);
       if (rc != TP_EXIT_OK) return rc;
     }
     item += len + (end != NULL);

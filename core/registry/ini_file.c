@@ -4,11 +4,13 @@
  * Debian's inih 55 gives the handler no line numbers, reads lines into a
  * 200-byte buffer (a longer line is split, its tail parsed as a new line) and
  * truncates names to 49 chars without a word. So we hand ini_parse_stream our
- * own reader: it reads each raw line whole (getline), counts lines, checks
- * length and names, records section headers (the handler never sees them),
- * strips the BOM and the indentation, and only then passes the line on. inih
- * numbers lines by reader calls and calls the handler before asking for the
- * next one, so the reader's count is the handler's line too. The reader
+ * own reader: it reads each raw line into inih's buffer, never past the
+ * length limit (a file with no line break, /dev/zero, a pipe that never ends
+ * a line, is refused after that many chars), counts lines, checks names,
+ * records section headers (the handler never sees them), strips the BOM and
+ * the indentation, and only then passes the line on. inih numbers lines by
+ * reader calls and calls the handler before asking for the next one, so the
+ * reader's count is the handler's line too. The reader
  * classifies a line with inih's own rules (start comments ";#", inline ";"
  * after whitespace, name ends at the first '=' or ':'), so both agree on
  * what a line is. The first error stops the parse. */
@@ -18,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/types.h>
 
 #include <ini.h>
 
@@ -28,8 +29,6 @@
 typedef struct line_reader {
   FILE *file;
   tp_ini_file *ini;
-  char *raw;          /* getline's buffer */
-  size_t raw_cap;
   int line;           /* of the line last handed to inih */
   tp_status status;   /* the first error; the message is already set */
 } line_reader;
@@ -101,33 +100,39 @@ static tp_status check_key(line_reader *r, const char *s) {
   return TP_OK;
 }
 
-/* The ini_reader handed to inih: fgets-like, one whole raw line per call. */
+static char *too_long(line_reader *r, int num) {
+  fail(r, TP_ERR_REGISTRY, "line is longer than %d chars (the most inih reads)", num - 2);
+  return NULL;
+}
+
+/* The ini_reader handed to inih: fgets-like, one whole raw line per call,
+ * into str. inih needs room for the line, its '\n' and the NUL in num bytes,
+ * so a line may have num - 2 chars, and one more for a CRLF's '\r': reading
+ * stops at num - 1 chars. */
 static char *read_line(char *str, int num, void *stream) {
   line_reader *r = stream;
   if (r->status != TP_OK) return NULL; /* the handler failed: stop */
   errno = 0;
-  ssize_t len = getline(&r->raw, &r->raw_cap, r->file);
-  if (len < 0) {
-    if (ferror(r->file)) {
-      r->line++;
-      fail(r, TP_ERR_IO, "read error: %s", strerror(errno ? errno : EIO));
-    }
-    return NULL;
-  }
+  int c = getc(r->file);
+  if (c == EOF && !ferror(r->file)) return NULL;
   r->line++;
-  char *line = r->raw;
-  if (len > 0 && line[len - 1] == '\n') len--;
-  if (len > 0 && line[len - 1] == '\r') len--;
-  line[len] = '\0';
-  if (strlen(line) != (size_t)len) {
-    fail(r, TP_ERR_REGISTRY, "NUL byte in the line: not a text file");
+  size_t len = 0, max = (size_t)num - 1;
+  for (; c != EOF && c != '\n'; c = getc(r->file)) {
+    if (c == '\0') {
+      fail(r, TP_ERR_REGISTRY, "NUL byte in the line: not a text file");
+      return NULL;
+    }
+    if (len == max) return too_long(r, num);
+    str[len++] = (char)c;
+  }
+  if (ferror(r->file)) {
+    fail(r, TP_ERR_IO, "read error: %s", strerror(errno ? errno : EIO));
     return NULL;
   }
-  /* inih needs room for the line, its '\n' and the NUL in num bytes. */
-  if (len > num - 2) {
-    fail(r, TP_ERR_REGISTRY, "line is %zd chars long (inih reads at most %d)", len, num - 2);
-    return NULL;
-  }
+  if (len > 0 && str[len - 1] == '\r') len--;
+  str[len] = '\0';
+  if (len > max - 1) return too_long(r, num);
+  char *line = str;
   if (r->line == 1 && strncmp(line, "\xEF\xBB\xBF", 3) == 0) line += 3;
   while (isspace((unsigned char)*line)) line++;
 
@@ -137,7 +142,7 @@ static char *read_line(char *str, int num, void *stream) {
   else if (*line && !strchr(";#", *line))
     st = check_key(r, line);
   if (st != TP_OK) return NULL;
-  memcpy(str, line, strlen(line) + 1);
+  memmove(str, line, strlen(line) + 1);
   return str;
 }
 
@@ -179,7 +184,6 @@ tp_status tp_ini_read(const char *path, tp_ini_file **ini) {
   }
   int rc = ini_parse_stream(read_line, &r, on_key, &r);
   fclose(r.file);
-  free(r.raw);
   /* The reader refuses every line inih could reject; this is a safety net. */
   if (r.status == TP_OK && rc != 0)
     r.status = tp_error_set(TP_ERR_REGISTRY, "%s:%d: inih rejected this line", path, rc);

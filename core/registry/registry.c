@@ -55,7 +55,8 @@ const char *tp_plugin_kind_name(tp_plugin_kind kind) {
 
 /* ------------------------------------------------------------- text helpers */
 
-/* Appends to a fixed buffer; what does not fit is cut (messages only). */
+/* Appends to a fixed buffer (messages only); what does not fit is cut, and
+ * the cut shows as a trailing "...". */
 typedef struct text {
   char buf[768];
   size_t len;
@@ -69,7 +70,10 @@ static void text_add(text *t, const char *fmt, ...) {
   int n = vsnprintf(t->buf + t->len, sizeof t->buf - t->len, fmt, ap);
   va_end(ap);
   if (n > 0) t->len += (size_t)n;
-  if (t->len > sizeof t->buf - 1) t->len = sizeof t->buf - 1;
+  if (t->len > sizeof t->buf - 1) {
+    t->len = sizeof t->buf - 1;
+    memcpy(t->buf + t->len - 3, "...", 3);
+  }
 }
 
 static int ends_with(const char *s, const char *suffix) {
@@ -77,9 +81,17 @@ static int ends_with(const char *s, const char *suffix) {
   return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-static int is_file(const char *path) {
+/* NULL when path does not exist (symbolic links followed); "" for a
+ * regular file; else what it is instead. */
+static const char *file_kind(const char *path) {
   struct stat st;
-  return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+  if (stat(path, &st) != 0) return NULL;
+  if (S_ISREG(st.st_mode)) return "";
+  if (S_ISDIR(st.st_mode)) return "a directory";
+  if (S_ISCHR(st.st_mode)) return "a character device";
+  if (S_ISBLK(st.st_mode)) return "a block device";
+  if (S_ISFIFO(st.st_mode)) return "a FIFO";
+  return "not a regular file";
 }
 
 /* ------------------------------------------------------- finding the file */
@@ -193,48 +205,71 @@ static tp_status check_section_keys(tp_registry_entry *e, const tp_registry *reg
   return TP_OK;
 }
 
+/* Where resolve_library has looked: every candidate, in order, each that
+ * exists but is no regular file marked so; the first of those. */
+typedef struct search {
+  text tried;
+  char odd[PATH_MAX + 32]; /* "PATH is a directory"; "" while there is none */
+} search;
+
 /* Tries dir/name, then dir/name.so when name lacks that suffix (dir_len 0:
- * name as it is). Sets e->library to the first hit. */
+ * name as it is). Sets e->library to the first hit. A candidate longer than
+ * PATH_MAX cannot be opened, and is listed as such. */
 static int try_folder(tp_registry_entry *e, const char *dir, size_t dir_len, const char *name,
-                      text *tried) {
+                      search *s) {
   const char *suffixes[] = {"", ends_with(name, ".so") ? NULL : ".so"};
   for (size_t i = 0; i < 2 && suffixes[i]; i++) {
     char path[PATH_MAX];
     int n = snprintf(path, sizeof path, "%.*s%s%s%s", (int)dir_len, dir, dir_len ? "/" : "", name,
                      suffixes[i]);
-    if (n < 0 || (size_t)n >= sizeof path) continue;
-    if (!tried->len) snprintf(e->library, sizeof e->library, "%s", path);
-    text_add(tried, "%s%s", tried->len ? ", " : "", path);
-    if (is_file(path)) {
+    const char *sep = s->tried.len ? ", " : "";
+    if (!s->tried.len) snprintf(e->library, sizeof e->library, "%s", path);
+    if (n < 0 || (size_t)n >= sizeof path) {
+      text_add(&s->tried, "%s%.40s... (%d chars, longer than PATH_MAX)", sep, path, n);
+      continue;
+    }
+    const char *kind = file_kind(path);
+    if (kind && !*kind) {
       snprintf(e->library, sizeof e->library, "%s", path);
       return 1;
     }
+    if (!kind) {
+      text_add(&s->tried, "%s%s", sep, path);
+      continue;
+    }
+    text_add(&s->tried, "%s%s (%s)", sep, path, kind);
+    if (!s->odd[0]) snprintf(s->odd, sizeof s->odd, "%s is %s", path, kind);
   }
   return 0;
 }
 
 /* An absolute name as it is; a relative one against the INI file's folder,
- * each folder of $TILEPIPE_PLUGIN_PATH, then TP_PLUGIN_DIR. */
+ * each folder of $TILEPIPE_PLUGIN_PATH, then TP_PLUGIN_DIR. Without a
+ * regular file, a candidate that exists as something else (a directory, a
+ * device) is named: that is no library, rather than none found. */
 static tp_status resolve_library(tp_registry_entry *e, const tp_registry *reg, int line) {
   char name[PATH_MAX];
   snprintf(name, sizeof name, "%s", e->library);
-  text tried = {.len = 0};
+  search s = {.tried.len = 0, .odd = ""};
   if (name[0] == '/') {
-    if (try_folder(e, "", 0, name, &tried)) return TP_OK;
+    if (try_folder(e, "", 0, name, &s)) return TP_OK;
   } else {
     const char *slash = strrchr(reg->path, '/');
     size_t ini_dir_len = slash == reg->path ? 1 : (size_t)(slash - reg->path);
-    if (try_folder(e, reg->path, ini_dir_len, name, &tried)) return TP_OK;
+    if (try_folder(e, reg->path, ini_dir_len, name, &s)) return TP_OK;
     const char *dirs = getenv("TILEPIPE_PLUGIN_PATH");
     while (dirs && *dirs) {
       size_t len = strcspn(dirs, ":");
-      if (len && try_folder(e, dirs, len, name, &tried)) return TP_OK;
+      if (len && try_folder(e, dirs, len, name, &s)) return TP_OK;
       dirs += len + (dirs[len] == ':');
     }
-    if (try_folder(e, TP_PLUGIN_DIR, strlen(TP_PLUGIN_DIR), name, &tried)) return TP_OK;
+    if (try_folder(e, TP_PLUGIN_DIR, strlen(TP_PLUGIN_DIR), name, &s)) return TP_OK;
   }
+  if (s.odd[0])
+    return mark_broken(e, reg, TP_ERR_PLUGIN, line, "library '%s': %s, not a shared library; "
+                       "tried %s", name, s.odd, s.tried.buf);
   return mark_broken(e, reg, TP_ERR_NOT_FOUND, line, "library '%s' not found; tried %s", name,
-                     tried.buf);
+                     s.tried.buf);
 }
 
 /* Load, init, tuning keys. On failure the entry is broken and unloaded. */

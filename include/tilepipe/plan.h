@@ -51,7 +51,8 @@ tp_status tp_plan_run(tp_plan *plan, const tp_gemm_desc *desc, void *stream);
 tp_backend tp_plan_backend(const tp_plan *plan);
 
 /* One line describing the plan's choices (tile shape, stages, cluster,
- * kernel) into buf; returns what snprintf returns. */
+ * kernel; for TP_BACKEND_AUTO resolved to the CPU, why not CUDA) into buf;
+ * returns what snprintf returns. */
 int tp_plan_describe(const tp_plan *plan, char *buf, size_t size);
 
 /* NULL is a no-op. */

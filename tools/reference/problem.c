@@ -43,7 +43,9 @@ static int make_scales(tp_gemm_desc *d, const tp_ref_problem_spec *s, char *err,
   if (strcmp(s->payload, "block_scaled") == 0) {
     int nvfp4 = s->a == TP_DTYPE_E2M1;
     tp_dtype dt = nvfp4 ? TP_DTYPE_UE4M3 : TP_DTYPE_UE8M0;
-    int64_t cols = s->k / (nvfp4 ? 16 : 32);
+    /* A K the payload refuses (not a multiple of the vector) still gets a
+     * scale per started vector, so that its plan says why, not a shape of 0. */
+    int64_t cols = ceil_div(s->k, nvfp4 ? 16 : 32);
     if (s->sf_layout == TP_LAYOUT_SF_128X4) {
       d->a_scale = tp_tensor_sf_128x4(dt, s->m, cols, NULL);
       d->b_scale = tp_tensor_sf_128x4(dt, s->n, cols, NULL);

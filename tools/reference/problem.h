@@ -45,8 +45,8 @@ typedef struct tp_ref_problem {
 /* The problem kinds, one per payload whose scales the reference knows:
  *   standard       no scale tensors
  *   blockwise_fp8  f32 a_scale [ceil(K/128), M] and b_scale [ceil(N/128), ceil(K/128)]
- *   block_scaled   ue8m0 (NVFP4: ue4m3 when A is e2m1) a_scale [M, K/vec] and
- *                  b_scale [N, K/vec], tiled (sf_layout) or strided
+ *   block_scaled   ue8m0 (NVFP4: ue4m3 when A is e2m1) a_scale [M, ceil(K/vec)]
+ *                  and b_scale [N, ceil(K/vec)], tiled (sf_layout) or strided
  *   int8_w8a8      f32 a_scale [M] and b_scale [N], contiguous vectors: the
  *                  per-row and per-column scales of s8 operands
  *                  (examples/int8_w8a8)
