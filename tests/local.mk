@@ -227,6 +227,12 @@ tests_test_bias_CPPFLAGS = $(TP_REGISTRY_TEST_CPP_FLAGS) \
 tests_test_bias_LDADD = $(TP_TEST_INTERNAL_LIBS)
 EXTRA_tests_test_bias_DEPENDENCIES = tilepipe.ini
 
+# The core's generic descriptor rules at the edges of int64_t (where the
+# plan fuzzer's corpus reaches them too): internal functions.
+check_PROGRAMS += tests/test_gemm_check
+tests_test_gemm_check_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
+tests_test_gemm_check_LDADD = $(TP_TEST_INTERNAL_LIBS)
+
 # The public link check (tilepipe/link.h) without a link: arguments, its
 # versioned structs, the target, refusals; on the build tree's registry.
 check_PROGRAMS += tests/test_link_check
