@@ -185,10 +185,32 @@ endif
 # The standard payload's fused GPU kernels (with store and residual) against
 # the naive reference; skips (77) without a GPU.
 check_PROGRAMS += tests/test_gpu_gemm
-tests_test_gpu_gemm_SOURCES = tests/test_gpu_gemm.c tools/gpu_problem.c tests/tmpdir.c
+noinst_HEADERS += tests/tuned_registry.h
+tests_test_gpu_gemm_SOURCES = tests/test_gpu_gemm.c tools/gpu_problem.c tests/tmpdir.c \
+	tests/tuned_registry.c
 tests_test_gpu_gemm_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
 tests_test_gpu_gemm_LDADD = $(TP_PLUGIN_TEST_LIBS)
 EXTRA_tests_test_gpu_gemm_DEPENDENCIES = tilepipe.ini
+
+# The thread-safety contract (docs/threads.md): many threads planning and
+# running from one registry, one plan run by many threads, errors per
+# thread, on the CPU (CI runs it under ThreadSanitizer too); and on the GPU
+# (skips, 77, without one), cold and warm kernels from threads on streams
+# of their own (the driver's streams and the cache's statistics: internals).
+noinst_HEADERS += tests/gemm_case.h
+check_PROGRAMS += tests/test_threads
+tests_test_threads_SOURCES = tests/test_threads.c tests/gemm_case.c
+tests_test_threads_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
+tests_test_threads_LDADD = $(TP_PLUGIN_TEST_LIBS)
+EXTRA_tests_test_threads_DEPENDENCIES = tilepipe.ini
+if TP_HAVE_CUDA
+check_PROGRAMS += tests/test_gpu_threads
+tests_test_gpu_threads_SOURCES = tests/test_gpu_threads.c tests/gemm_case.c tools/gpu_problem.c \
+	tests/tmpdir.c tests/tuned_registry.c
+tests_test_gpu_threads_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS) $(CUDA_CPPFLAGS)
+tests_test_gpu_threads_LDADD = tools/reference/libtp_reference.la $(TP_TEST_INTERNAL_LIBS)
+EXTRA_tests_test_gpu_threads_DEPENDENCIES = tilepipe.ini
+endif
 
 # The tilepipe tool (tools/): its problems with 16-byte rows against the
 # reference's; the public device API (skips, 77, without a GPU after checking

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "tests/tmpdir.h"
+#include "tests/tuned_registry.h"
 #include "tilepipe/device.h"
 #include "tilepipe/tilepipe.h"
 #include "tools/gpu_problem.h"
@@ -362,49 +363,25 @@ START_TEST(split_k_refused) {
 }
 END_TEST
 
-/* The build tree's registry plus tunings of its standard library (split-K,
- * the narrowest tile), written to dir/registry.ini. */
-static int write_tuned_registry(const char *dir) {
-  tp_registry *base = NULL;
-  tp_plugin_info info;
-  if (tp_registry_open(&base, TP_TEST_REGISTRY) != TP_OK ||
-      tp_registry_find(base, "standard", &info) != TP_OK) {
-    tp_registry_close(base);
-    return 0;
-  }
-  char *text = NULL;
-  size_t len = 0;
-  FILE *out = open_memstream(&text, &len), *in = fopen(TP_TEST_REGISTRY, "r");
-  int ok = out != NULL && in != NULL;
-  for (int c; ok && (c = fgetc(in)) != EOF;) fputc(c, out);
-  static const char *const tunings[][2] = {
-      {"standard_split3", "splits = 3"},
-      {"standard_split16", "splits = 16"},
-      {"standard_n64", "tile = 128x64x64\nsplits = 2"},
-      {"standard_n64_fp8", "tile = 128x64x128"},
-      {"standard_cluster2", "cluster = 2x1"},
-      {"standard_tail3", "tile = 128x128x64\ntail_splits = 3"},
-      {"standard_tail5", "tile = 128x128x64\ntail_splits = 5"},
-      {"standard_tail2_fp8", "tile = 128x128x128\ntail_splits = 2"},
-      {"standard_n176", "tile = 128x176x64"},
-      {"standard_n176_fp8", "tile = 128x176x128"},
-      {"standard_m64", "tile = 64x64x64"},
-      {"standard_m64_fp8", "tile = 64x64x128"},
-      {"standard_m64_cluster2", "tile = 64x64x64\ncluster = 2x1"},
-      {"standard_m64_split3", "tile = 64x64x64\nsplits = 3"},
-      {"standard_m64_split2", "tile = 64x64x64\nsplits = 2"},
-      {"standard_m64_split2_fp8", "tile = 64x64x128\nsplits = 2"},
-  };
-  for (size_t i = 0; ok && i < sizeof tunings / sizeof tunings[0]; ++i)
-    fprintf(out, "\n[%s]\nkind = payload\nlibrary = %s\n%s\n", tunings[i][0], info.library,
-            tunings[i][1]);
-  if (in) fclose(in);
-  if (out && fclose(out) != 0) ok = 0;
-  ok = ok && tp_test_file_write(dir, "registry.ini", text, len) == 0;
-  free(text);
-  tp_registry_close(base);
-  return ok;
-}
+/* The tunings test cases name: split-K, tiles, clusters, tail splits. */
+static const tp_test_tuning tunings[] = {
+    {"standard_split3", "splits = 3"},
+    {"standard_split16", "splits = 16"},
+    {"standard_n64", "tile = 128x64x64\nsplits = 2"},
+    {"standard_n64_fp8", "tile = 128x64x128"},
+    {"standard_cluster2", "cluster = 2x1"},
+    {"standard_tail3", "tile = 128x128x64\ntail_splits = 3"},
+    {"standard_tail5", "tile = 128x128x64\ntail_splits = 5"},
+    {"standard_tail2_fp8", "tile = 128x128x128\ntail_splits = 2"},
+    {"standard_n176", "tile = 128x176x64"},
+    {"standard_n176_fp8", "tile = 128x176x128"},
+    {"standard_m64", "tile = 64x64x64"},
+    {"standard_m64_fp8", "tile = 64x64x128"},
+    {"standard_m64_cluster2", "tile = 64x64x64\ncluster = 2x1"},
+    {"standard_m64_split3", "tile = 64x64x64\nsplits = 3"},
+    {"standard_m64_split2", "tile = 64x64x64\nsplits = 2"},
+    {"standard_m64_split2_fp8", "tile = 64x64x128\nsplits = 2"},
+};
 
 int main(void) {
   tp_device_props dev;
@@ -418,7 +395,7 @@ int main(void) {
     return 99;
   }
   snprintf(path, sizeof path, "%s/registry.ini", dir);
-  const int written = write_tuned_registry(dir);
+  const int written = tp_test_tuned_registry(dir, tunings, sizeof tunings / sizeof tunings[0]);
   const tp_status opened = written ? tp_registry_open(&reg, path) : TP_OK;
   tp_test_tmpdir_remove(dir);
   if (!written) {
