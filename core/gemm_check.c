@@ -12,7 +12,8 @@
 /* TMA needs 16-byte aligned global addresses and row strides. */
 #define TP_TMA_ALIGN 16
 
-/* Bytes of `elems` elements of a dtype, for stride rules (fp4: half bytes). */
+/* Bytes of `elems` elements of a dtype, for stride rules (fp4: half bytes);
+ * elems below TP_MAX_STRIDE_BYTES' worth, which check_matrix checks first. */
 static int64_t stride_bytes(tp_dtype dtype, int64_t elems) {
   return elems * (int64_t)tp_dtype_bits(dtype) / 8;
 }
@@ -44,7 +45,8 @@ static tp_status check_matrix(const char *name, const tp_tensor *t, int64_t rows
                         "%s: row stride %lld is shorter than a row (%lld elements)", name,
                         (long long)t->stride[0], (long long)cols);
   }
-  if (stride_bytes(t->dtype, t->stride[0]) >= TP_MAX_STRIDE_BYTES) {
+  /* Counted in elements: the bytes of a huge stride would overflow. */
+  if (t->stride[0] >= TP_MAX_STRIDE_BYTES * 8 / (int64_t)tp_dtype_bits(t->dtype)) {
     return tp_error_set(TP_ERR_INVALID_ARGUMENT, "%s: row stride %lld is too large", name,
                         (long long)t->stride[0]);
   }
@@ -130,6 +132,11 @@ static tp_status check_bias(const tp_tensor *t, int64_t n) {
   return TP_OK;
 }
 
+typedef struct named_tensor {
+  const char *name;
+  const tp_tensor *t;
+} named_tensor;
+
 tp_status tp_gemm_check_desc(const tp_gemm_desc *desc, tp_backend backend) {
   tp_status st;
   if (desc == NULL) return tp_error_set(TP_ERR_INVALID_ARGUMENT, "the GEMM descriptor is NULL");
@@ -151,6 +158,19 @@ tp_status tp_gemm_check_desc(const tp_gemm_desc *desc, tp_backend backend) {
   if ((st = check_optional("a_scale", &desc->a_scale)) != TP_OK) return st;
   if ((st = check_optional("b_scale", &desc->b_scale)) != TP_OK) return st;
   if ((st = check_bias(&desc->bias, desc->n)) != TP_OK) return st;
+  /* No buffer can back a tensor whose bytes an int64_t cannot count, and
+   * offsets computed into one could overflow. (A tiled scale tensor's
+   * span is bounded by its shape; the payload judges its dtype.) */
+  const named_tensor tensors[] = {
+      {"A", &desc->a}, {"B", &desc->b}, {"a_scale", &desc->a_scale},
+      {"b_scale", &desc->b_scale}, {"C", &desc->c}, {"D", &desc->d}, {"bias", &desc->bias},
+  };
+  for (size_t i = 0; i < sizeof tensors / sizeof tensors[0]; ++i) {
+    if (tensors[i].t->layout == TP_LAYOUT_STRIDED && tp_tensor_span_bytes(tensors[i].t) < 0) {
+      return tp_error_set(TP_ERR_INVALID_ARGUMENT,
+                          "%s: its shape and strides span more than 2^63 bytes", tensors[i].name);
+    }
+  }
   return TP_OK;
 }
 
@@ -165,11 +185,6 @@ static int tensor_same(const tp_tensor *x, const tp_tensor *y) {
   }
   return 1;
 }
-
-typedef struct named_tensor {
-  const char *name;
-  const tp_tensor *t;
-} named_tensor;
 
 static tp_status check_pointer(const named_tensor *nt, tp_backend backend) {
   const tp_tensor *t = nt->t;

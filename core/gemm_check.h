@@ -3,7 +3,8 @@
  * What every payload and epilogue relies on, checked once by the core before
  * any plugin sees the descriptor: sizes, ranks, shapes against M/N/K, unit
  * inner strides, row strides, TMA's 16-byte row rule on the GPU, the bias's
- * shape ([N] or [1, N], contiguous), and at run time the data pointers
+ * shape ([N] or [1, N], contiguous), every strided tensor's span below 2^63
+ * bytes (tp_tensor_span_bytes measures it), and at run time the data pointers
  * (present, aligned, D not overlapping the inputs, the bias included).
  * Payload-specific rules (dtypes, scale tensors) and which dtypes C and the
  * bias may have belong to the plugins. */

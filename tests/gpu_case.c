@@ -112,33 +112,8 @@ void run_cases(const gpu_case *cases, size_t count, uint64_t first_seed) {
   for (size_t i = 0; i < count; ++i) run_case(&cases[i], first_seed + i);
 }
 
-/* The build tree's registry plus the tunings, written to dir/registry.ini. */
-static int write_tuned_registry(const char *dir, const gpu_tuning *tunings, size_t count) {
-  tp_registry *base = NULL;
-  int ok = tp_registry_open(&base, TP_TEST_REGISTRY) == TP_OK;
-  char *text = NULL;
-  size_t len = 0;
-  FILE *out = ok ? open_memstream(&text, &len) : NULL,
-       *in = ok ? fopen(TP_TEST_REGISTRY, "r") : NULL;
-  ok = ok && out != NULL && in != NULL;
-  for (int c; ok && (c = fgetc(in)) != EOF;) fputc(c, out);
-  for (size_t i = 0; ok && i < count; ++i) {
-    tp_plugin_info info;
-    ok = tp_registry_find(base, tunings[i].library_of, &info) == TP_OK;
-    if (ok)
-      fprintf(out, "\n[%s]\nkind = payload\nlibrary = %s\n%s\n", tunings[i].name, info.library,
-              tunings[i].keys);
-  }
-  if (in) fclose(in);
-  if (out && fclose(out) != 0) ok = 0;
-  ok = ok && tp_test_file_write(dir, "registry.ini", text, len) == 0;
-  free(text);
-  tp_registry_close(base);
-  return ok;
-}
-
-int tp_gpu_cases_main(const char *name, const char *kind, const gpu_tuning *tunings, size_t count,
-                      void (*add_tests)(TCase *tc)) {
+int tp_gpu_cases_main(const char *name, const char *kind, const tp_test_tuning *tunings,
+                      size_t count, void (*add_tests)(TCase *tc)) {
   gpu_case_kind = kind;
   tp_device_props dev;
   if (tp_device_info(&dev) != TP_OK) {
@@ -151,7 +126,7 @@ int tp_gpu_cases_main(const char *name, const char *kind, const gpu_tuning *tuni
     return 99;
   }
   snprintf(path, sizeof path, "%s/registry.ini", dir);
-  const int written = write_tuned_registry(dir, tunings, count);
+  const int written = tp_test_tuned_registry(dir, tunings, count);
   const tp_status opened = written ? tp_registry_open(&gpu_case_registry, path) : TP_OK;
   tp_test_tmpdir_remove(dir);
   if (!written) {

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tests/tuned_registry.h"
 #include "tilepipe/tilepipe.h"
 
 typedef struct gpu_case {
@@ -29,11 +30,6 @@ typedef struct gpu_case {
   int64_t m, n, k, pad;
   int runs; /* runs of one plan, each on a freshly poisoned D; C must not alias D for 2+ */
 } gpu_case;
-
-/* A registry section that tunes another's library: [name] with `keys`. */
-typedef struct gpu_tuning {
-  const char *name, *library_of, *keys;
-} gpu_tuning;
 
 /* The registry the cases run against (the build tree's plus the tunings)
  * and the program's problem kind. */
@@ -49,7 +45,8 @@ void run_cases(const gpu_case *cases, size_t count, uint64_t first_seed);
  * else opens the build tree's registry with the tunings added, runs the
  * tests that add_tests puts in one test case (no fork: CUDA cannot be used
  * in a child forked after cuInit), and returns 0 when all pass. */
-int tp_gpu_cases_main(const char *name, const char *kind, const gpu_tuning *tunings, size_t count,
+int tp_gpu_cases_main(const char *name, const char *kind, const tp_test_tuning *tunings,
+                      size_t count,
                       void (*add_tests)(TCase *tc));
 
 #endif

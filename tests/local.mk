@@ -185,8 +185,9 @@ endif
 # The standard and the blockwise_fp8 payloads' fused GPU kernels (with store
 # and residual) against the naive reference (tests/gpu_case.c runs a case);
 # skip (77) without a GPU.
-TP_GPU_CASE_SOURCES = tests/gpu_case.h tests/gpu_case.c tools/gpu_problem.c tools/align_rows.c \
-	tests/tmpdir.c
+noinst_HEADERS += tests/tuned_registry.h tests/gpu_case.h
+TP_GPU_CASE_SOURCES = tests/gpu_case.c tests/tuned_registry.c tools/gpu_problem.c \
+	tools/align_rows.c tests/tmpdir.c
 check_PROGRAMS += tests/test_gpu_gemm tests/test_gpu_blockwise
 tests_test_gpu_gemm_SOURCES = tests/test_gpu_gemm.c $(TP_GPU_CASE_SOURCES)
 tests_test_gpu_gemm_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
@@ -196,6 +197,26 @@ tests_test_gpu_blockwise_SOURCES = tests/test_gpu_blockwise.c $(TP_GPU_CASE_SOUR
 tests_test_gpu_blockwise_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
 tests_test_gpu_blockwise_LDADD = $(TP_PLUGIN_TEST_LIBS)
 EXTRA_tests_test_gpu_blockwise_DEPENDENCIES = tilepipe.ini
+
+# The thread-safety contract (docs/threads.md): many threads planning and
+# running from one registry, one plan run by many threads, errors per
+# thread, on the CPU (CI runs it under ThreadSanitizer too); and on the GPU
+# (skips, 77, without one), cold and warm kernels from threads on streams
+# of their own (the driver's streams and the cache's statistics: internals).
+noinst_HEADERS += tests/gemm_case.h
+check_PROGRAMS += tests/test_threads
+tests_test_threads_SOURCES = tests/test_threads.c tests/gemm_case.c
+tests_test_threads_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
+tests_test_threads_LDADD = $(TP_PLUGIN_TEST_LIBS)
+EXTRA_tests_test_threads_DEPENDENCIES = tilepipe.ini
+if TP_HAVE_CUDA
+check_PROGRAMS += tests/test_gpu_threads
+tests_test_gpu_threads_SOURCES = tests/test_gpu_threads.c tests/gemm_case.c tools/gpu_problem.c \
+	tests/tmpdir.c tests/tuned_registry.c
+tests_test_gpu_threads_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS) $(CUDA_CPPFLAGS)
+tests_test_gpu_threads_LDADD = tools/reference/libtp_reference.la $(TP_TEST_INTERNAL_LIBS)
+EXTRA_tests_test_gpu_threads_DEPENDENCIES = tilepipe.ini
+endif
 
 # The tilepipe tool (tools/): its problems with 16-byte rows against the
 # reference's; the public device API (skips, 77, without a GPU after checking
@@ -252,6 +273,12 @@ tests_test_bias_CPPFLAGS = $(TP_REGISTRY_TEST_CPP_FLAGS) \
 	-DTP_TEST_REGISTRY='"$(abs_top_builddir)/tilepipe.ini"'
 tests_test_bias_LDADD = $(TP_TEST_INTERNAL_LIBS)
 EXTRA_tests_test_bias_DEPENDENCIES = tilepipe.ini
+
+# The core's generic descriptor rules at the edges of int64_t (where the
+# plan fuzzer's corpus reaches them too): internal functions.
+check_PROGRAMS += tests/test_gemm_check
+tests_test_gemm_check_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
+tests_test_gemm_check_LDADD = $(TP_TEST_INTERNAL_LIBS)
 
 # The public link check (tilepipe/link.h) without a link: arguments, its
 # versioned structs, the target, refusals; on the build tree's registry.

@@ -160,6 +160,24 @@ START_TEST(cached_kernel_is_the_same) {
 }
 END_TEST
 
+/* Two callers of one kernel asking for different dynamic shared memory (as
+ * plans of different stages do): the later, smaller request must not lower
+ * the kernel's limit under the earlier one's launches. */
+START_TEST(smaller_request_keeps_the_larger_launch) {
+  tp_jit_input in[2];
+  tp_link_request r = pair_request(in);
+  const int chunk = 16384;
+  const unsigned smem = chunk * sizeof(float);
+  tp_cuda_kernel big, small;
+  ck_assert_int_eq(tp_cuda_kernel_get(&r, "tp_test_ws", (int)smem, &big), TP_OK);
+  ck_assert_int_eq(tp_cuda_kernel_get(&r, "tp_test_ws", (int)smem - 8192, &small), TP_OK);
+  ck_assert_ptr_eq(big.kernel, small.kernel);
+  const int n = 3 * chunk + 5;
+  tp_cuda_dims dims = {{4, 1, 1}, {384, 1, 1}, {2, 1, 1}, smem};
+  ck_assert_int_eq(run_and_compare(&big, &dims, n, chunk), 0);
+}
+END_TEST
+
 typedef struct elsewhere {
   const tp_cuda_kernel *kernel;
   buffers *b;
@@ -248,6 +266,7 @@ int main(void) {
   tcase_add_test(tc, axpy_runs);
   tcase_add_test(tc, warp_specialized_cluster_runs);
   tcase_add_test(tc, cached_kernel_is_the_same);
+  tcase_add_test(tc, smaller_request_keeps_the_larger_launch);
   tcase_add_test(tc, launch_from_another_thread);
   tcase_add_test(tc, bad_kernels_and_launches_are_refused);
   suite_add_tcase(s, tc);

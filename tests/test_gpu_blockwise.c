@@ -166,7 +166,7 @@ START_TEST(misaligned_a_scale_refused) {
 }
 END_TEST
 
-static const gpu_tuning tunings[] = {
+static const tp_test_tuning tunings[] = {
     {"bw_n192", BW, "tile = 128x192x128"}, {"bw_n128", BW, "tile = 128x128x128"},
     {"bw_n64", BW, "tile = 128x64x128"},
     {"bw_m64", BW, "tile = 64x64x128"},    {"bw_cluster2", BW, "cluster = 2x1"},

@@ -266,7 +266,7 @@ END_TEST
 
 /* Tunings of the standard library: split-K, the narrow tiles, clusters,
  * tail splits. */
-static const gpu_tuning tunings[] = {
+static const tp_test_tuning tunings[] = {
     {"standard_split3", "standard", "splits = 3"},
     {"standard_split16", "standard", "splits = 16"},
     {"standard_n64", "standard", "tile = 128x64x64\nsplits = 2"},

@@ -15,7 +15,14 @@
  * whole plugin.
  *
  * One library may back several registry sections (say, two tunings of one
- * payload): init() runs once per section and returns that section's state. */
+ * payload): init() runs once per section and returns that section's state.
+ *
+ * Threads (docs/threads.md): init() and set_option() run while the registry
+ * is opened, on one thread. After that the core calls plan() and gpu_plan()
+ * from concurrent tp_plan_create calls on the same state, and cpu_load(),
+ * cpu_mma(), cpu_apply() and gpu_args() from concurrent runs of the same
+ * plan: treat the state and the plan as read-only and keep no mutable
+ * globals. */
 #ifndef TILEPIPE_PLUGIN_H
 #define TILEPIPE_PLUGIN_H
 

@@ -69,10 +69,28 @@ tp_status tp_cuda_kernel_get(const tp_link_request *request, const char *name,
   if ((st = tp_cuda_check(cu->LibraryGetKernel(&kernel, (CUlibrary)library, name), what)) != TP_OK)
     return st;
   if (max_dynamic_smem > 0) {
+    /* The limit is the kernel's, and every plan of this link shares the
+     * kernel, each needing its own amount (stages, D's dtype): were each
+     * to set its own, a later plan would lower the limit under an earlier
+     * one's launches. So every plan sets the same limit, all the device
+     * allows beside the kernel's static shared memory; each launch still
+     * asks for its own plan's amount. */
+    int static_smem = 0;
+    snprintf(what, sizeof what, "cuKernelGetAttribute(%.256s, SHARED_SIZE_BYTES)", name);
+    st = tp_cuda_check(cu->KernelGetAttribute(&static_smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+                                              kernel, (CUdevice)dev.cu_device),
+                       what);
+    if (st != TP_OK) return st;
+    const int limit = dev.max_smem_optin - static_smem;
+    if (max_dynamic_smem > limit)
+      return tp_error_set(TP_ERR_UNSUPPORTED,
+                          "kernel %s needs %d bytes of dynamic shared memory beside its %d "
+                          "static ones; %s allows a block %d in all",
+                          name, max_dynamic_smem, static_smem, dev.name, dev.max_smem_optin);
     snprintf(what, sizeof what, "cuKernelSetAttribute(%.256s, MAX_DYNAMIC_SHARED_SIZE_BYTES)",
              name);
     st = tp_cuda_check(cu->KernelSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                              max_dynamic_smem, kernel, (CUdevice)dev.cu_device),
+                                              limit, kernel, (CUdevice)dev.cu_device),
                        what);
     if (st != TP_OK) return st;
   }

@@ -33,14 +33,19 @@ tp_status tp_cuda_link_only(const tp_link_request *request, const tp_kernel_entr
 
 typedef struct tp_cuda_kernel {
   CUkernel kernel;              /* pass to cuLaunchKernelEx as a CUfunction */
-  int max_dynamic_smem;         /* bytes the kernel was opted into (0: the 48 KiB default) */
+  int max_dynamic_smem;         /* bytes of dynamic shared memory its launches may ask for
+                                   (0: the 48 KiB default) */
   tp_link_stats stats;          /* its registers and stack frame, from the ptxas report */
   const tp_kernel_entry *entry; /* the cubin and the full report */
 } tp_cuda_kernel;
 
 /* Kernel `name` (an extern "C" __global__ function) of the link of request,
  * loaded, with up to max_dynamic_smem bytes of dynamic shared memory allowed
- * (0: leave the default). Fills in the request's driver_version itself and
+ * (0: leave the default). The kernel itself, which every caller of the same
+ * link and name shares, is opted into all the device allows, so that no
+ * caller lowers the limit under another (docs/threads.md); the returned
+ * max_dynamic_smem is what tp_cuda_launch lets its launches ask for. Fills
+ * in the request's driver_version itself and
  * makes the device's context current (driver.h). TP_ERR_NO_DEVICE without a
  * GPU; TP_ERR_LINK for a failed link or a forbidden ptxas diagnostic;
  * TP_ERR_CUDA when the driver refuses the cubin or has no such kernel. */
