@@ -9,9 +9,9 @@
  * one cuLaunchKernelEx with the cluster shape as a launch attribute, its
  * config built on the caller's stack (no statics: any thread may launch).
  *
- * tp_cuda_link_only() needs no GPU and no driver: CI links with it (cache
- * key driver version 0). Built without the CUDA toolkit it returns
- * TP_ERR_UNSUPPORTED; the rest exists only when TP_HAVE_CUDA.
+ * tp_cuda_link_only() needs no GPU and no driver: CI links with it, into
+ * the same cache entries a plan reads. Built without the CUDA toolkit it
+ * returns TP_ERR_UNSUPPORTED; the rest exists only when TP_HAVE_CUDA.
  * Internal to libtilepipe. */
 #ifndef TP_CORE_BACKEND_CUDA_KERNEL_H
 #define TP_CORE_BACKEND_CUDA_KERNEL_H
@@ -24,8 +24,7 @@
 /* TP_CUDA_LINK_ARCH (config.h): the one architecture tilepipe's device
  * code is built and linked for, "sm_90a". */
 
-/* The process cache's entry for request, linked without any driver: the
- * request's driver_version is ignored and keyed as 0. */
+/* The process cache's entry for request, linked without any driver. */
 tp_status tp_cuda_link_only(const tp_link_request *request, const tp_kernel_entry **entry);
 
 #if TP_HAVE_CUDA
@@ -40,8 +39,8 @@ typedef struct tp_cuda_kernel {
 
 /* Kernel `name` (an extern "C" __global__ function) of the link of request,
  * loaded, with up to max_dynamic_smem bytes of dynamic shared memory allowed
- * (0: leave the default). Fills in the request's driver_version itself and
- * makes the device's context current (driver.h). TP_ERR_NO_DEVICE without a
+ * (0: leave the default). Makes the device's context current (driver.h).
+ * TP_ERR_NO_DEVICE without a
  * GPU; TP_ERR_LINK for a failed link or a forbidden ptxas diagnostic;
  * TP_ERR_CUDA when the driver refuses the cubin or has no such kernel. */
 tp_status tp_cuda_kernel_get(const tp_link_request *request, const char *name,
