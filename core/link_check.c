@@ -1,9 +1,5 @@
 /* core/link_check.c: a pair's fused kernel linked without a GPU (see
- * tilepipe/link.h).
- *
- * The figures of the link target live here and nowhere else: an H100 SXM
- * (132 SMs, compute capability 9.0, 227 KiB of opt-in shared memory per
- * block, 50 MiB of L2). */
+ * tilepipe/link.h), for the figures of core/link_target.c's H100 SXM. */
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,46 +7,10 @@
 #include "core/backend/cuda/cuda_backend.h"
 #include "core/error.h"
 #include "core/gemm_check.h"
+#include "core/link_target.h"
 #include "core/plan_internal.h"
+#include "core/versioned.h"
 #include "tilepipe/link.h"
-
-static const tp_gpu_info link_gpu = {
-    .sm_count = 132,
-    .cc_major = 9,
-    .cc_minor = 0,
-    .smem_per_block = 232448u,
-    .l2_bytes = 50u << 20,
-    .name = "H100 SXM (figures, no GPU)",
-};
-
-/* Checks a caller's struct_size against the struct's first version (today's
- * struct is its first version) and zeroes the caller's struct_size bytes
- * past the field itself. */
-static tp_status versioned_clear(void *out, size_t first_version, const char *what) {
-  uint32_t size;
-  memcpy(&size, out, sizeof size);
-  if (size < first_version) {
-    return tp_error_set(TP_ERR_INVALID_ARGUMENT,
-                        "link check: %s struct_size %u is smaller than its first version (%zu "
-                        "bytes); set it to sizeof(%s)",
-                        what, size, first_version, what);
-  }
-  memset((unsigned char *)out + sizeof size, 0, size - sizeof size);
-  return TP_OK;
-}
-
-tp_status tp_link_check_target(tp_link_target *target) {
-  if (target == NULL) return tp_error_set(TP_ERR_INVALID_ARGUMENT, "link check: target is NULL");
-  tp_status st = versioned_clear(target, sizeof *target, "tp_link_target");
-  if (st != TP_OK) return st;
-  snprintf(target->name, sizeof target->name, "%s", link_gpu.name);
-  target->sm_count = link_gpu.sm_count;
-  target->cc_major = link_gpu.cc_major;
-  target->cc_minor = link_gpu.cc_minor;
-  target->smem_per_block = link_gpu.smem_per_block;
-  target->l2_bytes = link_gpu.l2_bytes;
-  return TP_OK;
-}
 
 static void result_from(tp_link_result *r, const tp_gpu_launch *launch, const tp_link_stats *s) {
   memcpy(r->kernel, launch->kernel, sizeof r->kernel);
@@ -71,8 +31,9 @@ static void result_from(tp_link_result *r, const tp_gpu_launch *launch, const tp
 tp_status tp_link_check(tp_registry *registry, const char *payload, const char *epilogue,
                         const tp_gemm_desc *desc, tp_link_result *result) {
   if (result == NULL) return tp_error_set(TP_ERR_INVALID_ARGUMENT, "link check: result is NULL");
-  tp_status st = versioned_clear(result, sizeof *result, "tp_link_result");
-  if (st != TP_OK) return st;
+  tp_status st = tp_versioned_clear(result, sizeof *result, "tp_link_result");
+  if (st != TP_OK) return tp_error_wrap(st, "link check");
+  const tp_gpu_info *gpu = tp_link_target_default();
   if (registry == NULL || payload == NULL || epilogue == NULL || desc == NULL)
     return tp_error_set(TP_ERR_INVALID_ARGUMENT,
                         "link check: the registry, a plugin name or the descriptor is NULL");
@@ -86,9 +47,9 @@ tp_status tp_link_check(tp_registry *registry, const char *payload, const char *
   if (st == TP_OK) st = tp_binding_plan(&b, desc, TP_BACKEND_CUDA);
   if (st == TP_OK) {
     result->planned = 1;
-    st = tp_cuda_link_check(&b, desc, &link_gpu, &launch, &stats);
+    st = tp_cuda_link_check(&b, desc, gpu, &launch, &stats);
     result_from(result, &launch, &stats);
   }
   return st == TP_OK ? TP_OK
-                     : tp_error_wrap(st, "link %s x %s for %s", payload, epilogue, link_gpu.name);
+                     : tp_error_wrap(st, "link %s x %s for %s", payload, epilogue, gpu->name);
 }

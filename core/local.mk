@@ -11,7 +11,12 @@ core_libtilepipe_core_la_SOURCES = \
 	core/gemm_check.c \
 	core/plan_internal.h \
 	core/plan.c \
+	core/versioned.h \
+	core/versioned.c \
+	core/link_target.h \
+	core/link_target.c \
 	core/link_check.c \
+	core/warm.c \
 	core/backend/cpu/cpu_backend.h \
 	core/backend/cpu/cpu_backend.c \
 	core/backend/cuda/cuda_backend.h \
@@ -47,7 +52,9 @@ core_libtilepipe_core_la_SOURCES += \
 	core/backend/cuda/kernel_cache.h \
 	core/backend/cuda/kernel_cache.c \
 	core/backend/cuda/kernel.h \
-	core/backend/cuda/kernel.c
+	core/backend/cuda/kernel.c \
+	core/backend/cuda/link_workers.h \
+	core/backend/cuda/link_workers.c
 # Installed places the registry searches; tests/local.mk reuses them.
 TP_INSTALL_PATH_DEFINES = -DTP_PLUGIN_DIR='"$(plugindir)"' \
 	-DTP_REGISTRY_FILE='"$(registrydir)/registry.ini"'
@@ -59,4 +66,4 @@ lib_LTLIBRARIES += core/libtilepipe.la
 core_libtilepipe_la_SOURCES =
 core_libtilepipe_la_LIBADD = core/libtilepipe_core.la
 core_libtilepipe_la_LDFLAGS = -version-info $(TP_LT_VERSION) -no-undefined \
-	-export-symbols-regex '^tp_(status_string|error_message|dtype_|tensor_|gemm_desc_init|registry_(open|close|path|count|get|find)$$|plugin_kind_name|backend_(name|from_name)|plan_(create|run|backend|describe|destroy)$$|link_check(_target)?$$|device_(info|alloc|free|copy_to|copy_from|copy_within|memset|synchronize|timer_(create|record|elapsed_ms|destroy))$$|version$$)'
+	-export-symbols-regex '^tp_(status_string|error_message|dtype_|tensor_|gemm_desc_init|registry_(open|close|path|count|get|find)$$|plugin_kind_name|backend_(name|from_name)|plan_(create|run|backend|describe|destroy)$$|link_check(_target)?$$|link_target_(lookup|detect)$$|cache_warm$$|device_(info|alloc|free|copy_to|copy_from|copy_within|memset|synchronize|timer_(create|record|elapsed_ms|destroy))$$|version$$)'

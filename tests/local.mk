@@ -321,4 +321,27 @@ tests_plugins_fixture_test_hook_la_SOURCES = tests/plugins/fixture_test_hook.c
 nodist_tests_plugins_fixture_test_hook_la_SOURCES = tests/device/link_hook.ltoir.h
 tests_plugins_fixture_test_hook_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
 tests_plugins_fixture_test_hook_la_LDFLAGS = $(TP_FIXTURE_LDFLAGS)
+check_LTLIBRARIES += tests/plugins/fixture_small_link.la
+tests_plugins_fixture_small_link_la_SOURCES = tests/plugins/fixture_small_link.c
+nodist_tests_plugins_fixture_small_link_la_SOURCES = tests/device/link_kernel.ltoir.h
+tests_plugins_fixture_small_link_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
+tests_plugins_fixture_small_link_la_LDFLAGS = $(TP_FIXTURE_LDFLAGS)
 endif
+
+# Warming the kernel cache (tilepipe/warm.h) without a GPU: its refusals,
+# the named GPU targets, links by worker processes into a fresh folder
+# (fixture_small_link's small kernels), a failing one (fixture_bad_link),
+# and the standard kernel the link check then reads. test_gpu_warm: on a
+# GPU, plans read what a warm linked (skips, 77, without one).
+check_PROGRAMS += tests/test_warm tests/test_gpu_warm
+tests_test_warm_SOURCES = tests/test_warm.c tests/tmpdir.c
+tests_test_warm_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS) \
+	-DTP_TEST_PLUGIN_DIR='"$(abs_top_builddir)/tests/plugins/.libs"'
+tests_test_warm_LDADD = $(TP_PLUGIN_TEST_LIBS)
+EXTRA_tests_test_warm_DEPENDENCIES = tilepipe.ini
+TESTS += tests/test_tool_warm.sh
+EXTRA_DIST += tests/test_tool_warm.sh
+tests_test_gpu_warm_SOURCES = tests/test_gpu_warm.c tests/tmpdir.c
+tests_test_gpu_warm_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
+tests_test_gpu_warm_LDADD = $(TP_PLUGIN_TEST_LIBS)
+EXTRA_tests_test_gpu_warm_DEPENDENCIES = tilepipe.ini

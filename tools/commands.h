@@ -9,5 +9,6 @@ int tp_cmd_info(int argc, char **argv);
 int tp_cmd_run(int argc, char **argv);
 int tp_cmd_bench(int argc, char **argv);
 int tp_cmd_link(int argc, char **argv);
+int tp_cmd_warm(int argc, char **argv);
 
 #endif

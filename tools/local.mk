@@ -48,7 +48,8 @@ tools_tilepipe_SOURCES = \
 	tools/bench_shape.h \
 	tools/bench_shape.c \
 	tools/cmd_bench.c \
-	tools/cmd_link.c
+	tools/cmd_link.c \
+	tools/cmd_warm.c
 tools_tilepipe_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(CUDA_CPPFLAGS) \
 	-DTP_BENCH_SHAPES_FILE='"$(tpbenchdir)/shapes.txt"'
 tools_tilepipe_LDADD = tools/reference/libtp_reference.la core/libtilepipe.la

@@ -17,6 +17,7 @@ static const struct {
     {"run", tp_cmd_run, "run one GEMM on random inputs; time it, optionally verify it"},
     {"bench", tp_cmd_bench, "benchmark the standard payload against cuBLASLt on the GPU"},
     {"link", tp_cmd_link, "link a payload x epilogue kernel without a GPU, check ptxas's report"},
+    {"warm", tp_cmd_warm, "link the kernels of a shape list into the kernel cache, in parallel"},
 };
 #define NUM_COMMANDS (int)(sizeof commands / sizeof commands[0])
 
@@ -47,7 +48,7 @@ int main(int argc, char **argv) {
   }
   for (int i = 0; i < NUM_COMMANDS; i++)
     if (strcmp(name, commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
-  fprintf(stderr, "tilepipe: unknown command '%s' (commands: list, info, run, bench, link; see "
+  fprintf(stderr, "tilepipe: unknown command '%s' (commands: list, info, run, bench, link, warm; see "
                   "'tilepipe --help')\n",
           name);
   return TP_EXIT_USAGE;

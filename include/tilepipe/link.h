@@ -53,8 +53,21 @@ typedef struct tp_link_result {
   int32_t spill_store_bytes, spill_load_bytes;
 } tp_link_result;
 
-/* Fills *target with the figures tp_link_check plans for. */
+/* Fills *target with the figures tp_link_check plans for (the "h100-sxm"
+ * of tp_link_target_lookup). */
 tp_status tp_link_check_target(tp_link_target *target);
+
+/* Fills *target with the figures of a GPU model named by gpu: "h100-sxm"
+ * (132 SMs, 50 MiB of L2), "h100-pcie" (114 SMs, 50 MiB), "h200" (132 SMs,
+ * 60 MiB); each compute capability 9.0 with 232448 bytes of opt-in shared
+ * memory per block. TP_ERR_NOT_FOUND for another name (the message lists
+ * these). */
+tp_status tp_link_target_lookup(const char *gpu, tp_link_target *target);
+
+/* Fills *target with the figures of the GPU tilepipe runs on
+ * ($TILEPIPE_DEVICE), exactly as a plan hands them to the payload's
+ * gpu_plan. TP_ERR_NO_DEVICE without one. */
+tp_status tp_link_target_detect(tp_link_target *target);
 
 /* Links the kernel of payload x epilogue from registry for desc (its data
  * pointers are never read) and checks ptxas's report. TP_OK when the link is

@@ -1,7 +1,7 @@
-/* tests/plugins/fixture_test_hook.c: the epilogue side of fixture_bad_link:
- * its device code is tests/device/link_hook.cu, the tp_test_hook that
- * link_ws_unbounded.cu calls. It plans every GEMM and never runs (the CPU
- * slot is the fixtures' empty one). */
+/* tests/plugins/fixture_test_hook.c: the epilogue side of fixture_bad_link
+ * and fixture_small_link: its device code is tests/device/link_hook.cu, the
+ * tp_test_hook that link_ws_unbounded.cu and link_kernel.cu call. It plans
+ * every GEMM and never runs (the CPU slot is the fixtures' empty one). */
 #include <string.h>
 
 #include "fixture.h"

@@ -18,10 +18,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Bump when the entry layout or the link's fixed options (nvjitlink.c)
- * change: older entries then read as stale. It is also part of every key
- * text. */
-#define TP_KERNEL_CACHE_FORMAT 1
+/* Bump when the entry layout, the key text (kernel_cache.c) or the link's
+ * fixed options (nvjitlink.c) change: older entries then read as stale. It
+ * is also part of every key text. */
+#define TP_KERNEL_CACHE_FORMAT 2
 
 #define TP_FNV1A64_INIT UINT64_C(0xcbf29ce484222325)
 

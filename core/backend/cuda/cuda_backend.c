@@ -52,14 +52,18 @@ tp_status tp_cuda_backend_available(const tp_plugin_desc *payload, const tp_plug
   return tp_cuda_device_get(&dev);
 }
 
-static void gpu_info_from(const tp_cuda_device *dev, tp_gpu_info *gpu) {
+tp_status tp_cuda_gpu_info(tp_gpu_info *gpu) {
+  tp_cuda_device dev;
+  tp_status st = tp_cuda_device_get(&dev);
+  if (st != TP_OK) return st;
   memset(gpu, 0, sizeof *gpu);
-  gpu->sm_count = dev->sm_count;
-  gpu->cc_major = dev->cc_major;
-  gpu->cc_minor = dev->cc_minor;
-  gpu->smem_per_block = (uint32_t)dev->max_smem_optin;
-  gpu->l2_bytes = (uint32_t)dev->l2_bytes;
-  snprintf(gpu->name, sizeof gpu->name, "%s", dev->name);
+  gpu->sm_count = dev.sm_count;
+  gpu->cc_major = dev.cc_major;
+  gpu->cc_minor = dev.cc_minor;
+  gpu->smem_per_block = (uint32_t)dev.max_smem_optin;
+  gpu->l2_bytes = (uint32_t)dev.l2_bytes;
+  snprintf(gpu->name, sizeof gpu->name, "%s", dev.name);
+  return TP_OK;
 }
 
 static tp_status check_launch(const tp_binding *b, const tp_gpu_launch *l, const tp_gpu_info *gpu) {
@@ -113,23 +117,15 @@ static tp_status plan_launch(tp_binding *b, const tp_gemm_desc *desc, const tp_g
 }
 
 /* The link of the payload's kernel `kernel` with the epilogue's hook: both
- * LTO-IR blobs, only that kernel kept. Points into itself: build it where
- * it is used and do not copy it. */
-typedef struct link_inputs {
-  tp_jit_input inputs[2];
-  char kernels_used[160];
-  const char *options[1];
-  tp_link_request request;
-} link_inputs;
-
-static void link_inputs_for(link_inputs *li, const tp_binding *b, const char *kernel) {
+ * LTO-IR blobs, only that kernel kept. */
+static void link_for(tp_cuda_link *li, const tp_binding *b, const char *kernel) {
   li->inputs[0] = (tp_jit_input){b->payload_plugin->device_image,
                                  b->payload_plugin->device_image_size, b->payload_name};
   li->inputs[1] = (tp_jit_input){b->epilogue_plugin->device_image,
                                  b->epilogue_plugin->device_image_size, b->epilogue_name};
   snprintf(li->kernels_used, sizeof li->kernels_used, "-kernels-used=%s", kernel);
   li->options[0] = li->kernels_used;
-  li->request = (tp_link_request){li->inputs, 2, TP_CUDA_LINK_ARCH, li->options, 1, 0};
+  li->request = (tp_link_request){li->inputs, 2, TP_CUDA_LINK_ARCH, li->options, 1};
 }
 
 /* The payload's workspace, zeroed (what its counters start from), and
@@ -151,11 +147,9 @@ static tp_status workspace_create(tp_cuda_plan *plan, tp_binding *b) {
 
 tp_status tp_cuda_plan_create(tp_cuda_plan **out, tp_binding *b, const tp_gemm_desc *desc) {
   *out = NULL;
-  tp_cuda_device dev;
-  tp_status st = tp_cuda_device_get(&dev);
-  if (st != TP_OK) return st;
   tp_gpu_info gpu;
-  gpu_info_from(&dev, &gpu);
+  tp_status st = tp_cuda_gpu_info(&gpu);
+  if (st != TP_OK) return st;
 
   tp_cuda_plan *plan = calloc(1, sizeof *plan);
   if (plan == NULL) return tp_error_set(TP_ERR_OUT_OF_MEMORY, "CUDA plan: out of host memory");
@@ -165,8 +159,8 @@ tp_status tp_cuda_plan_create(tp_cuda_plan **out, tp_binding *b, const tp_gemm_d
     return st;
   }
 
-  link_inputs li;
-  link_inputs_for(&li, b, plan->launch.kernel);
+  tp_cuda_link li;
+  link_for(&li, b, plan->launch.kernel);
   st = tp_cuda_kernel_get(&li.request, plan->launch.kernel, (int)plan->launch.smem_bytes,
                           &plan->kernel);
   if (st != TP_OK) {
@@ -189,13 +183,19 @@ tp_status tp_cuda_plan_create(tp_cuda_plan **out, tp_binding *b, const tp_gemm_d
   return TP_OK;
 }
 
-tp_status tp_cuda_link_check(tp_binding *b, const tp_gemm_desc *desc, const tp_gpu_info *gpu,
-                             tp_gpu_launch *launch, tp_link_stats *stats) {
+tp_status tp_cuda_link_plan(tp_binding *b, const tp_gemm_desc *desc, const tp_gpu_info *gpu,
+                            tp_gpu_launch *launch, tp_cuda_link *link) {
   tp_status st = check_device_code(b->payload_plugin, b->epilogue_plugin);
   if (st == TP_OK) st = plan_launch(b, desc, gpu, launch);
+  if (st == TP_OK) link_for(link, b, launch->kernel);
+  return st;
+}
+
+tp_status tp_cuda_link_check(tp_binding *b, const tp_gemm_desc *desc, const tp_gpu_info *gpu,
+                             tp_gpu_launch *launch, tp_link_stats *stats) {
+  tp_cuda_link li;
+  tp_status st = tp_cuda_link_plan(b, desc, gpu, launch, &li);
   if (st != TP_OK) return st;
-  link_inputs li;
-  link_inputs_for(&li, b, launch->kernel);
   const tp_kernel_entry *entry;
   st = tp_cuda_link_only(&li.request, &entry);
   if (st == TP_OK) st = tp_link_log_stats(entry->info_log, launch->kernel, stats);
@@ -256,6 +256,21 @@ tp_status tp_cuda_plan_create(tp_cuda_plan **plan, tp_binding *binding, const tp
   (void)binding;
   (void)desc;
   *plan = NULL;
+  return tp_cuda_backend_available(NULL, NULL);
+}
+
+tp_status tp_cuda_gpu_info(tp_gpu_info *gpu) {
+  (void)gpu;
+  return tp_cuda_backend_available(NULL, NULL);
+}
+
+tp_status tp_cuda_link_plan(tp_binding *b, const tp_gemm_desc *desc, const tp_gpu_info *gpu,
+                            tp_gpu_launch *launch, tp_cuda_link *link) {
+  (void)b;
+  (void)desc;
+  (void)gpu;
+  (void)launch;
+  (void)link;
   return tp_cuda_backend_available(NULL, NULL);
 }
 

@@ -7,10 +7,15 @@
 #ifndef TP_CORE_BACKEND_CUDA_H
 #define TP_CORE_BACKEND_CUDA_H
 
+#include "core/backend/cuda/kernel_cache.h"
 #include "core/backend/cuda/link_log.h"
 #include "core/plan_internal.h"
 
 typedef struct tp_cuda_plan tp_cuda_plan;
+
+/* The figures of the GPU tilepipe runs on, as a plan hands them to the
+ * payload's gpu_plan. TP_ERR_NO_DEVICE without one. */
+tp_status tp_cuda_gpu_info(tp_gpu_info *gpu);
 
 /* TP_OK when both plugins carry device code and a GPU the kernels run on is
  * present; otherwise the reason, the plugins' first: TP_ERR_UNSUPPORTED
@@ -22,6 +27,24 @@ tp_status tp_cuda_backend_available(const tp_plugin_desc *payload, const tp_plug
  * the payload's gpu_plan and must outlive the plan). */
 tp_status tp_cuda_plan_create(tp_cuda_plan **plan, tp_binding *binding, const tp_gemm_desc *desc);
 tp_status tp_cuda_plan_run(const tp_cuda_plan *plan, const tp_gemm_desc *desc, void *stream);
+/* The link a plan makes: the payload's kernel with the epilogue's hook,
+ * both LTO-IR blobs, only that kernel kept (-kernels-used). It points into
+ * itself: fill it where it stays, and do not copy it. */
+typedef struct tp_cuda_link {
+  tp_jit_input inputs[2];
+  char kernels_used[160];
+  const char *options[1];
+  tp_link_request request;
+} tp_cuda_link;
+
+/* What a plan would link, without linking: binding's plans made for the
+ * CUDA backend, the payload's gpu_plan for gpu's figures into *launch, its
+ * kernel's link into *link. TP_ERR_UNSUPPORTED when a plugin carries no
+ * device code, TP_ERR_NO_DEVICE when tilepipe was built without CUDA, the
+ * payload's status when gpu_plan refuses. */
+tp_status tp_cuda_link_plan(tp_binding *binding, const tp_gemm_desc *desc, const tp_gpu_info *gpu,
+                            tp_gpu_launch *launch, tp_cuda_link *link);
+
 /* A plan's link without a GPU or a driver (tilepipe/link.h): binding's
  * plans made for the CUDA backend, the payload's gpu_plan for gpu's figures
  * (into *launch), then the link of both plugins' LTO-IR through the kernel

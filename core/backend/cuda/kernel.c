@@ -12,10 +12,7 @@ tp_status tp_cuda_link_only(const tp_link_request *request, const tp_kernel_entr
     return tp_error_set(TP_ERR_INVALID_ARGUMENT, "tp_cuda_link_only: request or entry is NULL");
   tp_kernel_cache *cache;
   tp_status st = tp_kernel_cache_global(&cache);
-  if (st != TP_OK) return st;
-  tp_link_request driverless = *request;
-  driverless.driver_version = 0;
-  return tp_kernel_cache_get(cache, &driverless, entry);
+  return st != TP_OK ? st : tp_kernel_cache_get(cache, request, entry);
 }
 
 #if TP_HAVE_CUDA
@@ -53,13 +50,11 @@ tp_status tp_cuda_kernel_get(const tp_link_request *request, const char *name,
                         "kernel %s needs %d bytes of shared memory; %s allows a block %d", name,
                         max_dynamic_smem, dev.name, dev.max_smem_optin);
 
-  tp_link_request keyed = *request;
-  keyed.driver_version = dev.driver_version;
   tp_kernel_cache *cache;
   const tp_kernel_entry *entry;
   void *library;
   if ((st = tp_kernel_cache_global(&cache)) != TP_OK ||
-      (st = tp_kernel_cache_get(cache, &keyed, &entry)) != TP_OK ||
+      (st = tp_kernel_cache_get(cache, request, &entry)) != TP_OK ||
       (st = tp_kernel_cache_attach(cache, entry, load_library, unload_library, &library)) != TP_OK)
     return st;
 

@@ -9,9 +9,9 @@
  * one cuLaunchKernelEx with the cluster shape as a launch attribute, its
  * config built on the caller's stack (no statics: any thread may launch).
  *
- * tp_cuda_link_only() needs no GPU and no driver: CI links with it (cache
- * key driver version 0). Built without the CUDA toolkit it returns
- * TP_ERR_UNSUPPORTED; the rest exists only when TP_HAVE_CUDA.
+ * tp_cuda_link_only() needs no GPU and no driver: CI links with it, into
+ * the same cache entries a plan reads. Built without the CUDA toolkit it
+ * returns TP_ERR_UNSUPPORTED; the rest exists only when TP_HAVE_CUDA.
  * Internal to libtilepipe. */
 #ifndef TP_CORE_BACKEND_CUDA_KERNEL_H
 #define TP_CORE_BACKEND_CUDA_KERNEL_H
@@ -24,8 +24,7 @@
 /* TP_CUDA_LINK_ARCH (config.h): the one architecture tilepipe's device
  * code is built and linked for, "sm_90a". */
 
-/* The process cache's entry for request, linked without any driver: the
- * request's driver_version is ignored and keyed as 0. */
+/* The process cache's entry for request, linked without any driver. */
 tp_status tp_cuda_link_only(const tp_link_request *request, const tp_kernel_entry **entry);
 
 #if TP_HAVE_CUDA
@@ -44,9 +43,8 @@ typedef struct tp_cuda_kernel {
  * (0: leave the default). The kernel itself, which every caller of the same
  * link and name shares, is opted into all the device allows, so that no
  * caller lowers the limit under another (docs/threads.md); the returned
- * max_dynamic_smem is what tp_cuda_launch lets its launches ask for. Fills
- * in the request's driver_version itself and
- * makes the device's context current (driver.h). TP_ERR_NO_DEVICE without a
+ * max_dynamic_smem is what tp_cuda_launch lets its launches ask for. Makes
+ * the device's context current (driver.h). TP_ERR_NO_DEVICE without a
  * GPU; TP_ERR_LINK for a failed link or a forbidden ptxas diagnostic;
  * TP_ERR_CUDA when the driver refuses the cubin or has no such kernel. */
 tp_status tp_cuda_kernel_get(const tp_link_request *request, const char *name,

@@ -75,14 +75,13 @@ static tp_status check_request(const tp_link_request *r) {
  * only labels messages. */
 static tp_status make_key(const tp_link_request *r, char **text, char key[17]) {
   tp_status st = check_request(r);
-  unsigned major, minor;
-  if (st != TP_OK || (st = tp_jit_version(&major, &minor)) != TP_OK) return st;
+  if (st != TP_OK) return st;
   size_t len = 0;
   *text = NULL;
   FILE *f = open_memstream(text, &len);
   if (!f) return tp_error_set(TP_ERR_OUT_OF_MEMORY, "kernel cache: out of memory");
-  fprintf(f, "tilepipe kernel cache format %d\narch %s\nnvjitlink %u.%u\ndriver %d\n",
-          TP_KERNEL_CACHE_FORMAT, r->arch, major, minor, r->driver_version);
+  fprintf(f, "tilepipe kernel cache format %d\narch %s\nnvjitlink %u\n", TP_KERNEL_CACHE_FORMAT,
+          r->arch, tp_jit_abi_major());
   for (size_t i = 0; i < r->num_options; i++) fprintf(f, "option %s\n", r->options[i]);
   for (size_t i = 0; i < r->num_inputs; i++)
     fprintf(f, "input %zu %016llx\n", r->inputs[i].size,
@@ -228,16 +227,20 @@ static node *from_disk(tp_kernel_cache *c, const char key[17], const char *key_t
   return NULL;
 }
 
+/* The link of r with its ptxas report checked; on failure res is freed. */
+static tp_status link_checked(const tp_link_request *r, tp_jit_result *res) {
+  tp_status st = tp_jit_link(r->inputs, r->num_inputs, r->arch, r->options, r->num_options, res);
+  if (st == TP_OK) st = tp_link_log_check(res->info_log);
+  if (st != TP_OK) tp_jit_result_free(res);
+  return st;
+}
+
 /* Links, checks the ptxas report, and writes the disk entry. */
 static tp_status from_link(tp_kernel_cache *c, const tp_link_request *r, const char key[17],
                            char *key_text, node **out, int *written) {
   tp_jit_result res;
-  tp_status st = tp_jit_link(r->inputs, r->num_inputs, r->arch, r->options, r->num_options, &res);
-  if (st == TP_OK) st = tp_link_log_check(res.info_log);
-  if (st != TP_OK) {
-    tp_jit_result_free(&res);
-    return st;
-  }
+  tp_status st = link_checked(r, &res);
+  if (st != TP_OK) return st;
   char why[512];
   if (c->dir && tp_cache_file_write(c->dir, key, key_text, res.cubin, res.cubin_size,
                                     res.info_log, why, sizeof why) == 0)
@@ -326,4 +329,65 @@ void tp_kernel_cache_stats_get(tp_kernel_cache *cache, tp_kernel_cache_stats *st
   pthread_mutex_lock(&cache->lock);
   *stats = cache->stats;
   pthread_mutex_unlock(&cache->lock);
+}
+
+/* ------------------------------------------------------ filling the disk */
+
+/* TP_OK when dir holds a sound entry for key; else TP_ERR_NOT_FOUND saying
+ * why. */
+static tp_status probe(const char *dir, const char key[17], const char *key_text) {
+  unsigned char *cubin;
+  size_t size;
+  char *log, why[512];
+  switch (tp_cache_file_read(dir, key, key_text, &cubin, &size, &log, why, sizeof why)) {
+  case TP_CACHE_FILE_HIT:
+    free(cubin);
+    free(log);
+    return TP_OK;
+  case TP_CACHE_FILE_REJECTED:
+    return tp_error_set(TP_ERR_NOT_FOUND, "kernel cache: rejected %s", why);
+  case TP_CACHE_FILE_MISSING: break;
+  }
+  return tp_error_set(TP_ERR_NOT_FOUND, "kernel cache: no entry %s.tpk in %s", key, dir);
+}
+
+static tp_status check_dir(const char *dir) {
+  return dir && *dir ? TP_OK
+                     : tp_error_set(TP_ERR_INVALID_ARGUMENT, "kernel cache: no disk folder");
+}
+
+tp_status tp_kernel_cache_probe(const char *dir, const tp_link_request *request) {
+  char *key_text, key[17];
+  tp_status st = request ? check_dir(dir)
+                         : tp_error_set(TP_ERR_INVALID_ARGUMENT, "kernel cache: no request");
+  if (st != TP_OK || (st = make_key(request, &key_text, key)) != TP_OK) return st;
+  st = probe(dir, key, key_text);
+  free(key_text);
+  return st;
+}
+
+tp_status tp_kernel_cache_fill(const char *dir, const tp_link_request *request, int *linked) {
+  char *key_text, key[17];
+  tp_status st = request && linked
+                     ? check_dir(dir)
+                     : tp_error_set(TP_ERR_INVALID_ARGUMENT, "kernel cache: NULL argument");
+  if (st != TP_OK || (st = make_key(request, &key_text, key)) != TP_OK) return st;
+  *linked = 0;
+  if (probe(dir, key, key_text) == TP_OK) {
+    free(key_text);
+    return TP_OK;
+  }
+  debug("%s; linking", tp_error_message());
+  tp_jit_result res;
+  char why[512];
+  if ((st = link_checked(request, &res)) == TP_OK) {
+    if (tp_cache_file_write(dir, key, key_text, res.cubin, res.cubin_size, res.info_log, why,
+                            sizeof why) == 0)
+      *linked = 1;
+    else
+      st = tp_error_set(TP_ERR_IO, "kernel cache: linked, but %s", why);
+    tp_jit_result_free(&res);
+  }
+  free(key_text);
+  return st;
 }

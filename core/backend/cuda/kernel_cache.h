@@ -4,11 +4,19 @@
  * tp_kernel_cache_get() answers a link request from memory, else from the
  * disk, else by linking (nvjitlink.h) and checking the ptxas report
  * (link_log.h); a kernel whose report fails the check is never cached. The
- * key is a 64-bit FNV-1a hash over a key text that names everything the cubin
- * depends on: each input's size and hash, the nvJitLink version, the driver
- * version (0 when linking without a driver), the arch, the extra options and
- * the cache format version. The disk entry stores the full key text, so a
- * hash collision reads as a stale entry, never as a wrong kernel.
+ * key is a 64-bit FNV-1a hash over a key text that names what the cubin is
+ * made of: each input's size and hash, the arch, the extra options, the
+ * nvJitLink major tilepipe is built for and the cache format version. The
+ * disk entry stores the full key text, so a hash collision reads as a stale
+ * entry, never as a wrong kernel.
+ *
+ * The key names no machine: an entry linked without a GPU (`tilepipe link`,
+ * `tilepipe warm` on a build machine) is the one a plan on the GPU reads.
+ * It names no driver (the driver loads a cubin, it does not shape it) and
+ * only the nvJitLink major, which tilepipe knows without opening nvJitLink,
+ * so a lookup never opens it (6 ms): every entry passed the ptxas check when
+ * it was linked, and a newer minor of nvJitLink only relinks once the
+ * folder is cleared.
  *
  * Disk entries live in $TILEPIPE_CACHE_DIR, else $XDG_CACHE_HOME/tilepipe,
  * else $HOME/.cache/tilepipe; TILEPIPE_CACHE_DIR=off keeps the cache in
@@ -36,7 +44,6 @@ typedef struct tp_link_request {
   const char *arch;            /* "sm_90a" */
   const char *const *options;  /* extra nvJitLink options; may be NULL if num_options is 0 */
   size_t num_options;
-  int driver_version;          /* of the driver that will load the cubin; 0: none */
 } tp_link_request;
 
 /* Where an entry came from, for tests and reports. */
@@ -95,5 +102,16 @@ tp_status tp_kernel_cache_attach(tp_kernel_cache *cache, const tp_kernel_entry *
                                  void **handle);
 
 void tp_kernel_cache_stats_get(tp_kernel_cache *cache, tp_kernel_cache_stats *stats);
+
+/* For filling the disk folder dir ahead of plans (tp_cache_warm), with no
+ * cache in memory. tp_kernel_cache_probe: TP_OK when dir holds a sound entry
+ * for request, else TP_ERR_NOT_FOUND (the message says why: missing,
+ * corrupt or stale). tp_kernel_cache_fill: the same check, then, when it
+ * fails, the link with its ptxas report checked and the entry written;
+ * *linked says which happened. A link or log failure returns its status;
+ * an entry that cannot be written is TP_ERR_IO, naming the file and the
+ * system's reason. */
+tp_status tp_kernel_cache_probe(const char *dir, const tp_link_request *request);
+tp_status tp_kernel_cache_fill(const char *dir, const tp_link_request *request, int *linked);
 
 #endif

@@ -26,6 +26,7 @@ void tp_jit_result_free(tp_jit_result *result) {
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include <cuda.h> /* CUDA_VERSION: the toolkit whose nvJitLink.h this is */
 #include <nvJitLink.h>
@@ -111,6 +112,17 @@ static tp_status open_library(void) {
 }
 
 static void open_library_once(void) { tp_once_record(&load_result, open_library()); }
+
+unsigned tp_jit_abi_major(void) { return CUDA_VERSION / 1000; }
+
+/* The pthread_atfork pattern for one lock: taken before, released on both
+ * sides after. */
+pid_t tp_jit_fork(void) {
+  pthread_mutex_lock(&link_lock);
+  const pid_t pid = fork();
+  pthread_mutex_unlock(&link_lock);
+  return pid;
+}
 
 static tp_status load(void) {
   pthread_once(&load_once, open_library_once);
@@ -300,5 +312,7 @@ tp_status tp_jit_link(const tp_jit_input *inputs, size_t num_inputs, const char 
 }
 
 tp_status tp_jit_version(unsigned *major, unsigned *minor) { return no_toolkit(); }
+
+unsigned tp_jit_abi_major(void) { return 0; }
 
 #endif

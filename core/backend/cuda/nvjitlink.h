@@ -13,12 +13,15 @@
  * toolkit configure found. It is opened once per process and never closed.
  * Thread-safe; links run one at a time.
  *
- * Built without the CUDA toolkit, both functions return TP_ERR_UNSUPPORTED.
- * Internal to libtilepipe. */
+ * Built without the CUDA toolkit, the functions that link or load return
+ * TP_ERR_UNSUPPORTED, and tp_jit_fork does not exist. Internal to
+ * libtilepipe. */
 #ifndef TP_CORE_BACKEND_CUDA_NVJITLINK_H
 #define TP_CORE_BACKEND_CUDA_NVJITLINK_H
 
 #include <stddef.h>
+#include <sys/types.h>
+#include "config.h"
 #include "tilepipe/status.h"
 
 /* One link input; name appears in nvJitLink's messages. */
@@ -48,5 +51,19 @@ void tp_jit_result_free(tp_jit_result *result);
 
 /* The version of the nvJitLink that tp_jit_link() uses (loads it). */
 tp_status tp_jit_version(unsigned *major, unsigned *minor);
+
+/* The nvJitLink major tilepipe is built for, whose versioned entry points
+ * it calls (13 for CUDA 13.x), without opening the library: a cache lookup
+ * needs no nvJitLink. 0 when built without the CUDA toolkit. */
+unsigned tp_jit_abi_major(void);
+
+#if TP_HAVE_CUDA
+/* fork(), with no link of this process in flight: it holds the link lock
+ * across the fork, so the child starts with the lock free and nvJitLink
+ * idle and may link (tp_cache_warm's workers). Open nvJitLink first
+ * (tp_jit_version) so that the child does not have to. Returns what fork()
+ * returns. */
+pid_t tp_jit_fork(void);
+#endif
 
 #endif
