@@ -20,7 +20,7 @@ int gemm_problem_make(gemm_problem *p, const gemm_case *c, uint64_t seed, tp_bac
                       char *err, size_t errlen) {
   memset(p, 0, sizeof *p);
   const tp_ref_problem_spec spec = {
-      .payload = c->payload,
+      .payload = tp_ref_problem_kind(c->payload, c->a),
       .a = c->a,
       .b = c->b,
       .d = c->d,

@@ -109,23 +109,23 @@ static void expect_planned(tp_ref_problem *p, const char *payload, const char *e
 }
 
 /* AUTO that resolves to the CPU says why in the plan's description:
- * blockwise_fp8 carries no GPU kernel (a build without CUDA: no toolkit);
+ * block_scaled carries no GPU kernel (a build without CUDA: no toolkit);
  * an explicit CPU plan has nothing to explain. */
 START_TEST(test_auto_says_why_cpu) {
 #if TP_HAVE_CUDA
-  const char *why = "; auto chose the CPU: payload 'blockwise_fp8' carries no GPU kernel";
+  const char *why = "; auto chose the CPU: payload 'block_scaled' carries no GPU kernel";
 #else
   const char *why = "; auto chose the CPU: tilepipe was built without the CUDA toolkit";
 #endif
-  tp_ref_problem p = blockwise();
+  tp_ref_problem p = mxfp8(TP_LAYOUT_SF_128X4);
   tp_plan *plan = NULL;
   char text[1024];
-  ck_assert_msg(tp_plan_create(&plan, reg, "blockwise_fp8", "store", &p.desc, TP_BACKEND_AUTO) ==
+  ck_assert_msg(tp_plan_create(&plan, reg, "block_scaled", "store", &p.desc, TP_BACKEND_AUTO) ==
                     TP_OK, "%s", tp_error_message());
   ck_assert_int_eq(tp_plan_backend(plan), TP_BACKEND_CPU);
   const int n = tp_plan_describe(plan, text, sizeof text);
   ck_assert_int_eq(n, (int)strlen(text));
-  ASSERT_HAS(text, "blockwise_fp8 x store on cpu: tile ");
+  ASSERT_HAS(text, "block_scaled x store on cpu: tile ");
   ASSERT_HAS(text, why);
   /* A buffer that ends inside the reason holds its start, NUL-terminated,
    * and the return value is the whole line's length. */
@@ -134,7 +134,7 @@ START_TEST(test_auto_says_why_cpu) {
   ck_assert_uint_eq(strlen(cut), (size_t)n - 5);
   ck_assert_int_eq(strncmp(cut, text, (size_t)n - 5), 0);
   tp_plan_destroy(plan);
-  ck_assert_int_eq(tp_plan_create(&plan, reg, "blockwise_fp8", "store", &p.desc, TP_BACKEND_CPU),
+  ck_assert_int_eq(tp_plan_create(&plan, reg, "block_scaled", "store", &p.desc, TP_BACKEND_CPU),
                    TP_OK);
   tp_plan_describe(plan, text, sizeof text);
   ck_assert_msg(strstr(text, "auto chose") == NULL, "\"%s\" explains an explicit CPU plan", text);

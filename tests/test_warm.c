@@ -229,11 +229,11 @@ START_TEST(test_refused_problems) {
   ck_assert_int_eq(tp_cache_warm(reg, "standard", "nosuch", d, 1, &opt, &r), TP_ERR_NOT_FOUND);
   ASSERT_HAS(tp_error_message(), "nosuch");
 
-  tp_gemm_desc fp8 = problem("blockwise_fp8", TP_DTYPE_E4M3, 256, 256, 256);
-  ck_assert_int_eq(tp_cache_warm(reg, "blockwise_fp8", "store", &fp8, 1, &opt, &r),
+  tp_gemm_desc fp8 = problem("block_scaled", TP_DTYPE_E4M3, 256, 256, 256);
+  ck_assert_int_eq(tp_cache_warm(reg, "block_scaled", "store", &fp8, 1, &opt, &r),
 #if TP_HAVE_CUDA
                    TP_ERR_UNSUPPORTED);
-  ASSERT_HAS(tp_error_message(), "payload 'blockwise_fp8' carries no GPU kernel");
+  ASSERT_HAS(tp_error_message(), "payload 'block_scaled' carries no GPU kernel");
 #else
                    TP_ERR_NO_DEVICE);
 #endif
