@@ -20,6 +20,8 @@
 
 #include <check.h>
 
+#include "config.h"
+
 #include "tilepipe/device.h"
 #include "tilepipe/status.h"
 
@@ -80,6 +82,10 @@ START_TEST(test_no_device) {
   void *p = not_a_pointer;
   tp_device_timer *timer = (tp_device_timer *)not_a_pointer;
   ck_assert_refused(tp_device_info(&props), TP_ERR_NO_DEVICE, "CUDA");
+#ifdef TP_NO_CUDA_REASON
+  /* A build without the GPU parts names configure's reason. */
+  ck_assert_refused(tp_device_info(&props), TP_ERR_NO_DEVICE, "(" TP_NO_CUDA_REASON ")");
+#endif
   ck_assert_refused(tp_device_alloc(&p, 16), TP_ERR_NO_DEVICE, "CUDA");
   ck_assert_ptr_null(p);
   ck_assert_refused(tp_device_copy_to(not_a_pointer, host, 4), TP_ERR_NO_DEVICE, "CUDA");

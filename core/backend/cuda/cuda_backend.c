@@ -249,7 +249,7 @@ tp_status tp_cuda_backend_available(const tp_plugin_desc *payload, const tp_plug
   (void)payload;
   (void)epilogue;
   return tp_error_set(TP_ERR_NO_DEVICE, "tilepipe was built without the CUDA toolkit "
-                      "(configure found no nvcc)");
+                      "(" TP_NO_CUDA_REASON ")");
 }
 
 tp_status tp_cuda_plan_create(tp_cuda_plan **plan, tp_binding *binding, const tp_gemm_desc *desc) {

@@ -207,7 +207,7 @@ tp_status tp_cuda_device_get(tp_cuda_device *out) {
   (void)out;
   return tp_error_set(TP_ERR_NO_DEVICE,
                       "CUDA backend: this tilepipe was built without the CUDA toolkit "
-                      "(configure found no nvcc)");
+                      "(" TP_NO_CUDA_REASON ")");
 }
 
 #endif

@@ -302,7 +302,7 @@ tp_status tp_jit_link(const tp_jit_input *inputs, size_t num_inputs, const char 
 static tp_status no_toolkit(void) {
   return tp_error_set(TP_ERR_UNSUPPORTED,
                       "nvJitLink: this tilepipe was built without the CUDA toolkit "
-                      "(configure found no nvcc), so it cannot link device code");
+                      "(" TP_NO_CUDA_REASON "), so it cannot link device code");
 }
 
 tp_status tp_jit_link(const tp_jit_input *inputs, size_t num_inputs, const char *arch,
