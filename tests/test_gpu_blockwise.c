@@ -33,6 +33,23 @@ static const int64_t shapes[][3] = {
     {1000, 7, 4097}, {4097, 129, 7}, {129, 4097, 1},   {1000, 1000, 1000},
 };
 
+/* A store problem of M x N x 512 into a bf16 D, on the host. */
+static tp_ref_problem bf16_d_problem(int64_t m, int64_t n, uint64_t seed) {
+  char err[256] = "";
+  tp_ref_problem_spec spec;
+  memset(&spec, 0, sizeof spec);
+  spec.payload = BW;
+  spec.a = spec.b = E4M3;
+  spec.d = TP_DTYPE_BF16;
+  spec.m = m;
+  spec.n = n;
+  spec.k = 512;
+  spec.alpha = 1.0f;
+  tp_ref_problem prob;
+  ck_assert_msg(tp_tool_problem_create(&prob, &spec, seed, err, sizeof err) == TP_OK, "%s", err);
+  return prob;
+}
+
 START_TEST(store_every_d) {
   const size_t n = sizeof shapes / sizeof shapes[0];
   for (size_t s = 0; s < n; ++s) {
@@ -83,18 +100,7 @@ START_TEST(tiles) {
   };
   run_cases(cases, sizeof cases / sizeof cases[0], 4000u);
 
-  char err[256] = "";
-  tp_ref_problem_spec spec;
-  memset(&spec, 0, sizeof spec);
-  spec.payload = BW;
-  spec.a = spec.b = E4M3;
-  spec.d = TP_DTYPE_BF16;
-  spec.m = 256;
-  spec.n = 1024;
-  spec.k = 512;
-  spec.alpha = 1.0f;
-  tp_ref_problem prob;
-  ck_assert_msg(tp_tool_problem_create(&prob, &spec, 8, err, sizeof err) == TP_OK, "%s", err);
+  tp_ref_problem prob = bf16_d_problem(256, 1024, 8);
   tp_plan *plan = NULL;
   ck_assert_int_eq(tp_plan_create(&plan, gpu_case_registry, "bw_n192", "store", &prob.desc,
                                   TP_BACKEND_CUDA),
@@ -132,18 +138,7 @@ END_TEST
 
 /* a_scale 4 bytes off a 16-byte boundary: the run is refused, naming it. */
 START_TEST(misaligned_a_scale_refused) {
-  char err[256] = "";
-  tp_ref_problem_spec spec;
-  memset(&spec, 0, sizeof spec);
-  spec.payload = BW;
-  spec.a = spec.b = E4M3;
-  spec.d = TP_DTYPE_BF16;
-  spec.m = 64;
-  spec.n = 256;
-  spec.k = 512;
-  spec.alpha = 1.0f;
-  tp_ref_problem prob;
-  ck_assert_msg(tp_tool_problem_create(&prob, &spec, 9, err, sizeof err) == TP_OK, "%s", err);
+  tp_ref_problem prob = bf16_d_problem(64, 256, 9);
   tp_gpu_problem dev;
   ck_assert_msg(tp_gpu_problem_create(&dev, &prob) == TP_OK, "%s", tp_error_message());
   tp_plan *plan = NULL;
