@@ -24,6 +24,7 @@
 
 #include <sched.h>
 #include <stdatomic.h>
+#include <threads.h>
 
 #include "tilepipe/pipeline/defs.h"
 
@@ -111,10 +112,18 @@ TP_PIPE_FN bool tp_mbar_try_wait(tp_mbar *b, uint32_t parity) {
 
 /* Blocks until the phase of this parity has completed. Host threads may
  * outnumber cores (CI has two): yield instead of burning the time slice that
- * the thread we wait for needs. */
+ * the thread we wait for needs, and after a run of yields sleep, since on a
+ * loaded machine a crowd of yielding waiters can keep that thread off the
+ * cores for minutes. */
+#define TP_MBAR_HOST_YIELDS 64u
 TP_PIPE_FN void tp_mbar_wait(tp_mbar *b, uint32_t parity) {
-  while (!tp_mbar_try_wait(b, parity)) {
-    sched_yield();
+  for (uint32_t tries = 0; !tp_mbar_try_wait(b, parity); ++tries) {
+    if (tries < TP_MBAR_HOST_YIELDS) {
+      sched_yield();
+    } else {
+      struct timespec nap = {0, 20000}; /* 20 us */
+      thrd_sleep(&nap, NULL);
+    }
   }
 }
 
