@@ -300,9 +300,10 @@ TESTS += tests/test_gpu_skips.sh
 EXTRA_DIST += tests/test_gpu_skips.sh
 
 # The C examples of README.md, docs/ and examples/*/README.md, compiled
-# with this build's compiler and flags, and those that are programs run
-# (test_doc_examples.sh; tests/doc_examples/ holds the surroundings of the
-# examples that are parts of a file).
+# with this build's compiler and flags, and those that are programs run;
+# their device-code blocks found, as excerpts, in the compiled files they
+# name (test_doc_examples.sh; tests/doc_examples/ holds the surroundings of
+# the C examples that are parts of a file).
 TESTS += tests/test_doc_examples.sh
 EXTRA_DIST += tests/test_doc_examples.sh tests/doc_examples
 AM_TESTS_ENVIRONMENT = TP_TEST_CC='$(CC)' \

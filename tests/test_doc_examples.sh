@@ -19,6 +19,17 @@
 # registry's error.
 # C code outside a ```c fence (an indented line calling a tp_ function) is
 # refused, so that no example escapes the test. Warnings are errors.
+#
+# Device code, a block opened with ```cuda, is an excerpt of a source file
+# that the build or CI compiles (a plugin's or an example's device code, a
+# public device header), named on the line before the fence:
+#
+#   <!-- excerpt of examples/int8_w8a8/int8_w8a8_kernel.cu -->
+#
+# and its lines, comments and blank lines left out and runs of blanks
+# counted as one, must follow each other in that file the same way: the
+# file compiles, so the excerpt does, without nvcc in this test. Any other
+# fence that names C++ or CUDA is refused.
 set -u
 
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
@@ -51,15 +62,25 @@ awk -v out="$tmp" '
         if (match(prev, /^<!-- compiled in tests\/doc_examples\/[a-z0-9_]+\.c -->$/))
           wrapper = substr(prev, 18, length(prev) - 21)
         print n, FILENAME ":" FNR, wrapper > (out "/list")
+      } else if (fence == "cuda") {
+        n++
+        source = "-"
+        if (match(prev, /^<!-- excerpt of [A-Za-z0-9_\/.-]+ -->$/))
+          source = substr(prev, 17, length(prev) - 20)
+        print n, FILENAME ":" FNR, "excerpt", source > (out "/list")
+      } else if (fence ~ /^(c\+\+|cpp|cu|cxx)$/) {
+        print "cxx", FILENAME ":" FNR > (out "/list")
       }
     } else {
       if (fence == "c") close(out "/ex_" n ".c")
+      if (fence == "cuda") close(out "/ex_" n ".cu")
       fence = ""
     }
     prev = $0
     next
   }
   fence == "c" { print > (out "/ex_" n ".c") }
+  fence == "cuda" { print > (out "/ex_" n ".cu") }
   fence == "" && /^(    |\t)/ && /tp_[a-z0-9_]+\(.*\);/ {
     print "unfenced", FILENAME ":" FNR > (out "/list")
   }
@@ -69,12 +90,76 @@ cd "$build" || exit 99
 touch "$tmp/list"
 echo "not a registry" >"$tmp/broken.ini"
 
+# A source's lines as the excerpt check compares them: /* */ and //
+# comments out, blanks trimmed and runs of them made one, blank lines out.
+normalized() {
+  awk '
+    {
+      line = $0
+      out = ""
+      while (line != "") {
+        if (in_comment) {
+          end = index(line, "*/")
+          if (end == 0) { line = ""; break }
+          line = substr(line, end + 2)
+          in_comment = 0
+          continue
+        }
+        open = index(line, "/*")
+        slash = index(line, "//")
+        if (slash > 0 && (open == 0 || slash < open)) { out = out substr(line, 1, slash - 1); line = ""; break }
+        if (open == 0) { out = out line; line = ""; break }
+        out = out substr(line, 1, open - 1) " "
+        line = substr(line, open + 2)
+        in_comment = 1
+      }
+      gsub(/[ \t]+/, " ", out)
+      sub(/^ /, "", out)
+      sub(/ $/, "", out)
+      if (out != "") print out
+    }' "$1"
+}
+
+# Whether file $1's lines (normalized) hold file $2's (normalized) as a run.
+holds_excerpt() {
+  normalized "$1" >"$tmp/whole.txt"
+  normalized "$2" >"$tmp/part.txt"
+  [ -s "$tmp/part.txt" ] || return 1
+  awk -v partfile="$tmp/part.txt" '
+    BEGIN { while ((getline l < partfile) > 0) part[++np] = l }
+    { whole[++nw] = $0 }
+    END {
+      for (i = 1; i + np - 1 <= nw; i++) {
+        for (j = 1; j <= np && whole[i + j - 1] == part[j]; j++) {}
+        if (j > np) exit 0
+      }
+      exit 1
+    }' "$tmp/whole.txt"
+}
+
 cc_flags="$TP_TEST_CPPFLAGS $TP_TEST_CFLAGS -Werror"
 compiled=0
 ran=0
-while read -r n where wrapper; do
+excerpts=0
+while read -r n where wrapper source; do
   if [ "$n" = unfenced ]; then
     fail "$where: C code outside a \`\`\`c fence: fence it so that it is compiled"
+    continue
+  fi
+  if [ "$n" = cxx ]; then
+    fail "$where: device code goes in a \`\`\`cuda fence, as an excerpt of a compiled file"
+    continue
+  fi
+  if [ "$wrapper" = excerpt ]; then
+    if [ "$source" = - ]; then
+      fail "$where: a \`\`\`cuda block names its source on the line before: <!-- excerpt of PATH -->"
+    elif [ ! -f "$srcdir/$source" ]; then
+      fail "$where: its source $source does not exist"
+    elif ! holds_excerpt "$srcdir/$source" "$tmp/ex_$n.cu"; then
+      fail "$where: not an excerpt of $source (its lines, less comments, in the same order)"
+    else
+      excerpts=$((excerpts + 1))
+    fi
     continue
   fi
   src="$tmp/ex_$n.c"
@@ -120,7 +205,7 @@ while read -r n where wrapper; do
   ran=$((ran + 1))
 done <"$tmp/list"
 
-echo "test_doc_examples: $compiled examples compiled, $ran programs run"
+echo "test_doc_examples: $compiled examples compiled, $ran programs run, $excerpts excerpts of device code found in their sources"
 # README's first GEMM is a program: none found means the extraction broke.
 [ "$ran" -gt 0 ] || fail "no complete program among the examples (README.md has one)"
 [ "$failures" -eq 0 ] || exit 1
