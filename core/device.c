@@ -2,9 +2,11 @@
  * dlopen'ed driver table (core/backend/cuda/driver.h).
  *
  * Every entry point checks its arguments, then calls device_ready(), which
- * yields the driver table with the device's context current on this thread
- * (or TP_ERR_NO_DEVICE with the driver layer's reason). Built without the
- * CUDA toolkit, device_ready() always fails, so every entry point still
+ * yields the driver table with a context current on this thread: the
+ * caller's own, on whichever device, else the default device's primary
+ * context (driver.h), or TP_ERR_NO_DEVICE with the driver layer's reason.
+ * tp_device_select names the device instead. Built without the CUDA
+ * toolkit, device_ready() always fails, so every entry point still
  * validates its arguments and then says why there is no device. */
 #include "config.h"
 
@@ -69,6 +71,19 @@ tp_status tp_device_info(tp_device_props *props) {
   props->l2_bytes = dev.l2_bytes > 0 ? (size_t)dev.l2_bytes : 0;
 #endif
   return st;
+}
+
+tp_status tp_device_count(int *count) {
+  if (count == NULL) return tp_error_set(TP_ERR_INVALID_ARGUMENT, "tp_device_count: count is NULL");
+  return tp_cuda_device_count(count);
+}
+
+tp_status tp_device_select(int ordinal) {
+  if (ordinal < 0)
+    return tp_error_set(TP_ERR_INVALID_ARGUMENT, "tp_device_select: ordinal %d is negative",
+                        ordinal);
+  tp_status st = tp_cuda_device_select(ordinal, NULL);
+  return st == TP_OK ? TP_OK : tp_error_wrap(st, "tp_device_select(%d)", ordinal);
 }
 
 tp_status tp_device_alloc(void **ptr, size_t size) {

@@ -30,7 +30,8 @@ typedef struct gemm_problem {
 } gemm_problem;
 
 /* Problem, reference and tolerance for c's results on backend; inputs from
- * seed. */
+ * seed. On the CUDA backend every row is padded on to a multiple of 16
+ * bytes (tools/align_rows.h), so any shape runs there. */
 int gemm_problem_make(gemm_problem *p, const gemm_case *c, uint64_t seed, tp_backend backend,
                       char *err, size_t errlen);
 

@@ -205,18 +205,31 @@ EXTRA_tests_test_gpu_blockwise_DEPENDENCIES = tilepipe.ini
 # of their own (the driver's streams and the cache's statistics: internals).
 noinst_HEADERS += tests/gemm_case.h
 check_PROGRAMS += tests/test_threads
-tests_test_threads_SOURCES = tests/test_threads.c tests/gemm_case.c
+tests_test_threads_SOURCES = tests/test_threads.c tests/gemm_case.c tools/align_rows.c
 tests_test_threads_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
 tests_test_threads_LDADD = $(TP_PLUGIN_TEST_LIBS)
 EXTRA_tests_test_threads_DEPENDENCIES = tilepipe.ini
 if TP_HAVE_CUDA
 check_PROGRAMS += tests/test_gpu_threads
 tests_test_gpu_threads_SOURCES = tests/test_gpu_threads.c tests/gemm_case.c tools/gpu_problem.c \
-	tests/tmpdir.c tests/tuned_registry.c
+	tools/align_rows.c tests/tmpdir.c tests/tuned_registry.c
 tests_test_gpu_threads_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS) $(CUDA_CPPFLAGS)
 tests_test_gpu_threads_LDADD = tools/reference/libtp_reference.la $(TP_TEST_INTERNAL_LIBS)
 EXTRA_tests_test_gpu_threads_DEPENDENCIES = tilepipe.ini
 endif
+
+# Every GPU of a host (docs/threads.md): which device a call works on,
+# decided without a driver (internal functions); and two GPUs driven from a
+# thread each, with the refusal of a plan run under the other GPU's context
+# (public API only; skips, 77, with fewer than two GPUs).
+check_PROGRAMS += tests/test_device_choice tests/test_gpu_multi
+tests_test_device_choice_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
+tests_test_device_choice_LDADD = $(TP_TEST_INTERNAL_LIBS)
+tests_test_gpu_multi_SOURCES = tests/test_gpu_multi.c tests/gemm_case.c tools/gpu_problem.c \
+	tools/align_rows.c tests/tmpdir.c tests/tuned_registry.c
+tests_test_gpu_multi_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
+tests_test_gpu_multi_LDADD = $(TP_PLUGIN_TEST_LIBS)
+EXTRA_tests_test_gpu_multi_DEPENDENCIES = tilepipe.ini
 
 # The tilepipe tool (tools/): its problems with 16-byte rows against the
 # reference's; the public device API (skips, 77, without a GPU after checking

@@ -2,13 +2,15 @@
  *
  * Everywhere: every entry point refuses bad arguments (NULL pointers, size
  * 0, overlapping ranges of a copy within the device, a memset byte outside
- * 0..255, an unknown timer mark) with TP_ERR_INVALID_ARGUMENT and a message
- * naming the function, before it looks for a device. Without a GPU: every
+ * 0..255, an unknown timer mark, a negative device ordinal) with
+ * TP_ERR_INVALID_ARGUMENT and a message naming the function, before it
+ * looks for a device. Without a GPU: every
  * call with good arguments says TP_ERR_NO_DEVICE with a reason, and leaves
  * its outputs NULL; the program then exits 77 (skip), since the round trip
  * below could not run. With a GPU: the properties are those of a Hopper
  * device, memory round-trips bytes exactly (odd sizes, offsets, memset and
- * a copy within the device leaving their neighbours alone), an impossible
+ * a copy within the device leaving their neighbours alone), each device
+ * selected in turn is the one the calls work on, an impossible
  * allocation is TP_ERR_OUT_OF_MEMORY, and the timer measures a positive
  * time only once both marks are recorded.
  * Runs without fork: CUDA does not survive fork() once the parent
@@ -41,6 +43,8 @@ START_TEST(test_bad_arguments) {
   float ms = 1.0f;
   tp_device_timer *timer = (tp_device_timer *)not_a_pointer;
   ck_assert_refused(tp_device_info(NULL), TP_ERR_INVALID_ARGUMENT, "tp_device_info");
+  ck_assert_refused(tp_device_count(NULL), TP_ERR_INVALID_ARGUMENT, "tp_device_count");
+  ck_assert_refused(tp_device_select(-1), TP_ERR_INVALID_ARGUMENT, "ordinal -1");
   ck_assert_refused(tp_device_alloc(NULL, 16), TP_ERR_INVALID_ARGUMENT, "tp_device_alloc");
   ck_assert_refused(tp_device_alloc(&p, 0), TP_ERR_INVALID_ARGUMENT, "size is 0");
   ck_assert_ptr_null(p);
@@ -86,6 +90,10 @@ START_TEST(test_no_device) {
   /* A build without the GPU parts names configure's reason. */
   ck_assert_refused(tp_device_info(&props), TP_ERR_NO_DEVICE, "(" TP_NO_CUDA_REASON ")");
 #endif
+  int count = 5;
+  ck_assert_refused(tp_device_count(&count), TP_ERR_NO_DEVICE, "CUDA");
+  ck_assert_int_eq(count, 0);
+  ck_assert_refused(tp_device_select(0), TP_ERR_NO_DEVICE, "CUDA");
   ck_assert_refused(tp_device_alloc(&p, 16), TP_ERR_NO_DEVICE, "CUDA");
   ck_assert_ptr_null(p);
   ck_assert_refused(tp_device_copy_to(not_a_pointer, host, 4), TP_ERR_NO_DEVICE, "CUDA");
@@ -109,6 +117,35 @@ START_TEST(test_properties) {
   ck_assert_int_ge(props.driver_version, 13000);
   ck_assert(props.total_memory >= ((size_t)1 << 30));
   ck_assert(props.l2_bytes >= ((size_t)1 << 20));
+}
+END_TEST
+
+/* Each device selected in turn is the one the calls then work on (a GPU
+ * other than a Hopper is refused, saying so); one past the last does not
+ * exist. The device in use at the start is selected again at the end. */
+START_TEST(test_select) {
+  tp_device_props props, now;
+  int count = 0;
+  ck_assert_int_eq(tp_device_info(&props), TP_OK);
+  ck_assert_int_eq(tp_device_count(&count), TP_OK);
+  ck_assert_int_ge(count, 1);
+  ck_assert(props.ordinal >= 0 && props.ordinal < count);
+  for (int i = 0; i < count; i++) {
+    const tp_status st = tp_device_select(i);
+    if (st == TP_ERR_NO_DEVICE) {
+      ck_assert_msg(strstr(tp_error_message(), "compute capability"), "%s", tp_error_message());
+      continue;
+    }
+    ck_assert_msg(st == TP_OK, "%s", tp_error_message());
+    ck_assert_int_eq(tp_device_info(&now), TP_OK);
+    ck_assert_int_eq(now.ordinal, i);
+  }
+  char needle[32];
+  snprintf(needle, sizeof needle, "device %d does not exist", count);
+  ck_assert_refused(tp_device_select(count), TP_ERR_INVALID_ARGUMENT, needle);
+  ck_assert_int_eq(tp_device_select(props.ordinal), TP_OK);
+  ck_assert_int_eq(tp_device_info(&now), TP_OK);
+  ck_assert_int_eq(now.ordinal, props.ordinal);
 }
 END_TEST
 
@@ -204,6 +241,7 @@ int main(void) {
   tcase_set_timeout(tc, 60);
   if (have_gpu) {
     tcase_add_test(tc, test_properties);
+    tcase_add_test(tc, test_select);
     tcase_add_test(tc, test_round_trip);
     tcase_add_test(tc, test_out_of_memory);
     tcase_add_test(tc, test_timer);

@@ -1,13 +1,22 @@
-/* tilepipe/device.h: the GPU tilepipe uses, for applications that do not
+/* tilepipe/device.h: the GPUs tilepipe uses, for applications that do not
  * link the CUDA runtime.
  *
  * A CUDA plan reads and writes device memory. These calls give an
  * application (and the tilepipe tool and tests) what it needs around a plan
  * through the same dlopen'ed driver the backend uses: the device's
  * properties, device buffers, copies, a memset, synchronization, and a
- * timer over CUDA events. They act on the device tilepipe runs on
- * ($TILEPIPE_DEVICE, default 0, a Hopper GPU) and make its primary context
- * current on the calling thread when no context is, as plan creation does.
+ * timer over CUDA events.
+ *
+ * Which device: the one of the calling thread's current CUDA context, as
+ * for plans (tilepipe/plan.h). A thread with no current context works on
+ * the default device ($TILEPIPE_DEVICE, default 0), whose primary context
+ * the first call makes current on it. tp_device_select makes another
+ * device's primary context current, for this thread's later calls and
+ * plans; an application on the CUDA runtime may use cudaSetDevice instead
+ * (its current device's primary context is the same one). Every device
+ * tilepipe works on must be a Hopper GPU. Device memory belongs to the
+ * device it was allocated on; pass it only to plans and calls of that
+ * device.
  *
  * Every call validates its arguments first (TP_ERR_INVALID_ARGUMENT), then
  * returns TP_ERR_NO_DEVICE, with a message saying why, when there is no
@@ -30,7 +39,7 @@ extern "C" {
 
 typedef struct tp_device_props {
   char name[256];        /* "NVIDIA H100 80GB HBM3" */
-  int ordinal;           /* $TILEPIPE_DEVICE, default 0 */
+  int ordinal;           /* the device's ordinal, 0 .. tp_device_count() - 1 */
   int sm_count;
   int cc_major, cc_minor; /* compute capability: 9.0 */
   int driver_version;    /* CUDA version the driver supports: 13000 = 13.0 */
@@ -38,8 +47,19 @@ typedef struct tp_device_props {
   size_t l2_bytes;       /* bytes of L2 cache */
 } tp_device_props;
 
-/* Fills *props for the device tilepipe uses. */
+/* Fills *props for the device the calling thread works on. */
 tp_status tp_device_info(tp_device_props *props);
+
+/* The number of CUDA devices on this machine (Hopper or not), into *count;
+ * 0 on failure. TP_ERR_NO_DEVICE without a driver. */
+tp_status tp_device_count(int *count);
+
+/* Makes device `ordinal`'s primary context current on the calling thread,
+ * in place of whatever context was: its later tp_device_* calls, and the
+ * plans it creates, work on that device. TP_ERR_INVALID_ARGUMENT for an
+ * ordinal outside 0 .. count - 1; TP_ERR_NO_DEVICE when that device is not
+ * a Hopper GPU (or there is no driver). */
+tp_status tp_device_select(int ordinal);
 
 /* Allocates `size` (> 0) bytes of device memory, 256-byte aligned (so every
  * tensor starting there meets TMA's 16-byte rule). *ptr is NULL on failure. */

@@ -64,9 +64,10 @@ tp_status tp_link_check_target(tp_link_target *target);
  * these). */
 tp_status tp_link_target_lookup(const char *gpu, tp_link_target *target);
 
-/* Fills *target with the figures of the GPU tilepipe runs on
- * ($TILEPIPE_DEVICE), exactly as a plan hands them to the payload's
- * gpu_plan. TP_ERR_NO_DEVICE without one. */
+/* Fills *target with the figures of the GPU the calling thread works on
+ * (its current context's device, else $TILEPIPE_DEVICE's: tilepipe/plan.h),
+ * exactly as a plan made there hands them to the payload's gpu_plan.
+ * TP_ERR_NO_DEVICE without one. */
 tp_status tp_link_target_detect(tp_link_target *target);
 
 /* Links the kernel of payload x epilogue from registry for desc (its data

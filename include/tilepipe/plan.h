@@ -37,6 +37,14 @@ int tp_backend_from_name(const char *name);
 
 typedef struct tp_plan tp_plan;
 
+/* A CUDA plan belongs to one GPU: the device of the calling thread's
+ * current CUDA context when it is created, or, when no context is current,
+ * the default device ($TILEPIPE_DEVICE, default 0), whose primary context
+ * is then made current on the thread. To plan for another GPU, make one of
+ * its contexts current first (tp_device_select, tilepipe/device.h, or
+ * cudaSetDevice); the data pointers must be that device's memory. Each GPU
+ * of a host may run its own plans from its own threads at the same time
+ * (docs/threads.md). */
 tp_status tp_plan_create(tp_plan **plan, tp_registry *registry, const char *payload,
                          const char *epilogue, const tp_gemm_desc *desc, tp_backend backend);
 
@@ -44,14 +52,20 @@ tp_status tp_plan_create(tp_plan **plan, tp_registry *registry, const char *payl
  * describe the same problem as at creation (sizes, dtypes, layouts, strides,
  * alpha, beta); only pointers may differ. stream is a CUstream for the CUDA
  * backend (NULL: the default stream; the call returns once the kernel is
- * queued) and must be NULL for the CPU backend (the call returns when done). */
+ * queued) and must be NULL for the CPU backend (the call returns when done).
+ * A CUDA plan runs under the calling thread's current context when that is
+ * on the plan's device; with no context current, its device's primary
+ * context is made current; under a context of another device the run is
+ * refused, TP_ERR_INVALID_ARGUMENT naming both devices, before anything is
+ * queued. */
 tp_status tp_plan_run(tp_plan *plan, const tp_gemm_desc *desc, void *stream);
 
 /* The backend the plan resolved to (never AUTO). */
 tp_backend tp_plan_backend(const tp_plan *plan);
 
 /* One line describing the plan's choices (tile shape, stages, cluster,
- * kernel; for TP_BACKEND_AUTO resolved to the CPU, why not CUDA) into buf;
+ * kernel, the device of a CUDA plan; for TP_BACKEND_AUTO resolved to the
+ * CPU, why not CUDA) into buf;
  * returns what snprintf returns. */
 int tp_plan_describe(const tp_plan *plan, char *buf, size_t size);
 

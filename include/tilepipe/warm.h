@@ -15,7 +15,7 @@
  *
  * The target: options->target, the figures of a named model
  * (tp_link_target_lookup) or any filled tp_link_target; NULL takes them
- * from the GPU tilepipe runs on (tp_link_target_detect), and without one
+ * from the GPU the calling thread works on (tp_link_target_detect), and without one
  * the call fails. A plan picks its kernel from those figures alone, so a
  * warm for a model picks what plans on a GPU of that model pick.
  *
@@ -57,7 +57,7 @@ typedef void (*tp_warm_progress_fn)(void *context, const char *kernel, tp_warm_o
  * struct_size to sizeof the struct as you compiled it. */
 typedef struct tp_warm_options {
   uint32_t struct_size;
-  const tp_link_target *target; /* NULL: the GPU tilepipe runs on */
+  const tp_link_target *target; /* NULL: the GPU the calling thread works on */
   int32_t jobs;                 /* links at a time, 1..1024; 0: one per online CPU */
   tp_warm_progress_fn progress; /* may be NULL */
   void *progress_context;

@@ -1,12 +1,18 @@
 /* core/backend/cuda/cuda_backend.c: plans on the GPU (see cuda_backend.h).
  *
- * Plan time: the device's figures go to the payload's gpu_plan, which picks
+ * A plan belongs to the device the creating thread works on (its current
+ * context's, else the default device: driver.h) and keeps its ordinal and
+ * that context. Plan time, all under that context: the device's figures go
+ * to the payload's gpu_plan, which picks
  * a kernel (an extern "C" name in its LTO-IR) and its launch; the payload's
  * and the epilogue's LTO-IR are linked (only that kernel: -kernels-used),
  * checked and loaded through the kernel cache; the workspace the payload
- * asks for is allocated and zeroed once. Run time: the plugins write
- * the parameter block on the stack (payload: tensor maps and sizes;
- * epilogue: its user bytes), one launch. */
+ * asks for is allocated and zeroed once, in the plan's context. Run time:
+ * the device is entered (a context of another device current is refused
+ * before anything is queued), the plugins write the parameter block on the
+ * stack (payload: tensor maps and sizes; epilogue: its user bytes), one
+ * launch. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +33,8 @@
 
 struct tp_cuda_plan {
   const tp_binding *binding;
+  int device;        /* the ordinal of the device it belongs to */
+  CUcontext context; /* the context it was created under, which owns the workspace */
   tp_gpu_launch launch;
   tp_cuda_kernel kernel;
   tp_cuda_dims dims;
@@ -52,18 +60,22 @@ tp_status tp_cuda_backend_available(const tp_plugin_desc *payload, const tp_plug
   return tp_cuda_device_get(&dev);
 }
 
+/* The figures of dev, as the payload's gpu_plan reads them. */
+static void gpu_info_of(const tp_cuda_device *dev, tp_gpu_info *gpu) {
+  memset(gpu, 0, sizeof *gpu);
+  gpu->sm_count = dev->sm_count;
+  gpu->cc_major = dev->cc_major;
+  gpu->cc_minor = dev->cc_minor;
+  gpu->smem_per_block = (uint32_t)dev->max_smem_optin;
+  gpu->l2_bytes = (uint32_t)dev->l2_bytes;
+  snprintf(gpu->name, sizeof gpu->name, "%s", dev->name);
+}
+
 tp_status tp_cuda_gpu_info(tp_gpu_info *gpu) {
   tp_cuda_device dev;
   tp_status st = tp_cuda_device_get(&dev);
-  if (st != TP_OK) return st;
-  memset(gpu, 0, sizeof *gpu);
-  gpu->sm_count = dev.sm_count;
-  gpu->cc_major = dev.cc_major;
-  gpu->cc_minor = dev.cc_minor;
-  gpu->smem_per_block = (uint32_t)dev.max_smem_optin;
-  gpu->l2_bytes = (uint32_t)dev.l2_bytes;
-  snprintf(gpu->name, sizeof gpu->name, "%s", dev.name);
-  return TP_OK;
+  if (st == TP_OK) gpu_info_of(&dev, gpu);
+  return st;
 }
 
 static tp_status check_launch(const tp_binding *b, const tp_gpu_launch *l, const tp_gpu_info *gpu) {
@@ -147,13 +159,21 @@ static tp_status workspace_create(tp_cuda_plan *plan, tp_binding *b) {
 
 tp_status tp_cuda_plan_create(tp_cuda_plan **out, tp_binding *b, const tp_gemm_desc *desc) {
   *out = NULL;
-  tp_gpu_info gpu;
-  tp_status st = tp_cuda_gpu_info(&gpu);
+  tp_cuda_device dev;
+  const tp_cuda_driver *cu;
+  CUcontext context = NULL;
+  tp_status st = tp_cuda_device_get(&dev);
+  if (st == TP_OK) st = tp_cuda_driver_get(&cu);
+  if (st == TP_OK) st = tp_cuda_check(cu->CtxGetCurrent(&context), "cuCtxGetCurrent");
   if (st != TP_OK) return st;
+  tp_gpu_info gpu;
+  gpu_info_of(&dev, &gpu);
 
   tp_cuda_plan *plan = calloc(1, sizeof *plan);
   if (plan == NULL) return tp_error_set(TP_ERR_OUT_OF_MEMORY, "CUDA plan: out of host memory");
   plan->binding = b;
+  plan->device = dev.ordinal;
+  plan->context = context;
   if ((st = plan_launch(b, desc, &gpu, &plan->launch)) != TP_OK) {
     free(plan);
     return st;
@@ -203,12 +223,15 @@ tp_status tp_cuda_link_check(tp_binding *b, const tp_gemm_desc *desc, const tp_g
 }
 
 tp_status tp_cuda_plan_run(const tp_cuda_plan *plan, const tp_gemm_desc *desc, void *stream) {
+  /* First, so that a run refused for its context has queued nothing. */
+  tp_status st = tp_cuda_device_enter(plan->device, "run: the plan");
+  if (st != TP_OK) return st;
   const tp_binding *b = plan->binding;
   TP_ALIGNAS(64) unsigned char params[TP_CUDA_MAX_PARAMS];
   memset(params, 0, plan->launch.params_size);
   char err[512] = "";
-  tp_status st = b->payload->gpu_args(&b->payload_plan, &b->epilogue_plan, desc, tp_host_api_get(),
-                                      params, err, sizeof err);
+  st = b->payload->gpu_args(&b->payload_plan, &b->epilogue_plan, desc, tp_host_api_get(), params,
+                            err, sizeof err);
   if (st != TP_OK) {
     return tp_error_set(st, "payload '%s': %s", b->payload_name, err[0] ? err : tp_status_string(st));
   }
@@ -223,7 +246,6 @@ tp_status tp_cuda_plan_run(const tp_cuda_plan *plan, const tp_gemm_desc *desc, v
                           err[0] ? err : tp_status_string(st));
     }
   }
-  /* tp_cuda_launch makes our device's context current on this thread. */
   void *kernel_params[1] = {params};
   return tp_cuda_launch(&plan->kernel, &plan->dims, (CUstream)stream, kernel_params);
 }
@@ -232,14 +254,23 @@ int tp_cuda_plan_describe(const tp_cuda_plan *plan, char *buf, size_t size) {
   const tp_gpu_launch *l = &plan->launch;
   return snprintf(buf, size,
                   "kernel %s, grid %u, cluster %ux%u, %u bytes smem, %d registers, "
-                  "%llu bytes workspace",
+                  "%llu bytes workspace, device %d",
                   l->kernel, plan->dims.grid[0], l->cluster[0], l->cluster[1], l->smem_bytes,
-                  plan->kernel.stats.registers, (unsigned long long)l->workspace_bytes);
+                  plan->kernel.stats.registers, (unsigned long long)l->workspace_bytes,
+                  plan->device);
 }
 
-/* cuMemFree waits for the kernels still using the workspace. */
+/* Freed under the context that allocated it, whichever is current on the
+ * destroying thread (pushed, then popped back); cuMemFree waits for the
+ * kernels still using the workspace. */
 void tp_cuda_plan_destroy(tp_cuda_plan *plan) {
-  if (plan != NULL && plan->workspace != NULL) tp_device_free(plan->workspace);
+  const tp_cuda_driver *cu;
+  if (plan != NULL && plan->workspace != NULL && tp_cuda_driver_get(&cu) == TP_OK &&
+      cu->CtxPushCurrent(plan->context) == CUDA_SUCCESS) {
+    CUcontext popped;
+    cu->MemFree((CUdeviceptr)(uintptr_t)plan->workspace);
+    cu->CtxPopCurrent(&popped);
+  }
   free(plan);
 }
 

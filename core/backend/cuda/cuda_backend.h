@@ -1,9 +1,11 @@
 /* core/backend/cuda/cuda_backend.h: plans on the GPU.
  *
  * A CUDA plan is the payload kernel linked with the epilogue's hooks
- * (nvJitLink, LTO), loaded into the current context, plus the launch shape
- * and the kernel parameters the plugins prepared. Running it encodes the
- * data pointers into the parameters and launches once. */
+ * (nvJitLink, LTO) and loaded, plus the launch shape and the kernel
+ * parameters the plugins prepared, for one device: the one the creating
+ * thread works on (driver.h). Running it enters that device (refused under
+ * another device's context), encodes the data pointers into the parameters
+ * and launches once. */
 #ifndef TP_CORE_BACKEND_CUDA_H
 #define TP_CORE_BACKEND_CUDA_H
 
@@ -13,8 +15,9 @@
 
 typedef struct tp_cuda_plan tp_cuda_plan;
 
-/* The figures of the GPU tilepipe runs on, as a plan hands them to the
- * payload's gpu_plan. TP_ERR_NO_DEVICE without one. */
+/* The figures of the GPU the calling thread works on (driver.h), as a
+ * plan made there hands them to the payload's gpu_plan. TP_ERR_NO_DEVICE
+ * without one. */
 tp_status tp_cuda_gpu_info(tp_gpu_info *gpu);
 
 /* TP_OK when both plugins carry device code and a GPU the kernels run on is

@@ -1,18 +1,21 @@
 /* core/backend/cuda/driver.c: opens libcuda.so.1, fills the function table,
- * picks the device. See driver.h.
+ * opens the devices. See driver.h.
  *
- * Both once-only steps (loading the driver, opening the device) run under
- * pthread_once and keep their outcome in a tp_once_result (once.h). */
+ * Loading the driver and counting the devices run once under pthread_once;
+ * each device is opened once under its own lock, so that threads opening
+ * two GPUs at once do not wait for each other's context creation. Each
+ * step keeps its outcome in a tp_once_result (once.h). */
 #include "config.h"
 
+#include "core/backend/cuda/device_choice.h"
 #include "core/backend/cuda/driver.h"
 #include "core/backend/cuda/once.h"
 #include "core/error.h"
 
 #if TP_HAVE_CUDA
 #include <dlfcn.h>
-#include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,41 +111,67 @@ tp_status tp_cuda_check(CUresult result, const char *what) {
   return tp_error_set(TP_ERR_CUDA, "%s: %s: %s", what, name, text);
 }
 
-/* ------------------------------------------------------------- the device */
+/* ------------------------------------------------------------ the devices */
 
-static tp_cuda_device device;
-static CUcontext primary_context;
-static tp_once_result device_result;
-static pthread_once_t device_once = PTHREAD_ONCE_INIT;
+/* One device: opened under its lock on first use; `opened` is set (release)
+ * once result, device and primary are final, so that a reader that sees it
+ * (acquire) reads them without the lock. */
+typedef struct device_slot {
+  pthread_mutex_t lock;
+  atomic_int opened;
+  tp_once_result result;
+  tp_cuda_device device;
+  CUcontext primary;
+} device_slot;
 
-static tp_status choose_ordinal(int count, int *ordinal) {
-  const char *env = getenv("TILEPIPE_DEVICE");
-  *ordinal = 0;
-  if (env && *env) {
-    char *end;
-    errno = 0;
-    long v = strtol(env, &end, 10);
-    if (errno || *end || v < 0 || v >= count)
-      return tp_error_set(TP_ERR_INVALID_ARGUMENT,
-                          "TILEPIPE_DEVICE='%s' is not a device ordinal (this machine has %d: "
-                          "0..%d)",
-                          env, count, count - 1);
-    *ordinal = (int)v;
+/* The machine's devices, counted once; the default device's verdict is
+ * kept apart, since only calls with no current context need it. */
+static struct {
+  int count;
+  device_slot *slots; /* count of them, never freed */
+  int default_ordinal;
+  tp_once_result default_result;
+} devices;
+static tp_once_result devices_result;
+static pthread_once_t devices_once = PTHREAD_ONCE_INIT;
+
+static tp_status count_devices(void) {
+  const tp_cuda_driver *cu;
+  tp_status st = tp_cuda_driver_get(&cu);
+  int count = 0;
+  if (st == TP_OK) st = tp_cuda_check(cu->DeviceGetCount(&count), "cuDeviceGetCount");
+  if (st != TP_OK) return st;
+  if (count > 0 && !(devices.slots = calloc((size_t)count, sizeof *devices.slots)))
+    return tp_error_set(TP_ERR_OUT_OF_MEMORY, "CUDA driver: out of host memory");
+  for (int i = 0; i < count; i++) {
+    device_slot *slot = &devices.slots[i];
+    CUdevice dev;
+    if (pthread_mutex_init(&slot->lock, NULL) != 0)
+      return tp_error_set(TP_ERR_INTERNAL, "CUDA driver: pthread_mutex_init failed");
+    atomic_init(&slot->opened, 0);
+    if ((st = tp_cuda_check(cu->DeviceGet(&dev, i), "cuDeviceGet")) != TP_OK) return st;
+    slot->device.ordinal = i;
+    slot->device.cu_device = dev;
   }
+  devices.count = count;
+  tp_once_record(&devices.default_result,
+                 tp_cuda_default_ordinal(getenv("TILEPIPE_DEVICE"), count,
+                                         &devices.default_ordinal));
   return TP_OK;
 }
 
-static tp_status open_device(void) {
-  const tp_cuda_driver *cu;
-  tp_status st = tp_cuda_driver_get(&cu);
-  if (st != TP_OK) return st;
-  int count = 0;
-  if ((st = tp_cuda_check(cu->DeviceGetCount(&count), "cuDeviceGetCount")) != TP_OK) return st;
-  if (count == 0) return tp_error_set(TP_ERR_NO_DEVICE, "CUDA driver: no CUDA device found");
-  if ((st = choose_ordinal(count, &device.ordinal)) != TP_OK) return st;
-  CUdevice dev;
-  if ((st = tp_cuda_check(cu->DeviceGet(&dev, device.ordinal), "cuDeviceGet")) != TP_OK) return st;
-  device.cu_device = dev;
+static void count_devices_once(void) { tp_once_record(&devices_result, count_devices()); }
+
+static tp_status devices_get(void) {
+  pthread_once(&devices_once, count_devices_once);
+  return tp_once_replay(&devices_result);
+}
+
+/* Reads the figures of slot's device, checks it is a Hopper GPU, retains
+ * its primary context. */
+static tp_status open_device(device_slot *slot) {
+  tp_cuda_device *device = &slot->device;
+  const CUdevice dev = (CUdevice)device->cu_device;
   static const struct {
     CUdevice_attribute attribute;
     size_t offset;
@@ -154,60 +183,144 @@ static tp_status open_device(void) {
        offsetof(tp_cuda_device, max_smem_optin)},
       {CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, offsetof(tp_cuda_device, l2_bytes)},
   };
+  tp_status st;
   for (size_t i = 0; i < sizeof attributes / sizeof attributes[0]; i++) {
     int value = 0;
-    st = tp_cuda_check(cu->DeviceGetAttribute(&value, attributes[i].attribute, dev),
+    st = tp_cuda_check(driver.DeviceGetAttribute(&value, attributes[i].attribute, dev),
                        "cuDeviceGetAttribute");
     if (st != TP_OK) return st;
-    memcpy((char *)&device + attributes[i].offset, &value, sizeof value);
+    memcpy((char *)device + attributes[i].offset, &value, sizeof value);
   }
-  if ((st = tp_cuda_check(cu->DeviceGetName(device.name, (int)sizeof device.name, dev),
+  if ((st = tp_cuda_check(driver.DeviceGetName(device->name, (int)sizeof device->name, dev),
                           "cuDeviceGetName")) != TP_OK)
     return st;
-  cu->DriverGetVersion(&device.driver_version);
+  driver.DriverGetVersion(&device->driver_version);
   /* sm_90a code runs on compute capability 9.0 exactly: not 8.x, not 10.x. */
-  if (device.cc_major != 9 || device.cc_minor != 0)
+  if (device->cc_major != 9 || device->cc_minor != 0)
     return tp_error_set(TP_ERR_NO_DEVICE,
                         "CUDA device %d (%s) has compute capability %d.%d; tilepipe's kernels are "
                         "built for sm_90a and need a Hopper GPU (9.0)",
-                        device.ordinal, device.name, device.cc_major, device.cc_minor);
-  return tp_cuda_check(cu->DevicePrimaryCtxRetain(&primary_context, dev),
+                        device->ordinal, device->name, device->cc_major, device->cc_minor);
+  return tp_cuda_check(driver.DevicePrimaryCtxRetain(&slot->primary, dev),
                        "cuDevicePrimaryCtxRetain");
 }
 
-static void open_device_once(void) { tp_once_record(&device_result, open_device()); }
+/* Device ordinal, opened (on the first call for it, under its lock). */
+static tp_status device_at(int ordinal, device_slot **out) {
+  tp_status st = devices_get();
+  if (st != TP_OK) return st;
+  if (ordinal < 0 || ordinal >= devices.count)
+    return tp_error_set(TP_ERR_INVALID_ARGUMENT,
+                        "CUDA device %d does not exist (this machine has %d: 0..%d)", ordinal,
+                        devices.count, devices.count - 1);
+  device_slot *slot = &devices.slots[ordinal];
+  if (!atomic_load_explicit(&slot->opened, memory_order_acquire)) {
+    pthread_mutex_lock(&slot->lock);
+    if (!atomic_load_explicit(&slot->opened, memory_order_relaxed)) {
+      tp_once_record(&slot->result, open_device(slot));
+      atomic_store_explicit(&slot->opened, 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&slot->lock);
+  }
+  *out = slot;
+  return tp_once_replay(&slot->result);
+}
+
+/* The ordinal of the device of the calling thread's current context, or
+ * TP_CUDA_NO_CONTEXT. */
+static tp_status current_ordinal(int *ordinal) {
+  *ordinal = TP_CUDA_NO_CONTEXT;
+  CUcontext current = NULL;
+  CUdevice on = 0;
+  tp_status st = devices_get();
+  if (st == TP_OK) st = tp_cuda_check(driver.CtxGetCurrent(&current), "cuCtxGetCurrent");
+  if (st != TP_OK || current == NULL) return st;
+  if ((st = tp_cuda_check(driver.CtxGetDevice(&on), "cuCtxGetDevice")) != TP_OK) return st;
+  for (int i = 0; i < devices.count; i++)
+    if (devices.slots[i].device.cu_device == (int)on) {
+      *ordinal = i;
+      return TP_OK;
+    }
+  return tp_error_set(TP_ERR_CUDA, "the current CUDA context is on a device (CUdevice %d) that "
+                      "the driver did not count", (int)on);
+}
+
+static tp_status make_current(const device_slot *slot) {
+  return tp_cuda_check(driver.CtxSetCurrent(slot->primary), "cuCtxSetCurrent");
+}
+
+tp_status tp_cuda_device_count(int *count) {
+  if (!count) return tp_error_set(TP_ERR_INVALID_ARGUMENT, "tp_cuda_device_count: count is NULL");
+  *count = 0;
+  tp_status st = devices_get();
+  if (st == TP_OK) *count = devices.count;
+  return st;
+}
 
 tp_status tp_cuda_device_get(tp_cuda_device *out) {
   if (!out) return tp_error_set(TP_ERR_INVALID_ARGUMENT, "tp_cuda_device_get: out is NULL");
-  pthread_once(&device_once, open_device_once);
-  tp_status st = tp_once_replay(&device_result);
+  int ordinal;
+  device_slot *slot;
+  tp_status st = current_ordinal(&ordinal);
   if (st != TP_OK) return st;
-  CUcontext current = NULL;
-  if ((st = tp_cuda_check(driver.CtxGetCurrent(&current), "cuCtxGetCurrent")) != TP_OK) return st;
-  if (!current) {
-    st = tp_cuda_check(driver.CtxSetCurrent(primary_context), "cuCtxSetCurrent");
-  } else {
-    /* The caller's own context is fine, as long as it is on our device:
-     * everything we read about the device (SMs, shared memory) is for it. */
-    CUdevice on = 0;
-    if ((st = tp_cuda_check(driver.CtxGetDevice(&on), "cuCtxGetDevice")) != TP_OK) return st;
-    if (on != (CUdevice)device.cu_device)
-      st = tp_error_set(TP_ERR_UNSUPPORTED,
-                        "the current CUDA context is on device %d, but tilepipe uses device %d "
-                        "(set TILEPIPE_DEVICE to change it)",
-                        (int)on, device.ordinal);
+  if (ordinal != TP_CUDA_NO_CONTEXT) {
+    /* The caller's own context is fine: we work on its device. */
+    st = device_at(ordinal, &slot);
+  } else if ((st = tp_once_replay(&devices.default_result)) == TP_OK &&
+             (st = device_at(devices.default_ordinal, &slot)) == TP_OK) {
+    st = make_current(slot);
   }
-  if (st == TP_OK) *out = device;
+  if (st == TP_OK) *out = slot->device;
   return st;
+}
+
+tp_status tp_cuda_device_select(int ordinal, tp_cuda_device *out) {
+  device_slot *slot;
+  tp_status st = device_at(ordinal, &slot);
+  if (st == TP_OK) st = make_current(slot);
+  if (st == TP_OK && out) *out = slot->device;
+  return st;
+}
+
+tp_status tp_cuda_device_enter(int ordinal, const char *what) {
+  int current;
+  device_slot *slot;
+  tp_status st = current_ordinal(&current);
+  if (st == TP_OK) st = tp_cuda_device_for(what, ordinal, current);
+  if (st != TP_OK || current != TP_CUDA_NO_CONTEXT) return st;
+  st = device_at(ordinal, &slot);
+  return st == TP_OK ? make_current(slot) : st;
 }
 
 #else /* built without the CUDA toolkit */
 
-tp_status tp_cuda_device_get(tp_cuda_device *out) {
-  (void)out;
+static tp_status no_toolkit(void) {
   return tp_error_set(TP_ERR_NO_DEVICE,
                       "CUDA backend: this tilepipe was built without the CUDA toolkit "
                       "(" TP_NO_CUDA_REASON ")");
+}
+
+tp_status tp_cuda_device_count(int *count) {
+  if (!count) return tp_error_set(TP_ERR_INVALID_ARGUMENT, "tp_cuda_device_count: count is NULL");
+  *count = 0;
+  return no_toolkit();
+}
+
+tp_status tp_cuda_device_get(tp_cuda_device *out) {
+  (void)out;
+  return no_toolkit();
+}
+
+tp_status tp_cuda_device_select(int ordinal, tp_cuda_device *out) {
+  (void)ordinal;
+  (void)out;
+  return no_toolkit();
+}
+
+tp_status tp_cuda_device_enter(int ordinal, const char *what) {
+  (void)ordinal;
+  (void)what;
+  return no_toolkit();
 }
 
 #endif

@@ -1,27 +1,35 @@
-/* core/backend/cuda/driver.h: the CUDA driver, reached through dlopen.
+/* core/backend/cuda/driver.h: the CUDA driver, reached through dlopen, and
+ * the GPUs it drives.
  *
  * Nothing links against libcuda: tp_cuda_driver_get() opens libcuda.so.1 once
  * per process, resolves every function below through cuGetProcAddress, each
  * at the ABI version of the prototype we call, and runs cuInit. A
  * machine without a driver or a GPU gets TP_ERR_NO_DEVICE and a message saying
- * which. tp_cuda_device_get() picks the one device tilepipe uses
- * ($TILEPIPE_DEVICE, default 0), requires compute capability 9.0 (we build
- * only sm_90a code) and makes its primary context current on the calling
- * thread when no context is. Internal to libtilepipe.
+ * which.
+ *
+ * Every GPU of the host may be used, each from any thread. The device a call
+ * works on is that of the calling thread's current CUDA context, or, with
+ * none current, the default device ($TILEPIPE_DEVICE, default 0), whose
+ * primary context is then made current (device_choice.h). A device is opened
+ * on its first use, once per process: its figures read, compute capability
+ * 9.0 required (we build only sm_90a code), its primary context retained for
+ * the life of the process; a failure is remembered, per device, like the
+ * driver's. Internal to libtilepipe.
  *
  * Invariant: once tp_cuda_driver_get() has returned TP_OK, every pointer of
  * the table is non-NULL and stays valid for the life of the process (the
- * library is never closed: the driver tears its state down at exit). */
+ * library is never closed: the driver tears its state down at exit); a
+ * device's figures and primary context, once opened, never change. */
 #ifndef TP_CORE_BACKEND_CUDA_DRIVER_H
 #define TP_CORE_BACKEND_CUDA_DRIVER_H
 
 #include "config.h"
 #include "tilepipe/status.h"
 
-/* What the backend needs to know about the device; plain C, so that code
+/* What the backend needs to know about a device; plain C, so that code
  * built without CUDA can ask (and be told TP_ERR_NO_DEVICE). */
 typedef struct tp_cuda_device {
-  int ordinal;              /* $TILEPIPE_DEVICE, default 0 */
+  int ordinal;              /* 0 .. count - 1 */
   int cu_device;            /* its CUdevice handle (an int in cuda.h) */
   int sm_count;
   int cc_major, cc_minor;
@@ -31,12 +39,29 @@ typedef struct tp_cuda_device {
   char name[256];
 } tp_cuda_device;
 
-/* Fills *out with the device tilepipe uses and makes sure a context on it is
- * current on the calling thread (its primary context, retained for the life
- * of the process, when none is current). TP_ERR_NO_DEVICE: no driver, no GPU,
- * or not compute capability 9.0; TP_ERR_INVALID_ARGUMENT: a bad
- * $TILEPIPE_DEVICE; TP_ERR_UNSUPPORTED: another device's context is current. */
+/* The number of CUDA devices the driver sees, Hopper or not.
+ * TP_ERR_NO_DEVICE without a driver. */
+tp_status tp_cuda_device_count(int *count);
+
+/* Fills *out with the device the calling thread works on: its current
+ * context's device, or the default device, whose primary context it then
+ * makes current. TP_ERR_NO_DEVICE: no driver, no GPU, or not compute
+ * capability 9.0; TP_ERR_INVALID_ARGUMENT: a bad $TILEPIPE_DEVICE (only
+ * when the default is needed). */
 tp_status tp_cuda_device_get(tp_cuda_device *out);
+
+/* Makes device ordinal's primary context current on the calling thread,
+ * whatever was current, and fills *out (may be NULL) with the device.
+ * TP_ERR_INVALID_ARGUMENT for an ordinal the machine does not have;
+ * otherwise as tp_cuda_device_get. */
+tp_status tp_cuda_device_select(int ordinal, tp_cuda_device *out);
+
+/* Before work that belongs to device ordinal (a plan's run, a kernel's
+ * launch) on the calling thread: TP_OK when the current context is on that
+ * device, or when none is and the device's primary context has been made
+ * current; TP_ERR_INVALID_ARGUMENT, naming what and both devices
+ * (tp_cuda_device_for), when the current context is on another device. */
+tp_status tp_cuda_device_enter(int ordinal, const char *what);
 
 #if TP_HAVE_CUDA
 #include <cuda.h>

@@ -92,6 +92,7 @@ tp_status tp_cuda_kernel_get(const tp_link_request *request, const char *name,
   tp_link_stats stats;
   if ((st = tp_link_log_stats(entry->info_log, name, &stats)) != TP_OK) return st;
   out->kernel = kernel;
+  out->device = dev.ordinal;
   out->max_dynamic_smem = max_dynamic_smem;
   out->stats = stats;
   out->entry = entry;
@@ -159,19 +160,22 @@ static CUlaunchConfig launch_config(const tp_cuda_dims *dims, int clustered, CUs
   return config;
 }
 
+/* The kernel's device entered on the calling thread (tp_cuda_device_enter),
+ * and the driver table. */
+static tp_status enter_device(const tp_cuda_kernel *kernel, const tp_cuda_driver **cu) {
+  tp_status st = tp_cuda_device_enter(kernel->device, "the kernel");
+  return st == TP_OK ? tp_cuda_driver_get(cu) : st;
+}
+
 tp_status tp_cuda_launch(const tp_cuda_kernel *kernel, const tp_cuda_dims *dims, CUstream stream,
                          void **params) {
   if (!kernel || !kernel->kernel || !dims)
     return tp_error_set(TP_ERR_INVALID_ARGUMENT, "tp_cuda_launch: kernel or dims is NULL");
   int clustered = 0;
-  tp_status st = check_dims(kernel, dims, &clustered);
-  /* The launching thread may not be the one that created the plan: make
-   * sure it has a context on our device too. */
-  tp_cuda_device dev;
+  /* The launching thread may not be the one that loaded the kernel. */
   const tp_cuda_driver *cu;
-  if (st != TP_OK || (st = tp_cuda_device_get(&dev)) != TP_OK ||
-      (st = tp_cuda_driver_get(&cu)) != TP_OK)
-    return st;
+  tp_status st = check_dims(kernel, dims, &clustered);
+  if (st != TP_OK || (st = enter_device(kernel, &cu)) != TP_OK) return st;
   CUlaunchAttribute cluster;
   CUlaunchConfig config = launch_config(dims, clustered, stream, &cluster);
   return tp_cuda_check(cu->LaunchKernelEx(&config, (CUfunction)kernel->kernel, params, NULL),
@@ -181,12 +185,9 @@ tp_status tp_cuda_launch(const tp_cuda_kernel *kernel, const tp_cuda_dims *dims,
 tp_status tp_cuda_max_active_clusters(const tp_cuda_kernel *kernel, const tp_cuda_dims *dims,
                                       int *clusters) {
   int clustered = 0;
-  tp_status st = check_dims(kernel, dims, &clustered);
-  tp_cuda_device dev;
   const tp_cuda_driver *cu;
-  if (st != TP_OK || (st = tp_cuda_device_get(&dev)) != TP_OK ||
-      (st = tp_cuda_driver_get(&cu)) != TP_OK)
-    return st;
+  tp_status st = check_dims(kernel, dims, &clustered);
+  if (st != TP_OK || (st = enter_device(kernel, &cu)) != TP_OK) return st;
   CUfunction function;
   st = tp_cuda_check(cu->KernelGetFunction(&function, kernel->kernel), "cuKernelGetFunction");
   if (st != TP_OK) return st;

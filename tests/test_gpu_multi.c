@@ -1,0 +1,353 @@
+/* tests/test_gpu_multi.c: two GPUs of one host, each from a thread of its
+ * own (docs/threads.md: devices). Exits 77 with fewer than two usable GPUs,
+ * saying why ("needs 2 GPUs, found N", or the library's reason).
+ *
+ * - Side by side: one thread per GPU makes that GPU's primary context
+ *   current (tp_device_select), then plans several problems on it (the
+ *   standard payload with the store and the residual epilogue, C in f32
+ *   and C in D, fp8, a split-K plan with its device workspace, ragged
+ *   shapes such as 129x300x1009 and a larger one), with an empty disk
+ *   cache, so that both threads link and load the same kernels at the same
+ *   time; then both run every plan ROUNDS times, each run from D's
+ *   starting bytes (poison, or C when C is D), while the other thread does
+ *   the same on its GPU. Every D is checked against the f64 reference, and
+ *   every plan's description names its thread's device.
+ * - The wrong device: a plan made on GPU 0, run while GPU 1's context is
+ *   current, is refused with TP_ERR_INVALID_ARGUMENT naming both devices;
+ *   its D, poisoned on GPU 0, is untouched; the plan then runs right on
+ *   GPU 0, and is destroyed (its workspace freed) while GPU 1's context is
+ *   current.
+ * - No context: a plan made on GPU 1, run from a new thread with no current
+ *   context, runs on GPU 1 (not on the default device) and is right.
+ * Workers never assert: each keeps its first failure, and the test's
+ * thread asserts on them after joining. Runs without fork (CUDA cannot be
+ * used in a child forked after cuInit). */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+
+#include "tests/gemm_case.h"
+#include "tests/tmpdir.h"
+#include "tests/tuned_registry.h"
+#include "tilepipe/device.h"
+#include "tilepipe/tilepipe.h"
+#include "tools/gpu_problem.h"
+
+#define GPUS 2
+#define ROUNDS 4
+
+static tp_registry *reg;
+
+static const tp_test_tuning tunings[] = {
+    {"multi_split2", "standard", "tile = 128x64x64\nsplits = 2"},
+};
+
+/* Rows are padded to 16 bytes by gemm_problem_make, so the shapes need not
+ * be. */
+static const gemm_case cases[] = {
+    {"standard", "store", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_NONE, 0,
+     TP_LAYOUT_STRIDED, 129, 300, 1009, 0, 0},
+    {"standard", "residual", TP_DTYPE_F16, TP_DTYPE_F16, TP_DTYPE_F32, TP_DTYPE_F32, 0,
+     TP_LAYOUT_STRIDED, 300, 521, 1009, 3, 5},
+    {"multi_split2", "residual", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16, 0,
+     TP_LAYOUT_STRIDED, 129, 257, 1009, 0, 0},
+    {"standard", "residual", TP_DTYPE_E4M3, TP_DTYPE_E4M3, TP_DTYPE_BF16, TP_DTYPE_NONE, 1,
+     TP_LAYOUT_STRIDED, 1000, 1000, 1000, 0, 0},
+    {"standard", "store", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_F16, TP_DTYPE_NONE, 0,
+     TP_LAYOUT_STRIDED, 1536, 2048, 1024, 0, 0},
+};
+#define NUM_CASES (int)(sizeof cases / sizeof cases[0])
+enum { SPLIT_K_CASE = 2 };
+
+/* One problem of a thread: host side and reference, device buffers, plan. */
+typedef struct planned {
+  gemm_problem p;
+  tp_gpu_problem dev;
+  tp_plan *plan;
+  int made; /* p and dev hold memory */
+} planned;
+
+typedef struct worker {
+  int gpu;
+  pthread_barrier_t *start, *planned_all;
+  int runs;        /* runs checked */
+  char error[768]; /* the first failure; "" when none */
+} worker;
+
+static void worker_fail(worker *w, const gemm_case *c, const char *what, const char *why) {
+  if (w->error[0]) return;
+  char name[160];
+  gemm_case_name(c, name, sizeof name);
+  snprintf(w->error, sizeof w->error, "GPU %d, %s: %s: %s", w->gpu, name, what, why);
+}
+
+/* "device N" in a plan's description, N the thread's GPU. */
+static int describes_device(const tp_plan *plan, int gpu, char *text, size_t size) {
+  char want[32];
+  tp_plan_describe(plan, text, size);
+  snprintf(want, sizeof want, ", device %d", gpu);
+  const char *at = strstr(text, want);
+  return at != NULL && at[strlen(want)] == '\0';
+}
+
+/* Problem, reference, device buffers and plan of case c on the current
+ * device; 0 after recording why not. */
+static int plan_case(worker *w, const gemm_case *c, uint64_t seed, planned *out) {
+  char err[256], text[512];
+  memset(out, 0, sizeof *out);
+  if (!gemm_problem_make(&out->p, c, seed, TP_BACKEND_CUDA, err, sizeof err)) {
+    worker_fail(w, c, "problem", err);
+    return 0;
+  }
+  if (tp_gpu_problem_create(&out->dev, &out->p.host) != TP_OK) {
+    worker_fail(w, c, "device buffers", tp_error_message());
+    gemm_problem_free(&out->p);
+    return 0;
+  }
+  out->made = 1;
+  if (tp_plan_create(&out->plan, reg, c->payload, c->epilogue, &out->dev.desc, TP_BACKEND_CUDA) !=
+      TP_OK) {
+    worker_fail(w, c, "plan", tp_error_message());
+    return 0;
+  }
+  if (!describes_device(out->plan, w->gpu, text, sizeof text)) {
+    worker_fail(w, c, "plan on the wrong device", text);
+    return 0;
+  }
+  return 1;
+}
+
+static void unplan(planned *pl) {
+  tp_plan_destroy(pl->plan);
+  if (pl->made) {
+    tp_gpu_problem_destroy(&pl->dev);
+    gemm_problem_free(&pl->p);
+  }
+  memset(pl, 0, sizeof *pl);
+}
+
+/* D's starting bytes on the device, one run on the default stream of the
+ * current context, D back and checked. */
+static int run_checked(worker *w, const gemm_case *c, planned *pl) {
+  char err[256];
+  gemm_problem_restart(&pl->p);
+  if (tp_device_copy_to(pl->dev.buffer[TP_REF_D], pl->p.host.buffer[TP_REF_D],
+                        (size_t)pl->dev.bytes[TP_REF_D]) != TP_OK) {
+    worker_fail(w, c, "upload D", tp_error_message());
+    return 0;
+  }
+  if (tp_plan_run(pl->plan, &pl->dev.desc, NULL) != TP_OK) {
+    worker_fail(w, c, "run", tp_error_message());
+    return 0;
+  }
+  if (tp_device_synchronize(NULL) != TP_OK ||
+      tp_gpu_problem_fetch_d(&pl->dev, &pl->p.host) != TP_OK) {
+    worker_fail(w, c, "after the run", tp_error_message());
+    return 0;
+  }
+  if (!gemm_problem_check(&pl->p, c, err, sizeof err)) {
+    worker_fail(w, c, "result", err);
+    return 0;
+  }
+  w->runs++;
+  return 1;
+}
+
+static void *gpu_worker(void *arg) {
+  worker *w = arg;
+  planned pl[NUM_CASES];
+  memset(pl, 0, sizeof pl);
+  tp_device_props props;
+  int ready = tp_device_select(w->gpu) == TP_OK && tp_device_info(&props) == TP_OK;
+  if (!ready)
+    snprintf(w->error, sizeof w->error, "GPU %d: select: %s", w->gpu, tp_error_message());
+  else if (props.ordinal != w->gpu)
+    snprintf(w->error, sizeof w->error, "GPU %d: tp_device_info says device %d", w->gpu,
+             props.ordinal);
+  pthread_barrier_wait(w->start);
+  for (int i = 0; ready && !w->error[0] && i < NUM_CASES; i++)
+    plan_case(w, &cases[i], 1000u * (unsigned)w->gpu + (unsigned)i, &pl[i]);
+  /* Every plan of both GPUs made (kernels linked, loaded, opted in on
+   * each) before the runs start, so that they overlap. */
+  pthread_barrier_wait(w->planned_all);
+  for (int r = 0; !w->error[0] && r < ROUNDS; r++)
+    for (int i = 0; i < NUM_CASES; i++)
+      if (!run_checked(w, &cases[i], &pl[i])) break;
+  for (int i = 0; i < NUM_CASES; i++) unplan(&pl[i]);
+  return NULL;
+}
+
+START_TEST(side_by_side) {
+  pthread_barrier_t start, planned_all;
+  ck_assert_int_eq(pthread_barrier_init(&start, NULL, GPUS), 0);
+  ck_assert_int_eq(pthread_barrier_init(&planned_all, NULL, GPUS), 0);
+  worker w[GPUS];
+  pthread_t t[GPUS];
+  for (int g = 0; g < GPUS; g++) {
+    w[g] = (worker){.gpu = g, .start = &start, .planned_all = &planned_all};
+    ck_assert_int_eq(pthread_create(&t[g], NULL, gpu_worker, &w[g]), 0);
+  }
+  for (int g = 0; g < GPUS; g++) ck_assert_int_eq(pthread_join(t[g], NULL), 0);
+  pthread_barrier_destroy(&start);
+  pthread_barrier_destroy(&planned_all);
+  for (int g = 0; g < GPUS; g++) {
+    ck_assert_msg(w[g].error[0] == '\0', "%s", w[g].error);
+    ck_assert_int_eq(w[g].runs, ROUNDS * NUM_CASES);
+  }
+  printf("side by side: %d runs on each of %d GPUs checked\n", ROUNDS * NUM_CASES, GPUS);
+}
+END_TEST
+
+/* 1 when every byte of D's device buffer is still 0xFF. */
+static int d_untouched(planned *pl) {
+  const size_t bytes = (size_t)pl->dev.bytes[TP_REF_D];
+  unsigned char *d = malloc(bytes);
+  ck_assert_ptr_nonnull(d);
+  ck_assert_msg(tp_device_copy_from(d, pl->dev.buffer[TP_REF_D], bytes) == TP_OK, "%s",
+                tp_error_message());
+  size_t i = 0;
+  while (i < bytes && d[i] == 0xFF) i++;
+  free(d);
+  return i == bytes;
+}
+
+#define ck_assert_ok(call) ck_assert_msg((call) == TP_OK, "%s: %s", #call, tp_error_message())
+
+START_TEST(wrong_device_is_refused) {
+  const gemm_case *c = &cases[SPLIT_K_CASE]; /* a workspace, freed under the other context */
+  worker w = {.gpu = 0};
+  planned pl;
+  ck_assert_ok(tp_device_select(0));
+  ck_assert_msg(plan_case(&w, c, 7000u, &pl), "%s", w.error);
+  ck_assert_ok(tp_gpu_problem_poison_d(&pl.dev));
+  ck_assert_ok(tp_device_synchronize(NULL));
+
+  ck_assert_ok(tp_device_select(1));
+  ck_assert_int_eq(tp_plan_run(pl.plan, &pl.dev.desc, NULL), TP_ERR_INVALID_ARGUMENT);
+  const char *msg = tp_error_message();
+  printf("refused: %s\n", msg);
+  ck_assert_msg(strstr(msg, "belongs to CUDA device 0") && strstr(msg, "context is on device 1"),
+                "the refusal names the wrong devices: %s", msg);
+  tp_device_props props;
+  ck_assert_ok(tp_device_info(&props));
+  ck_assert_msg(props.ordinal == 1, "the refusal changed the current device to %d",
+                props.ordinal);
+  ck_assert_ok(tp_device_synchronize(NULL));
+
+  ck_assert_ok(tp_device_select(0));
+  ck_assert_ok(tp_device_synchronize(NULL));
+  ck_assert_msg(d_untouched(&pl), "a refused run wrote D");
+  ck_assert_msg(run_checked(&w, c, &pl), "%s", w.error);
+
+  ck_assert_ok(tp_device_select(1));
+  tp_plan_destroy(pl.plan);
+  pl.plan = NULL;
+  ck_assert_ok(tp_device_info(&props));
+  ck_assert_int_eq(props.ordinal, 1); /* destroying left GPU 1's context current */
+  ck_assert_ok(tp_device_select(0));
+  unplan(&pl);
+}
+END_TEST
+
+typedef struct no_context_run {
+  planned *pl;
+  worker w;
+  int ordinal; /* the device the thread works on after the run */
+} no_context_run;
+
+/* A new thread has no current context: its first call, the run, must make
+ * the plan's device current (not the default device), and the device calls
+ * after it then work on that device. D holds the poison it was made with. */
+static void *run_without_context(void *arg) {
+  no_context_run *r = arg;
+  const gemm_case *c = &cases[0];
+  char err[256];
+  tp_device_props props;
+  if (tp_plan_run(r->pl->plan, &r->pl->dev.desc, NULL) != TP_OK) {
+    worker_fail(&r->w, c, "run", tp_error_message());
+    return NULL;
+  }
+  if (tp_device_info(&props) != TP_OK || tp_device_synchronize(NULL) != TP_OK ||
+      tp_gpu_problem_fetch_d(&r->pl->dev, &r->pl->p.host) != TP_OK) {
+    worker_fail(&r->w, c, "after the run", tp_error_message());
+    return NULL;
+  }
+  r->ordinal = props.ordinal;
+  if (!gemm_problem_check(&r->pl->p, c, err, sizeof err)) worker_fail(&r->w, c, "result", err);
+  return NULL;
+}
+
+START_TEST(no_context_runs_on_the_plans_device) {
+  no_context_run r = {.w = {.gpu = 1}, .ordinal = -1};
+  planned pl;
+  r.pl = &pl;
+  ck_assert_ok(tp_device_select(1));
+  ck_assert_msg(plan_case(&r.w, &cases[0], 8000u, &pl), "%s", r.w.error);
+  ck_assert_ok(tp_gpu_problem_poison_d(&pl.dev));
+  pthread_t t;
+  ck_assert_int_eq(pthread_create(&t, NULL, run_without_context, &r), 0);
+  ck_assert_int_eq(pthread_join(t, NULL), 0);
+  ck_assert_msg(r.w.error[0] == '\0', "%s", r.w.error);
+  ck_assert_int_eq(r.ordinal, 1);
+  unplan(&pl);
+}
+END_TEST
+
+/* 77 unless GPUs 0 and 1 are both usable; prints them. */
+static int enough_gpus(void) {
+  int count = 0;
+  if (tp_device_count(&count) != TP_OK) {
+    printf("SKIP: no usable GPU: %s\n", tp_error_message());
+    return 0;
+  }
+  if (count < GPUS) {
+    printf("SKIP: needs %d GPUs, found %d\n", GPUS, count);
+    return 0;
+  }
+  for (int g = 0; g < GPUS; g++) {
+    tp_device_props props;
+    if (tp_device_select(g) != TP_OK || tp_device_info(&props) != TP_OK) {
+      printf("SKIP: needs %d usable GPUs: %s\n", GPUS, tp_error_message());
+      return 0;
+    }
+    printf("GPU %d: %s, %d SMs\n", props.ordinal, props.name, props.sm_count);
+  }
+  return 1;
+}
+
+int main(void) {
+  if (!enough_gpus()) return 77;
+  char dir[512], path[600];
+  if (tp_test_tmpdir_make(dir, sizeof dir, "test_gpu_multi") != 0) {
+    perror("setup failed: cannot make a scratch folder");
+    return 99;
+  }
+  /* An empty disk cache, read on the process cache's first use (below). */
+  snprintf(path, sizeof path, "%s/cache", dir);
+  setenv("TILEPIPE_CACHE_DIR", path, 1);
+  snprintf(path, sizeof path, "%s/registry.ini", dir);
+  if (!tp_test_tuned_registry(dir, tunings, sizeof tunings / sizeof tunings[0]) ||
+      tp_registry_open(&reg, path) != TP_OK) {
+    printf("setup failed: %s\n", tp_error_message());
+    tp_test_tmpdir_remove(dir);
+    return 99;
+  }
+  Suite *s = suite_create("gpu_multi");
+  TCase *tc = tcase_create("multi");
+  tcase_set_timeout(tc, 900);
+  tcase_add_test(tc, side_by_side);
+  tcase_add_test(tc, wrong_device_is_refused);
+  tcase_add_test(tc, no_context_runs_on_the_plans_device);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_set_fork_status(sr, CK_NOFORK);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  tp_registry_close(reg);
+  tp_test_tmpdir_remove(dir);
+  return failed == 0 ? 0 : 1;
+}
