@@ -12,9 +12,9 @@
 # shapes file AB_SHAPES (default bench/shapes.txt) for each "DTYPE
 # EPILOGUE" (default "bf16 store" "bf16 residual"), one variant after the
 # other, AB_ROUNDS times (default 1), each bench run limited to AB_TIMEOUT
-# seconds (default 300). Each variant keeps its linked kernels in a cache of
-# its own, filled ahead by `tilepipe warm`. One line per shape into
-# $OUT/ab.txt:
+# seconds (default 300), for the payload AB_PAYLOAD (default standard).
+# Each variant keeps its linked kernels in a cache of its own, filled ahead
+# by `tilepipe warm`. One line per shape into $OUT/ab.txt:
 #
 #   round variant dtype epilogue M N K our_ms cublaslt_ms ratio
 #
@@ -42,6 +42,7 @@ specs=("$@")
 out=${OUT:-/tmp/tp-out}
 shapes=$(realpath "${AB_SHAPES:-bench/shapes.txt}")
 variants=${VARIANTS:-base}
+payload=${AB_PAYLOAD:-standard}
 mkdir -p "$out"
 
 # The source tree of a variant named in AB_TREES, or nothing.
@@ -96,7 +97,7 @@ for v in $built; do
   for spec in "${specs[@]}"; do
     set -- $spec
     TILEPIPE_CACHE_DIR=/tmp/ab-cache-$v "$(tool_of "$v")" warm --registry "/tmp/ab-$v/tilepipe.ini" \
-      --shapes "$shapes" --payload standard --epilogue "$2" --dtype "a=$1,b=$1,d=bf16" \
+      --shapes "$shapes" --payload "$payload" --epilogue "$2" --dtype "a=$1,b=$1,d=bf16" \
       > "/tmp/ab-warm-$v-$1-$2.log" 2>&1 || echo "ab: $v $spec: warm failed (see /tmp/ab-warm-$v-$1-$2.log)"
   done
 done
@@ -107,7 +108,7 @@ for round in $(seq "${AB_ROUNDS:-1}"); do
     for spec in "${specs[@]}"; do
       set -- $spec
       TILEPIPE_CACHE_DIR=/tmp/ab-cache-$v timeout "${AB_TIMEOUT:-300}" "$(tool_of "$v")" bench \
-        --registry /tmp/ab-$v/tilepipe.ini --shapes "$shapes" --dtype "$1" --out-dtype bf16 \
+        --registry /tmp/ab-$v/tilepipe.ini --payload "$payload" --shapes "$shapes" --dtype "$1" --out-dtype bf16 \
         --epilogue "$2" --iters 40 2>&1 | grep -E '^ +[0-9]+ +[0-9]+ +[0-9]+ ' |
         awk -v r="$round" -v v="$v" -v s="$1 $2" '{print r, v, s, $1, $2, $3, $5, $7, $9}'
       echo "ab: round $round, $v, $spec: done at ${SECONDS} s" >&2
