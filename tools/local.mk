@@ -29,6 +29,8 @@ tools_tilepipe_SOURCES = \
 	tools/shapes.c \
 	tools/cublaslt.h \
 	tools/cublaslt.c \
+	tools/cublaslt_problem.h \
+	tools/cublaslt_problem.c \
 	tools/output_diff.h \
 	tools/output_diff.c \
 	tools/roofline.h \
