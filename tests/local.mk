@@ -256,10 +256,10 @@ tests_test_cublaslt_problem_SOURCES = tests/test_cublaslt_problem.c tools/cublas
 	tools/align_rows.c
 tests_test_cublaslt_problem_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
 tests_test_cublaslt_problem_LDADD = tools/reference/libtp_reference.la $(TP_TEST_LIBS)
-# The benchmark's progress lines and SVG picture.
+# The benchmark's progress lines, SVG picture and CSV and JSON records.
 check_PROGRAMS += tests/test_bench_output
 tests_test_bench_output_SOURCES = tests/test_bench_output.c tools/bench_progress.c \
-	tools/bench_svg.c tools/bench_report.c tools/roofline.c
+	tools/bench_svg.c tools/bench_report.c tools/roofline.c tests/tmpdir.c
 tests_test_bench_output_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
 tests_test_bench_output_LDADD = $(TP_TEST_LIBS)
 check_LTLIBRARIES += tests/plugins/fixture_skip_last.la
