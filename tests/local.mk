@@ -260,10 +260,19 @@ tests_test_seeded_gpu_LDADD = tools/reference/libtp_reference.la $(TP_TEST_LIBS)
 if TP_HAVE_CUDA
 tests/test_seeded_gpu-seeded_device.$(OBJEXT): $(TP_SEEDED_CUBIN).h
 endif
-# The benchmark's progress lines and SVG picture.
+# The benchmark's accuracy check: the f64 reference on a sample of D; and
+# which problems it asks cuBLASLt for (the rows "not compared").
+check_PROGRAMS += tests/test_sampled_ref tests/test_cublaslt_problem
+tests_test_sampled_ref_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
+tests_test_sampled_ref_LDADD = tools/reference/libtp_reference.la $(TP_TEST_LIBS)
+tests_test_cublaslt_problem_SOURCES = tests/test_cublaslt_problem.c tools/cublaslt_problem.c \
+	tools/align_rows.c
+tests_test_cublaslt_problem_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
+tests_test_cublaslt_problem_LDADD = tools/reference/libtp_reference.la $(TP_TEST_LIBS)
+# The benchmark's progress lines, SVG picture and CSV and JSON records.
 check_PROGRAMS += tests/test_bench_output
 tests_test_bench_output_SOURCES = tests/test_bench_output.c tools/bench_progress.c \
-	tools/bench_svg.c tools/bench_report.c tools/roofline.c
+	tools/bench_svg.c tools/bench_report.c tools/roofline.c tests/tmpdir.c
 tests_test_bench_output_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
 tests_test_bench_output_LDADD = $(TP_TEST_LIBS)
 check_LTLIBRARIES += tests/plugins/fixture_skip_last.la

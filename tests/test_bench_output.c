@@ -1,6 +1,7 @@
 /* tests/test_bench_output.c: what `tilepipe bench` shows besides its
  * table, without a GPU: the progress lines (tools/bench_progress.h) and
- * the SVG picture (tools/bench_svg.h), both written into memory.
+ * the SVG picture (tools/bench_svg.h), both written into memory, and the
+ * CSV and JSON records (tools/bench_report.h), written to a scratch folder.
  *
  * Progress: on a fake clock, the exact lines of one shape through every
  * phase (a phase entered twice adds up), in a log and on a terminal (in
@@ -12,7 +13,12 @@
  * length over the dashed 1.0 line's is the ratio, the floor panel's bars
  * are floor / time on their own axis, an unmeasured row draws no bar and
  * says so, non-ok checks are named, and without floors the panel says how
- * to get them. */
+ * to get them; blockwise_fp8's sampled errors go into their rows' groups
+ * and titles, their largest ratio into the title, and nowhere for rows
+ * without them.
+ * CSV and JSON: a header naming every column, the error columns (each
+ * side's error, their ratio, the bound, the sample's size) filled for a
+ * row that has them and empty (null) for one that has not. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +26,7 @@
 
 #include <check.h>
 
+#include "tests/tmpdir.h"
 #include "tools/bench_progress.h"
 #include "tools/bench_svg.h"
 
@@ -128,6 +135,7 @@ static tp_bench_row row(int64_t m, int64_t n, int64_t k, double ours_ms, double 
   r.lt_ms = lt_ms;
   r.ratio = lt_ms / ours_ms;
   r.ours_tflops = r.lt_tflops = r.store_ms = r.overhead = r.rel_diff = r.rel_bound = NAN;
+  r.err_ours = r.err_lt = r.err_bound = NAN;
   r.plan_ms = r.host_us = NAN;
   r.roofline.floor_ms = floor_ms;
   r.roofline.memory_ms = floor_ms;
@@ -145,6 +153,14 @@ static void fixed_rows(tp_bench_row *rows, int with_floor) {
   rows[2] = row(1, 6144, 4096, 0.020, 0.019, 0.017 * f, "ok");        /* 0.95 */
   rows[3] = row(777, 3584, 18944, NAN, 1.0, 0.30 * f, "error");       /* not measured */
   snprintf(rows[3].note, sizeof rows[3].note, "tilepipe: no kernel <fits> & so on");
+  /* Sampled errors: row 0 close to cuBLASLt's, row 1 twice it. */
+  const double errs[2][2] = {{1.6e-3, 1.5e-3}, {3.0e-3, 1.5e-3}};
+  for (int i = 0; i < 2; i++) {
+    rows[i].err_ours = errs[i][0];
+    rows[i].err_lt = errs[i][1];
+    rows[i].err_bound = 0.0721;
+    rows[i].err_samples = 16384;
+  }
 }
 
 static char *draw(const tp_bench_row *rows, size_t count) {
@@ -250,6 +266,17 @@ START_TEST(test_svg_rows) {
   ck_assert_ptr_nonnull(strstr(svg, "standard x store, A/B e4m3, D bf16"));
   ck_assert_ptr_nonnull(strstr(svg, "geometric mean of the ratios 0.964 over 3 shapes"));
   ck_assert_int_eq(occurrences(svg, "<g class=\"row\""), ROWS);
+  /* Sampled errors: rows 0 and 1 only, in the group and the title. */
+  ck_assert_ptr_nonnull(strstr(
+      svg, "<g class=\"row\" data-row=\"0\" data-tilepipe-err=\"0.0016\" "
+           "data-cublaslt-err=\"0.0015\">"));
+  ck_assert_ptr_nonnull(strstr(svg, "data-row=\"1\" data-tilepipe-err=\"0.003\" "));
+  ck_assert_ptr_nonnull(strstr(svg, "<g class=\"row\" data-row=\"2\">"));
+  ck_assert_int_eq(occurrences(svg, "data-tilepipe-err="), 2);
+  ck_assert_ptr_nonnull(strstr(svg, "; error on 16384 sampled elements: tilepipe 0.0016, "
+                                    "cuBLASLt 0.0015 (1.07x), bound 0.0721; check ok"));
+  ck_assert_int_eq(occurrences(svg, "sampled elements"), 2);
+  ck_assert_ptr_nonnull(strstr(svg, "tilepipe / cuBLASLt: at most 2.00</text>"));
 
   /* Ratios: one bar per measured row, its grade, its length. */
   const double one = one_line(svg, 0);
@@ -317,7 +344,105 @@ START_TEST(test_svg_large_ratio_and_no_rows) {
   svg = draw(rows, 0);
   assert_well_formed(svg);
   ck_assert_ptr_nonnull(strstr(svg, "no ratio measured"));
+  ck_assert_ptr_null(strstr(svg, "at most"));
   free(svg);
+}
+END_TEST
+
+/* ------------------------------------------------------------ records */
+
+static const tp_bench_meta record_meta = {.gpu = "NVIDIA H100 80GB HBM3",
+                                          .driver_version = 13000,
+                                          .cublaslt_version = 130000,
+                                          .commit = "abc",
+                                          .date = "2025-01-31T12:00:00Z",
+                                          .payload = "blockwise_fp8",
+                                          .epilogue = "store",
+                                          .dtype = TP_DTYPE_E4M3,
+                                          .out_dtype = TP_DTYPE_BF16,
+                                          .warmup = 10,
+                                          .iters = 50,
+                                          .geomean_ratio = 0.9,
+                                          .ceilings = {NAN, NAN}};
+
+/* The whole of file dir/name, NUL-terminated. */
+static char *slurp(const char *dir, const char *name) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "r");
+  ck_assert_ptr_nonnull(f);
+  char *text = calloc(1, 1 << 16);
+  ck_assert_ptr_nonnull(text);
+  const size_t got = fread(text, 1, (1 << 16) - 1, f);
+  ck_assert_int_gt(got, 0);
+  fclose(f);
+  return text;
+}
+
+/* CSV field `name` of line `line` (0: the header), as text. */
+static void csv_field(const char *csv, int line, const char *name, char *out, size_t size) {
+  const char *header_end = strchr(csv, '\n');
+  ck_assert_ptr_nonnull(header_end);
+  int column = 0;
+  const char *p = csv;
+  for (;;) {
+    const char *comma = memchr(p, ',', (size_t)(header_end - p));
+    const size_t len = comma ? (size_t)(comma - p) : (size_t)(header_end - p);
+    if (len == strlen(name) && strncmp(p, name, len) == 0) break;
+    ck_assert_msg(comma != NULL, "no CSV column %s", name);
+    p = comma + 1;
+    column++;
+  }
+  const char *at = csv;
+  for (int l = 0; l < line; l++) at = strchr(at, '\n') + 1;
+  for (int c = 0; c < column; c++) { /* fields before it: quoted text has no commas here */
+    at = strchr(at, ',');
+    ck_assert_ptr_nonnull(at);
+    at++;
+  }
+  const size_t len = strcspn(at, ",\n");
+  ck_assert_uint_lt(len, size);
+  memcpy(out, at, len);
+  out[len] = '\0';
+}
+
+START_TEST(test_records_carry_the_errors) {
+  tp_bench_row rows[ROWS];
+  fixed_rows(rows, 0);
+  char dir[4096], err[256] = "", path[4200], field[64];
+  ck_assert_int_eq(tp_test_tmpdir_make(dir, sizeof dir, "bench-output"), 0);
+  snprintf(path, sizeof path, "%s/run.csv", dir);
+  ck_assert_int_eq(tp_bench_write_csv(path, &record_meta, rows, ROWS, err, sizeof err), TP_OK);
+  snprintf(path, sizeof path, "%s/run.json", dir);
+  ck_assert_int_eq(tp_bench_write_json(path, &record_meta, rows, ROWS, err, sizeof err), TP_OK);
+
+  char *csv = slurp(dir, "run.csv");
+  ck_assert_ptr_nonnull(strstr(csv, ",rel_diff,rel_bound,tilepipe_err,cublaslt_err,err_ratio,"
+                                    "err_bound,err_samples,plan_ms,"));
+  static const struct {
+    const char *name, *row0, *row2;
+  } want[] = {{"tilepipe_err", "0.0016", ""}, {"cublaslt_err", "0.0015", ""},
+              {"err_ratio", "1.06667", ""},   {"err_bound", "0.0721", ""},
+              {"err_samples", "16384", ""},   {"check", "ok", "ok"}};
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    csv_field(csv, 1, want[i].name, field, sizeof field);
+    ck_assert_str_eq(field, want[i].row0);
+    csv_field(csv, 3, want[i].name, field, sizeof field);
+    ck_assert_str_eq(field, want[i].row2);
+  }
+  csv_field(csv, 2, "err_ratio", field, sizeof field);
+  ck_assert_str_eq(field, "2");
+
+  char *json = slurp(dir, "run.json");
+  ck_assert_ptr_nonnull(strstr(json, "\"rel_bound\": null, \"tilepipe_err\": 0.0016, "
+                                     "\"cublaslt_err\": 0.0015, \"err_ratio\": 1.06667, "
+                                     "\"err_bound\": 0.0721, \"err_samples\": 16384, "));
+  ck_assert_ptr_nonnull(strstr(json, "\"tilepipe_err\": null, \"cublaslt_err\": null, "
+                                     "\"err_ratio\": null, \"err_bound\": null, "
+                                     "\"err_samples\": null, "));
+  free(csv);
+  free(json);
+  ck_assert_int_eq(tp_test_tmpdir_remove(dir), 0);
 }
 END_TEST
 
@@ -332,6 +457,9 @@ int main(void) {
   tcase_add_test(tc, test_svg_rows);
   tcase_add_test(tc, test_svg_without_floors);
   tcase_add_test(tc, test_svg_large_ratio_and_no_rows);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("records");
+  tcase_add_test(tc, test_records_carry_the_errors);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

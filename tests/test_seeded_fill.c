@@ -9,11 +9,13 @@
  * multiples of 2^-21, fp8 with subnormal and normal codes of both signs,
  * packed fp4 leaving the odd row's last high nibble alone, s8 over all 256
  * codes evenly; scales in their documented ranges with every octave (and
- * for ue8m0 and ue4m3 every code) drawn. An element's value depends on its
+ * for ue8m0 and ue4m3 every code) drawn, blockwise_fp8's wide f32 scales
+ * over all 16 octaves of 2^-8 .. 2^8. An element's value depends on its
  * key and logical index only: not on the row stride, the layout (strided
  * or 128x4 tiled) or the rank; bytes outside the elements stay as they
  * were; keys differ by seed and by stream. The problem roles: which
- * tensors get which kind, D and a NaN C none. */
+ * tensors get which kind (blockwise_fp8's scales wide, but under an f16 D),
+ * D and a NaN C none. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -76,6 +78,10 @@ START_TEST(test_value_end_points) {
   ck_assert_float_eq(tp_seeded_value(TP_SEEDED_SCALE, TP_DTYPE_UE8M0, (4ull << 32) | 7), 4.0f);
   ck_assert_float_eq(tp_seeded_value(TP_SEEDED_ROW_SCALE, TP_DTYPE_F32, 0), 0x1p-12f);
   ck_assert_float_eq(tp_seeded_value(TP_SEEDED_ROW_SCALE, TP_DTYPE_F32, 7ull << 32), 0x1p-5f);
+  ck_assert_float_eq(tp_seeded_value(TP_SEEDED_WIDE_SCALE, TP_DTYPE_F32, 0), 0x1p-8f);
+  ck_assert_float_eq(tp_seeded_value(TP_SEEDED_WIDE_SCALE, TP_DTYPE_F32, (15ull << 32) | 0x7FFFFF),
+                     0x1p7f * (2.0f - 0x1p-23f));
+  ck_assert_float_eq(tp_seeded_value(TP_SEEDED_WIDE_SCALE, TP_DTYPE_F32, 24ull << 32), 1.0f);
 }
 END_TEST
 
@@ -195,6 +201,8 @@ START_TEST(test_scales) {
   void *b1 = buffer_for(&f32);
   tp_seeded_fill_host(&f32, TP_SEEDED_SCALE, KEY);
   check_range(&f32, 0.25, 4.0 - 0x1p-21, 4);
+  tp_seeded_fill_host(&f32, TP_SEEDED_WIDE_SCALE, KEY);
+  check_range(&f32, 0x1p-8, 0x1p8 - 0x1p-16, 16);
 
   tp_tensor rows = tp_tensor_vector(TP_DTYPE_F32, 4096, NULL);
   void *b2 = buffer_for(&rows);
@@ -282,6 +290,12 @@ START_TEST(test_problem_roles) {
   ck_assert_int_eq(kind, TP_SEEDED_ROW_SCALE);
   ck_assert_int_eq(tp_seeded_role(&spec, TP_REF_D, &kind), 0);
   spec.payload = "blockwise_fp8";
+  spec.d = TP_DTYPE_BF16;
+  for (int i = TP_REF_A_SCALE; i <= TP_REF_B_SCALE; i++) {
+    ck_assert_int_eq(tp_seeded_role(&spec, i, &kind), 1);
+    ck_assert_int_eq(kind, TP_SEEDED_WIDE_SCALE);
+  }
+  spec.d = TP_DTYPE_F16; /* the wide scales' products would overflow f16 */
   ck_assert_int_eq(tp_seeded_role(&spec, TP_REF_B_SCALE, &kind), 1);
   ck_assert_int_eq(kind, TP_SEEDED_SCALE);
   spec.c_nan = 1;

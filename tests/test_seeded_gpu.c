@@ -4,8 +4,8 @@
  *
  * One small tensor of every dtype and kind the benchmark's problems hold
  * (f32, bf16, f16, e4m3, e5m2, packed e2m1 with an odd row, s8 operands;
- * f32, ue8m0 and ue4m3 scales, strided and 128x4 tiled; f32 row scales as
- * a vector), rows padded: the device buffer and the host buffer both start
+ * f32, wide f32, ue8m0 and ue4m3 scales, strided and 128x4 tiled; f32 row
+ * scales as a vector), rows padded: the device buffer and the host buffer both start
  * as 0xFF and must come out identical over the whole span, padding
  * included. Two more cover the launch's strides: more rows than a grid's y
  * (65535) and a row longer than a launch's threads across. Then whole
@@ -70,6 +70,7 @@ START_TEST(test_every_dtype) {
     check_tensor(tp_tensor_matrix(operands[i], 37, 75, 80, NULL), TP_SEEDED_OPERAND, 11 + i);
   check_tensor(tp_tensor_matrix(TP_DTYPE_E2M1, 33, 75, 80, NULL), TP_SEEDED_OPERAND, 21);
   check_tensor(tp_tensor_matrix(TP_DTYPE_F32, 9, 33, 36, NULL), TP_SEEDED_SCALE, 22);
+  check_tensor(tp_tensor_matrix(TP_DTYPE_F32, 33, 9, 12, NULL), TP_SEEDED_WIDE_SCALE, 28);
   check_tensor(tp_tensor_matrix(TP_DTYPE_UE8M0, 40, 6, 16, NULL), TP_SEEDED_SCALE, 23);
   check_tensor(tp_tensor_sf_128x4(TP_DTYPE_UE8M0, 131, 5, NULL), TP_SEEDED_SCALE, 24);
   check_tensor(tp_tensor_sf_128x4(TP_DTYPE_UE4M3, 300, 7, NULL), TP_SEEDED_SCALE, 25);
@@ -120,7 +121,9 @@ START_TEST(test_problems) {
   s.a = s.b = TP_DTYPE_E4M3;
   s.d = TP_DTYPE_BF16;
   s.k = 300;
-  check_problem(s, 2);
+  check_problem(s, 2); /* wide scales */
+  s.d = TP_DTYPE_F16;
+  check_problem(s, 6); /* narrow ones */
   s = base;
   s.payload = "block_scaled";
   s.a = s.b = TP_DTYPE_E5M2;

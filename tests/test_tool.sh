@@ -19,10 +19,14 @@
 #   missing registry, a bad shapes file (with its line); auto on the CPU
 #   says why not CUDA;
 # - the GPU commands: without a GPU, `bench` and `run --backend cuda` exit
-#   77 saying so (run naming the backend asked for); with one, they run
-#   (bench writes a CSV row that matches, an SVG with its bars and a
-#   progress line on stderr, and with --roofline measures plausible
-#   ceilings and gives the floor).
+#   77 saying so (run naming the backend asked for), bench after taking
+#   blockwise_fp8's default dtype (e4m3) and refusing any other; with one,
+#   they run (bench writes a CSV row that matches, an SVG with its bars and
+#   a progress line on stderr, and with --roofline measures plausible
+#   ceilings and gives the floor; blockwise_fp8 against cuBLASLt's
+#   blockwise FP8 gives a compared row with both sides' sampled errors, and
+#   a row cuBLASLt cannot take, M not a multiple of 4, "not compared" with
+#   the reason and our error alone).
 # Scratch files go to a fresh folder under $TMPDIR; nothing is written to
 # the source tree.
 set -u
@@ -214,6 +218,10 @@ expect 2 '--epilogue must be store or residual' -- bench --epilogue scale -m 64 
 expect 2 "--dtype: unknown dtype 'int4'" -- bench --dtype int4 -m 64 -n 64 -k 64
 expect 2 "--dtype: bench does not compare s8" -- bench --dtype int8 -m 64 -n 64 -k 64
 expect 2 "--out-dtype: bench does not compare e4m3" -- bench --out-dtype e4m3 -m 64 -n 64 -k 64
+expect 2 "--dtype: bench does not compare bf16 \(blockwise_fp8 takes e4m3\)" -- \
+  bench --payload blockwise_fp8 --dtype bf16 -m 64 -n 64 -k 128
+expect 2 "--dtype: bench does not compare e5m2 \(blockwise_fp8 takes e4m3\)" -- \
+  bench --payload blockwise_fp8 --dtype e5m2 -m 64 -n 64 -k 128
 
 # ---------------------------------------------------------------- the GPU
 printf '# one small shape\n256 256 512\n' >"$tmp/shapes.txt"
@@ -225,6 +233,9 @@ if [ "$status" -eq 77 ]; then
   [ ! -e "$tmp/bench.csv" ] && [ ! -e "$tmp/bench.svg" ] || fail "bench without a GPU wrote a file"
   expect 77 'cannot plan: plan standard x store on cuda: .*(CUDA|GPU|device)' -- \
     run $r --backend cuda -m 8 -n 8 -k 8
+  expect 77 'needs a CUDA GPU' -- bench $r --payload blockwise_fp8 -m 64 -n 64 -k 128
+  expect 77 'needs a CUDA GPU' -- bench $r --payload blockwise_fp8 --dtype e4m3 --out-dtype f32 \
+    --epilogue residual -m 64 -n 64 -k 128
   expect 0 '^plan: +standard x store on cpu: .*; auto chose the CPU: .*(CUDA|GPU|device)' -- \
     run $r -m 8 -n 8 -k 8
   echo "test_tool: no GPU here; bench and run --backend cuda skipped as expected"
@@ -254,6 +265,22 @@ elif [ "$status" -eq 0 ]; then
   expect 0 'verify: .*: PASS$' -- run $r --backend cuda --verify -m 129 -n 136 -k 200
   expect 0 'verify: .*: PASS$' -- run $r --backend cuda --verify --epilogue residual \
     --dtype a=e4m3,b=e4m3,d=bf16 -m 127 -n 64 -k 256 --repeat 5
+  # blockwise_fp8 against cuBLASLt's blockwise FP8: 256 x 256 x 640
+  # compared (both sides' errors on 128 x 128 sampled elements), 130 x 256
+  # x 640 not compared (M is not a multiple of 4), our error alone.
+  printf '256 256 640\n130 256 640\n' >"$tmp/bw_shapes.txt"
+  expect 0 "^cuBLASLt's blockwise FP8: A scaled per 1x128" -- bench $r --payload blockwise_fp8 \
+    --shapes "$tmp/bw_shapes.txt" --iters 20 --warmup 2 --csv "$tmp/bw.csv"
+  grep -Eq '^ +256 +256 +640 .* ok \(rel ' "$tmp/out" || fail "bench blockwise: 256x256x640 not ok"
+  grep -q 'M and N multiples of 4 (M = 130, N = 256)' "$tmp/out" ||
+    fail "bench blockwise: 130x256x640 does not say why it is not compared"
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    NR == 2 { ok = $col["check"] == "ok" && $col["tilepipe_err"] > 0 && $col["cublaslt_err"] > 0 &&
+              $col["err_samples"] == 16384 }
+    NR == 3 { ok = ok && $col["check"] == "not compared" && $col["tilepipe_err"] > 0 &&
+              $col["cublaslt_err"] == "" && $col["err_samples"] == 16384 }
+    END { exit !(ok && NR == 3) }' "$tmp/bw.csv" ||
+    fail "bench blockwise CSV: $(cat "$tmp/bw.csv")"
 else
   fail "bench exited $status"
   sed 's/^/    /' "$tmp/out" >&2

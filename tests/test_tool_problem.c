@@ -4,7 +4,8 @@
  *
  * For every payload, dtype family, scale layout and C arrangement: each
  * strided tensor's row stride is a multiple of 16 bytes and at least its
- * row, the recorded buffer size is the tensor's span, every element holds
+ * row, the recorded buffer size is the tensor's span (for a strided scale
+ * tensor its whole rows, the last row's padding too), every element holds
  * the same value as in the reference problem, every padding byte is still
  * 0xFF (NaN, so a kernel reading padding shows), D is 0xFF throughout,
  * tiled scale tensors are byte-for-byte the reference's, vectors (the s8
@@ -80,7 +81,10 @@ static void check_tensor(const tp_ref_problem *al, const tp_ref_problem *rp, int
   ck_assert_int_ge(t->stride[0], r->stride[0]);
   ck_assert_int_eq(t->shape[0], r->shape[0]);
   ck_assert_int_eq(t->shape[1], r->shape[1]);
-  ck_assert_int_eq(tp_tensor_span_bytes(t), al->bytes[i]);
+  const int scale = i == TP_REF_A_SCALE || i == TP_REF_B_SCALE;
+  ck_assert_int_eq(al->bytes[i],
+                   scale ? (int64_t)pitch * t->shape[0] : tp_tensor_span_bytes(t));
+  ck_assert_int_eq(tp_tool_buffer_bytes(t, i), al->bytes[i]);
   const unsigned char *bytes = t->data;
   for (int64_t row = 0; row < t->shape[0]; row++) {
     for (int64_t c = 0; c < t->shape[1]; c++) {

@@ -13,13 +13,20 @@ static int64_t aligned_stride(const tp_tensor *t) {
   return (t->stride[0] + per_align - 1) / per_align * per_align;
 }
 
-/* Re-lays tensor i of p with its row stride rounded up to 16 bytes. */
+int64_t tp_tool_buffer_bytes(const tp_tensor *t, int which) {
+  const int scale = which == TP_REF_A_SCALE || which == TP_REF_B_SCALE;
+  if (scale && t->layout == TP_LAYOUT_STRIDED && t->rank == 2)
+    return (int64_t)tp_dtype_bytes(t->dtype, t->shape[0] * t->stride[0]);
+  return tp_tensor_span_bytes(t);
+}
+
+/* Re-lays tensor i of p with its row stride rounded up to 16 bytes, in a
+ * buffer of tp_tool_buffer_bytes. */
 static tp_status widen(tp_ref_problem *p, tp_tensor *t, int i, char *err, size_t errlen) {
-  const int64_t stride = aligned_stride(t);
-  if (stride == t->stride[0]) return TP_OK;
   tp_tensor wide = *t;
-  wide.stride[0] = stride;
-  const int64_t bytes = tp_tensor_span_bytes(&wide);
+  wide.stride[0] = aligned_stride(t);
+  const int64_t bytes = tp_tool_buffer_bytes(&wide, i);
+  if (wide.stride[0] == t->stride[0] && bytes == p->bytes[i]) return TP_OK;
   unsigned char *buf = bytes > 0 ? malloc((size_t)bytes) : NULL;
   if (buf == NULL) {
     snprintf(err, errlen, "cannot allocate %lld bytes of host memory", (long long)bytes);
@@ -28,7 +35,7 @@ static tp_status widen(tp_ref_problem *p, tp_tensor *t, int i, char *err, size_t
   memset(buf, 0xFF, (size_t)bytes);
   const size_t row_bytes = tp_dtype_bytes(t->dtype, t->shape[1]);
   const size_t old_pitch = tp_dtype_bytes(t->dtype, t->stride[0]);
-  const size_t new_pitch = tp_dtype_bytes(t->dtype, stride);
+  const size_t new_pitch = tp_dtype_bytes(t->dtype, wide.stride[0]);
   for (int64_t r = 0; r < t->shape[0]; r++)
     memcpy(buf + (size_t)r * new_pitch, (const unsigned char *)t->data + (size_t)r * old_pitch,
            row_bytes);

@@ -59,7 +59,8 @@ tp_status tp_bench_write_csv(const char *path, const tp_bench_meta *meta, const 
   if (f == NULL) return TP_ERR_IO;
   fputs("gpu,driver,cublaslt,commit,date,payload,epilogue,dtype,out_dtype,warmup,iters,m,n,k,"
         "copies,tilepipe_ms,tilepipe_tflops,cublaslt_ms,cublaslt_tflops,ratio,store_ms,overhead,"
-        "rel_diff,rel_bound,plan_ms,host_us,ceiling_tbps,ceiling_tflops,floor_ms,"
+        "rel_diff,rel_bound,tilepipe_err,cublaslt_err,err_ratio,err_bound,err_samples,plan_ms,"
+        "host_us,ceiling_tbps,ceiling_tflops,floor_ms,"
         "tilepipe_of_floor,cublaslt_of_floor,bound,check,plan,note\n",
         f);
   for (size_t i = 0; i < count; i++) {
@@ -72,12 +73,27 @@ tp_status tp_bench_write_csv(const char *path, const tp_bench_meta *meta, const 
             meta->warmup, meta->iters, (long long)r->shape.m, (long long)r->shape.n,
             (long long)r->shape.k, r->copies);
     const double floor_ms = r->roofline.floor_ms;
-    const double values[] = {r->ours_ms,   r->ours_tflops, r->lt_ms,
-                             r->lt_tflops, r->ratio,       r->store_ms,
-                             r->overhead,  r->rel_diff,    r->rel_bound,
-                             r->plan_ms,   r->host_us,     meta->ceilings.bytes_per_s * 1e-12,
-                             meta->ceilings.flops_per_s * 1e-12, floor_ms,
-                             floor_ms / r->ours_ms,        floor_ms / r->lt_ms};
+    const double values[] = {r->ours_ms,
+                             r->ours_tflops,
+                             r->lt_ms,
+                             r->lt_tflops,
+                             r->ratio,
+                             r->store_ms,
+                             r->overhead,
+                             r->rel_diff,
+                             r->rel_bound,
+                             r->err_ours,
+                             r->err_lt,
+                             r->err_ours / r->err_lt,
+                             r->err_bound,
+                             r->err_samples ? (double)r->err_samples : NAN,
+                             r->plan_ms,
+                             r->host_us,
+                             meta->ceilings.bytes_per_s * 1e-12,
+                             meta->ceilings.flops_per_s * 1e-12,
+                             floor_ms,
+                             floor_ms / r->ours_ms,
+                             floor_ms / r->lt_ms};
     for (size_t v = 0; v < sizeof values / sizeof values[0]; v++) csv_number(f, values[v], ",");
     fprintf(f, "%s,%s,", tp_bench_bound(r), r->check);
     csv_text(f, r->plan, ",");
@@ -141,6 +157,11 @@ tp_status tp_bench_write_json(const char *path, const tp_bench_meta *meta,
     json_number(f, "overhead", r->overhead, ", ");
     json_number(f, "rel_diff", r->rel_diff, ", ");
     json_number(f, "rel_bound", r->rel_bound, ", ");
+    json_number(f, "tilepipe_err", r->err_ours, ", ");
+    json_number(f, "cublaslt_err", r->err_lt, ", ");
+    json_number(f, "err_ratio", r->err_ours / r->err_lt, ", ");
+    json_number(f, "err_bound", r->err_bound, ", ");
+    json_number(f, "err_samples", r->err_samples ? (double)r->err_samples : NAN, ", ");
     json_number(f, "plan_ms", r->plan_ms, ", ");
     json_number(f, "host_us", r->host_us, ", ");
     json_number(f, "floor_ms", r->roofline.floor_ms, ", ");

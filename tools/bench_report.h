@@ -4,8 +4,10 @@
  * settings; one record per shape. A value that was not measured (NaN) is
  * an empty CSV field and a JSON null. With the ceilings measured, each
  * record also carries its floor (tools/roofline.h), what bounds it, and
- * the floor as a share of each side's time (1 = at the floor). The same
- * results can also be drawn (tools/bench_svg.h). */
+ * the floor as a share of each side's time (1 = at the floor). Rows of
+ * blockwise_fp8 carry each side's error against the f64 reference on a
+ * sample of D (tools/bench_accuracy.h), their ratio and the payload's
+ * bound. The same results can also be drawn (tools/bench_svg.h). */
 #ifndef TP_TOOLS_BENCH_REPORT_H
 #define TP_TOOLS_BENCH_REPORT_H
 
@@ -40,6 +42,10 @@ typedef struct tp_bench_row {
                                          (NaN times without them) */
   double rel_diff;                    /* ||D_ours - D_cublaslt|| / ||D_cublaslt|| */
   double rel_bound;                   /* what rel_diff is judged against */
+  double err_ours, err_lt;            /* blockwise_fp8: ||D - ref|| / ||ref|| of each side
+                                         on the sampled elements (NaN: not measured) */
+  double err_bound;                   /* the payload's normwise bound, err_ours's limit */
+  int64_t err_samples;                /* elements of D sampled (0: none) */
   double plan_ms;                     /* tp_plan_create, wall clock (link or cache hit) */
   double host_us;                     /* host time of one tp_plan_run call (queueing only) */
   const char *check;                  /* "ok", "MISMATCH", "not compared", "error" */

@@ -95,6 +95,15 @@ static void row_title(FILE *f, const tp_bench_row *r) {
     if (measured(r->lt_ms))
       fprintf(f, ", %.0f%% of cuBLASLt's", 100.0 * r->roofline.floor_ms / r->lt_ms);
   }
+  if (r->err_samples > 0) {
+    fprintf(f, "; error on %lld sampled elements: tilepipe %.3g, cuBLASLt ",
+            (long long)r->err_samples, r->err_ours);
+    if (isnan(r->err_lt))
+      fputs("not measured", f);
+    else
+      fprintf(f, "%.3g (%.2fx)", r->err_lt, r->err_ours / r->err_lt);
+    fprintf(f, ", bound %.3g", r->err_bound);
+  }
   fputs("; check ", f);
   put_text(f, r->check);
   if (r->plan[0]) {
@@ -111,7 +120,10 @@ static void row_title(FILE *f, const tp_bench_row *r) {
 static void draw_row(FILE *f, const tp_bench_row *r, size_t i, axis ratio, axis share,
                      int with_floor) {
   const double y = TOP + (double)i * ROW_H;
-  fprintf(f, "<g class=\"row\" data-row=\"%zu\">\n", i);
+  fprintf(f, "<g class=\"row\" data-row=\"%zu\"", i);
+  if (measured(r->err_ours)) fprintf(f, " data-tilepipe-err=\"%.6g\"", r->err_ours);
+  if (measured(r->err_lt)) fprintf(f, " data-cublaslt-err=\"%.6g\"", r->err_lt);
+  fputs(">\n", f);
   row_title(f, r);
   fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%lldx%lldx%lld</text>\n", LABEL_X,
           y + 14, (long long)r->shape.m, (long long)r->shape.n, (long long)r->shape.k);
@@ -149,8 +161,9 @@ static void swatch(FILE *f, double x, double y, const char *cls, const char *lab
   fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n", x + 16, y, label);
 }
 
-/* The title's three lines. */
-static void header(FILE *f, const tp_bench_meta *m, int ratios) {
+/* The title's three lines; worst_err: the largest error ratio of the rows
+ * (NaN: none measured). */
+static void header(FILE *f, const tp_bench_meta *m, int ratios, double worst_err) {
   fputs("<text class=\"title\" x=\"8\" y=\"22\">tilepipe bench: ", f);
   put_text(f, m->payload);
   fputs(" x ", f);
@@ -171,11 +184,14 @@ static void header(FILE *f, const tp_bench_meta *m, int ratios) {
   if (measured(m->ceilings.bytes_per_s) && measured(m->ceilings.flops_per_s))
     fprintf(f, "; ceilings %.2f TB/s, %.0f TFLOP/s", m->ceilings.bytes_per_s * 1e-12,
             m->ceilings.flops_per_s * 1e-12);
+  if (!isnan(worst_err))
+    fprintf(f, "; error against the sampled f64 reference, tilepipe / cuBLASLt: at most %.2f",
+            worst_err);
   fputs("</text>\n", f);
 }
 
 void tp_bench_svg(FILE *f, const tp_bench_meta *meta, const tp_bench_row *rows, size_t count) {
-  double top_ratio = 1.2, top_share = 1.0;
+  double top_ratio = 1.2, top_share = 1.0, worst_err = NAN;
   int ratios = 0, with_floor = 0;
   for (size_t i = 0; i < count; i++) {
     const tp_bench_row *r = &rows[i];
@@ -183,6 +199,8 @@ void tp_bench_svg(FILE *f, const tp_bench_meta *meta, const tp_bench_row *rows, 
       ratios++;
       top_ratio = fmax(top_ratio, r->ratio);
     }
+    const double err_ratio = r->err_ours / r->err_lt;
+    if (measured(err_ratio) && (isnan(worst_err) || err_ratio > worst_err)) worst_err = err_ratio;
     const double shares[2] = {r->roofline.floor_ms / r->ours_ms, r->roofline.floor_ms / r->lt_ms};
     for (int s = 0; s < 2; s++)
       if (measured(shares[s])) {
@@ -199,7 +217,7 @@ void tp_bench_svg(FILE *f, const tp_bench_meta *meta, const tp_bench_row *rows, 
           "viewBox=\"0 0 %d %d\">\n<style>%s</style>\n"
           "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n",
           WIDTH, height, WIDTH, height, style, WIDTH, height);
-  header(f, meta, ratios);
+  header(f, meta, ratios, worst_err);
   fprintf(f,
           "<text class=\"head\" x=\"%d\" y=\"80\">tilepipe / cuBLASLt (above 1: tilepipe "
           "faster)</text>\n",

@@ -10,10 +10,12 @@
  *   - each side's time against the shape's roofline floor, as the floor
  *     over the time (1 = at the floor, the dashed line): tilepipe's bar
  *     above cuBLASLt's. Without floors (no --roofline) the panel says so.
- * Hovering a row shows its numbers (an SVG <title>). A value not measured
- * draws no bar ("not measured"). Every bar carries its row (data-row) and
- * value (data-value), so the file can be read back by a test or a
- * script. */
+ * Hovering a row shows its numbers (an SVG <title>), blockwise_fp8's
+ * sampled errors among them. A value not measured draws no bar ("not
+ * measured"). Every bar carries its row (data-row) and value (data-value),
+ * and a row's group its sampled errors (data-tilepipe-err,
+ * data-cublaslt-err) when measured, so the file can be read back by a test
+ * or a script; the title gives the largest error ratio of the run. */
 #ifndef TP_TOOLS_BENCH_SVG_H
 #define TP_TOOLS_BENCH_SVG_H
 

@@ -1,5 +1,8 @@
-/* tools/cmd_bench.c: `tilepipe bench`: our standard-payload kernel against
- * cuBLASLt, shape by shape (tools/bench_shape.h), on the GPU.
+/* tools/cmd_bench.c: `tilepipe bench`: our kernel against cuBLASLt, shape
+ * by shape (tools/bench_shape.h), on the GPU: the standard payload against
+ * cuBLASLt's GEMM, blockwise_fp8 against cuBLASLt's blockwise FP8 GEMM
+ * (with each side's error against a sampled f64 reference,
+ * tools/bench_accuracy.h); other problem kinds are timed alone.
  *
  * It needs a CUDA GPU: without one it says so and exits 77 (after checking
  * the command line and the shapes file, so those errors show anywhere).
@@ -21,12 +24,16 @@
 
 #include "tilepipe/device.h"
 #include "tilepipe/tilepipe.h"
+#include "tools/bench_accuracy.h"
 #include "tools/bench_report.h"
 #include "tools/bench_shape.h"
 #include "tools/ceilings.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
+#include "tools/cublaslt_problem.h"
+#include "tools/reference/compare.h"
 #include "tools/reference/problem.h"
+#include "tools/reference/sample.h"
 #include "tools/seeded_device.h"
 #include "tools/shapes.h"
 #include "tools/timing.h"
@@ -42,13 +49,16 @@ typedef struct bench_args {
 } bench_args;
 
 static const char *summary =
-    "Times the payload's kernel (standard) and cuBLASLt on the same device buffers of\n"
-    "random data, made on the device from --seed, for each shape of --shapes FILE\n"
-    "(lines \"M N K\", '#' comments; default ./" LOCAL_SHAPES ", else\n"
+    "Times the payload's kernel (standard or blockwise_fp8) and cuBLASLt on the same\n"
+    "device buffers of random data, made on the device from --seed, for each shape of\n"
+    "--shapes FILE (lines \"M N K\", '#' comments; default ./" LOCAL_SHAPES ", else\n"
     TP_BENCH_SHAPES_FILE ") or the one shape -m -n -k.\n"
     "CUDA-event timing, median of --iters runs after --warmup; inputs rotated over\n"
     "several copies when they fit in L2. cuBLASLt runs with f32 compute and, for fp8,\n"
-    "without fast accumulation. Each output is checked against cuBLASLt's.\n"
+    "without fast accumulation; for blockwise_fp8 with its block scaling (cuBLAS 12.9\n"
+    "or later). Each output is checked against cuBLASLt's; blockwise_fp8's outputs\n"
+    "also against the f64 reference on 128 x 128 sampled elements of D, ours within\n"
+    "1.25x cuBLASLt's error and the payload's bound.\n"
     "--roofline first measures the device's two ceilings (a 1 GiB copy within the\n"
     "device; cuBLASLt at 8192^3 in the same dtypes) and gives each shape its floor,\n"
     "what bounds it, and the floor as a share of each side's time.\n"
@@ -79,6 +89,29 @@ static int load_shapes(const bench_args *a, tp_shape **shapes, size_t *count) {
   return TP_EXIT_OK;
 }
 
+/* The A and B dtypes bench takes for a problem kind (tp_ref_problem_kind),
+ * the first being the default: the standard kind those cuBLASLt compares,
+ * blockwise_fp8 e4m3, the int8 payload's s8. */
+typedef struct kind_inputs {
+  const char *kind; /* NULL: any other kind */
+  tp_dtype dtypes[4];
+  int count;
+  const char *list;
+} kind_inputs;
+
+static const kind_inputs *inputs_of(const char *kind) {
+  static const kind_inputs table[] = {
+      {"blockwise_fp8", {TP_DTYPE_E4M3}, 1, "blockwise_fp8 takes e4m3"},
+      {"int8_w8a8", {TP_DTYPE_S8}, 1, "s8"},
+      {NULL, {TP_DTYPE_BF16, TP_DTYPE_F16, TP_DTYPE_E4M3, TP_DTYPE_E5M2}, 4,
+       "bf16, f16, e4m3, e5m2"},
+  };
+  const size_t last = sizeof table / sizeof table[0] - 1;
+  for (size_t i = 0; i < last; i++)
+    if (strcmp(kind, table[i].kind) == 0) return &table[i];
+  return &table[last];
+}
+
 /* name as a dtype that bench compares for `flag`: one of the first `count`
  * of `taken` (listed in `list`). */
 static int parse_dtype(const char *flag, const char *name, const tp_dtype *taken, int count,
@@ -92,14 +125,20 @@ static int parse_dtype(const char *flag, const char *name, const tp_dtype *taken
                      tp_dtype_name(*out), list);
 }
 
-/* with_store: the residual's columns (our store's time, the overhead);
- * with_floor: the roofline's (the floor, its bound, each side's share). */
-static void print_row(const tp_bench_row *r, int with_store, int with_floor) {
+/* The table's optional columns. */
+typedef struct columns {
+  int store;    /* the residual's: our store's time, the overhead */
+  int floor;    /* the roofline's: the floor, its bound, each side's share */
+  int accuracy; /* blockwise_fp8's: each side's sampled error, their ratio */
+} columns;
+
+static void print_row(const tp_bench_row *r, columns c) {
   printf("%6lld %6lld %6lld %3d %10.4f %8.1f %10.4f %8.1f %6.3f", (long long)r->shape.m,
          (long long)r->shape.n, (long long)r->shape.k, r->copies, r->ours_ms, r->ours_tflops,
          r->lt_ms, r->lt_tflops, r->ratio);
-  if (with_store) printf(" %10.4f %+6.1f%%", r->store_ms, 100.0 * r->overhead);
-  if (with_floor)
+  if (c.store) printf(" %10.4f %+6.1f%%", r->store_ms, 100.0 * r->overhead);
+  if (c.accuracy) printf(" %9.2e %10.2e %5.2f", r->err_ours, r->err_lt, r->err_ours / r->err_lt);
+  if (c.floor)
     printf(" %9.4f %7s %5.0f%% %6.0f%%", r->roofline.floor_ms, tp_bench_bound(r),
            100.0 * r->roofline.floor_ms / r->ours_ms, 100.0 * r->roofline.floor_ms / r->lt_ms);
   printf(" %8.1f %7.1f  %s", r->plan_ms, r->host_us, r->check);
@@ -107,6 +146,22 @@ static void print_row(const tp_bench_row *r, int with_store, int with_floor) {
   printf("\n");
   if (r->note[0]) printf("       note: %s\n", r->note);
   fflush(stdout);
+}
+
+/* What blockwise_fp8's rows compare and how they are judged. */
+static void print_blockwise_settings(const tp_bench_env *env, size_t version) {
+  if (env->cublaslt)
+    printf("cuBLASLt's blockwise FP8: A scaled per 1x128 (VEC128_32F), B per 128x128 "
+           "(BLK128x128_32F)%s\n",
+           version >= TP_CUBLASLT_BLOCKWISE_VERSION
+               ? ""
+               : "; this cuBLASLt predates them (12.9): every row is ours alone");
+  const tp_ref_tolerance tol = tp_ref_tolerance_for(
+      env->out_dtype, 1, tp_ref_acc_bits(env->dtype, TP_BACKEND_CUDA));
+  printf("accuracy: each D against the f64 reference on up to %d x %d sampled elements; ours "
+         "within %.2fx cuBLASLt's error (not told apart below %.2g) and the payload's bound\n",
+         TP_BENCH_SAMPLE_ROWS, TP_BENCH_SAMPLE_COLS, TP_REF_ERROR_RATIO,
+         tp_ref_error_floor(&tol));
 }
 
 /* Opens cuBLASLt and its workspace; NULL (and a printed reason) without. */
@@ -147,12 +202,13 @@ static int bench(const bench_args *a, tp_bench_env *env, tp_bench_meta *meta,
                  const tp_shape *shapes, size_t count) {
   tp_bench_row *rows = calloc(count, sizeof *rows);
   if (rows == NULL) return tp_cli_fail("bench", TP_EXIT_ERROR, "out of host memory");
-  const int with_store = strcmp(a->epilogue, "store") != 0;
-  const int with_floor = env->ceilings != NULL;
+  const columns cols = {strcmp(a->epilogue, "store") != 0, env->ceilings != NULL,
+                        strcmp(env->kind, "blockwise_fp8") == 0};
   printf("%6s %6s %6s %3s %10s %8s %10s %8s %6s", "M", "N", "K", "cp", "ours ms", "TFLOP/s",
          "cuBLAS ms", "TFLOP/s", "ratio");
-  if (with_store) printf(" %10s %7s", "store ms", "over");
-  if (with_floor) printf(" %9s %7s %6s %7s", "floor ms", "bound", "ours", "cuBLAS");
+  if (cols.store) printf(" %10s %7s", "store ms", "over");
+  if (cols.accuracy) printf(" %9s %10s %5s", "ours err", "cuBLAS err", "err x");
+  if (cols.floor) printf(" %9s %7s %6s %7s", "floor ms", "bound", "ours", "cuBLAS");
   printf(" %8s %7s  %s\n", "plan ms", "host us", "check");
   double worst = NAN;
   geomean ratios = {0.0, 0}, ours_share = {0.0, 0}, lt_share = {0.0, 0};
@@ -166,7 +222,7 @@ static int bench(const bench_args *a, tp_bench_env *env, tp_bench_meta *meta,
     tp_bench_progress_shape(&progress, i, shapes[i]);
     tp_bench_shape(env, shapes[i], &rows[i]);
     tp_bench_progress_done(&progress, rows[i].check);
-    print_row(&rows[i], with_store, with_floor);
+    print_row(&rows[i], cols);
     if (!isnan(rows[i].overhead) && (isnan(worst) || rows[i].overhead > worst))
       worst = rows[i].overhead;
     geomean_add(&ratios, rows[i].ratio);
@@ -179,7 +235,7 @@ static int bench(const bench_args *a, tp_bench_env *env, tp_bench_meta *meta,
   if (ratios.count)
     printf("geometric mean of the ratios (tilepipe / cuBLASLt): %.3f over %d shapes\n",
            meta->geomean_ratio, ratios.count);
-  if (with_store && !isnan(worst))
+  if (cols.store && !isnan(worst))
     printf("largest overhead over our store epilogue (same process): %+.1f%%\n", 100.0 * worst);
   if (ours_share.count)
     printf("geometric mean of the floor over the time: tilepipe %.2f, cuBLASLt %.2f (1 = at the "
@@ -217,8 +273,8 @@ static int measure_ceilings(const tp_bench_env *env, tp_bench_meta *meta) {
 }
 
 int tp_cmd_bench(int argc, char **argv) {
-  bench_args a = {.payload = "standard", .epilogue = "store", .dtype = "bf16",
-                  .out_dtype = "bf16", .warmup = 10, .iters = 50, .seed = 1};
+  bench_args a = {.payload = "standard", .epilogue = "store", .out_dtype = "bf16",
+                  .warmup = 10, .iters = 50, .seed = 1};
   const int64_t big = (int64_t)1 << 31;
   const tp_cli_option options[] = {
       {"shapes", TP_CLI_STRING, &a.shapes, "FILE", "the shapes to run (\"M N K\" lines)", 0, 0},
@@ -228,7 +284,8 @@ int tp_cmd_bench(int argc, char **argv) {
       {"payload", TP_CLI_STRING, &a.payload, "P", "payload plugin (default standard)", 0, 0},
       {"epilogue", TP_CLI_STRING, &a.epilogue, "E",
        "store (default) or residual (beta = 1, C of the output dtype)", 0, 0},
-      {"dtype", TP_CLI_STRING, &a.dtype, "DT", "A and B: bf16 (default), f16, e4m3, e5m2", 0, 0},
+      {"dtype", TP_CLI_STRING, &a.dtype, "DT",
+       "A and B: bf16 (default), f16, e4m3, e5m2; e4m3 for blockwise_fp8", 0, 0},
       {"out-dtype", TP_CLI_STRING, &a.out_dtype, "DT", "D (and C): bf16 (default), f16, f32", 0,
        0},
       {"warmup", TP_CLI_INT, &a.warmup, "W", "untimed runs per side and shape (default 10)", 0,
@@ -257,15 +314,14 @@ int tp_cmd_bench(int argc, char **argv) {
                        a.epilogue);
   tp_bench_env env = {.payload = a.payload, .epilogue = a.epilogue, .warmup = (int)a.warmup,
                       .iters = (int)a.iters, .workspace_bytes = (size_t)32 << 20};
-  /* The problem's kind follows the payload (tools/reference/problem.h):
-   * standard takes the dtypes cuBLASLt compares; the int8 payload s8. */
-  static const tp_dtype inputs[] = {TP_DTYPE_BF16, TP_DTYPE_F16, TP_DTYPE_E4M3, TP_DTYPE_E5M2};
-  static const tp_dtype int8_inputs[] = {TP_DTYPE_S8};
+  /* The problem's kind follows the payload (tools/reference/problem.h),
+   * and the dtypes taken follow the kind. */
   static const tp_dtype outputs[] = {TP_DTYPE_BF16, TP_DTYPE_F16, TP_DTYPE_F32};
-  env.kind = tp_ref_problem_kind(a.payload, tp_dtype_from_name(a.dtype));
-  const int int8 = strcmp(env.kind, "int8_w8a8") == 0;
-  if ((rc = parse_dtype("--dtype", a.dtype, int8 ? int8_inputs : inputs, int8 ? 1 : 4,
-                        int8 ? "s8" : "bf16, f16, e4m3, e5m2", &env.dtype)) != TP_EXIT_OK ||
+  env.kind =
+      tp_ref_problem_kind(a.payload, a.dtype ? tp_dtype_from_name(a.dtype) : TP_DTYPE_NONE);
+  const kind_inputs *in = inputs_of(env.kind);
+  if ((rc = parse_dtype("--dtype", a.dtype ? a.dtype : tp_dtype_name(in->dtypes[0]), in->dtypes,
+                        in->count, in->list, &env.dtype)) != TP_EXIT_OK ||
       (rc = parse_dtype("--out-dtype", a.out_dtype, outputs, 3, "bf16, f16, f32",
                         &env.out_dtype)) != TP_EXIT_OK)
     return rc;
@@ -295,8 +351,10 @@ int tp_cmd_bench(int argc, char **argv) {
   }
   env.inputs = generator;
   env.l2_bytes = dev.l2_bytes ? dev.l2_bytes : (size_t)50 << 20;
-  /* cuBLASLt computes the standard GEMM only; another kind is timed alone. */
-  if (strcmp(env.kind, "standard") == 0)
+  /* cuBLASLt computes the standard GEMM and blockwise FP8; another kind is
+   * timed alone. */
+  const int blockwise = strcmp(env.kind, "blockwise_fp8") == 0;
+  if (blockwise || strcmp(env.kind, "standard") == 0)
     env.cublaslt = open_cublaslt(&env.workspace, env.workspace_bytes);
   else
     printf("cuBLASLt does not compute %s's problem: our kernel is timed alone\n", env.kind);
@@ -315,6 +373,7 @@ int tp_cmd_bench(int argc, char **argv) {
          tp_version(), meta.commit, meta.date);
   printf("%s x %s, A/B %s, D %s, warm-up %d, median of %d\n", a.payload, a.epilogue,
          tp_dtype_name(env.dtype), tp_dtype_name(env.out_dtype), env.warmup, env.iters);
+  if (blockwise) print_blockwise_settings(&env, meta.cublaslt_version);
   if (a.roofline && measure_ceilings(&env, &meta)) env.ceilings = &meta.ceilings;
   rc = bench(&a, &env, &meta, shapes, count);
   tp_seeded_device_close(generator);

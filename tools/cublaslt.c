@@ -3,13 +3,16 @@
  * The function table is typed from the toolkit's own cublasLt.h
  * (__typeof__ of each prototype), so a pointer cannot disagree with the
  * function it is called as. Built without the toolkit, opening fails with
- * TP_ERR_UNSUPPORTED and nothing else is reachable. */
+ * TP_ERR_UNSUPPORTED and nothing else is reachable; built against headers
+ * older than cuBLAS 12.9, which lack the block-scaling modes, blockwise
+ * problems are refused with that reason. */
 #include "config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "tools/cublaslt.h"
+#include "tools/cublaslt_problem.h"
 
 #if TP_HAVE_CUDA
 #include <dlfcn.h>
@@ -22,6 +25,9 @@
 #define TP_STR(x) TP_STR_(x)
 /* The soname of the cuBLASLt this tool was built against. */
 #define TP_CUBLASLT_SONAME "libcublasLt.so." TP_STR(CUBLAS_VER_MAJOR)
+/* Whether the headers know the block-scaling modes (cuBLAS 12.9 on). */
+#define TP_CUBLASLT_HEADERS_BLOCKWISE \
+  (CUBLAS_VER_MAJOR > 12 || (CUBLAS_VER_MAJOR == 12 && CUBLAS_VER_MINOR >= 9))
 
 #define TP_CUBLASLT_FUNCTIONS(X)                                                            \
   X(Create) X(Destroy) X(GetVersion) X(GetStatusName) X(GetStatusString) X(MatmulDescCreate) \
@@ -45,6 +51,7 @@ struct tp_cublaslt_gemm {
   cublasLtMatrixLayout_t layout[NUM_LAYOUTS]; /* cuBLAS's A (our B), B (our A), C, D */
   cublasLtMatmulAlgo_t algo;
   int has_c;
+  int blockwise; /* scale pointers set per run */
   float alpha, beta;
   void *workspace;
   size_t workspace_bytes;
@@ -140,6 +147,45 @@ static tp_status make_layout(tp_cublaslt_gemm *g, int which, const tp_tensor *t,
                                     : failed(g->lt, s, "cublasLtMatrixLayoutCreate", err, errlen);
 }
 
+/* cuBLAS's A is our B, its B our A: our b_scale goes to A_SCALE_POINTER. */
+static tp_status set_scale_pointers(const tp_cublaslt_gemm *g, const tp_gemm_desc *desc,
+                                    char *err, size_t errlen) {
+  const tp_cublaslt *lt = g->lt;
+  const void *a = desc->b_scale.data, *b = desc->a_scale.data;
+  cublasStatus_t s =
+      lt->MatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &a, sizeof a);
+  if (s == CUBLAS_STATUS_SUCCESS)
+    s = lt->MatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &b, sizeof b);
+  return s == CUBLAS_STATUS_SUCCESS
+             ? TP_OK
+             : failed(lt, s, "cublasLtMatmulDescSetAttribute (scale pointers)", err, errlen);
+}
+
+/* The block-scaling modes: our B per 128 x 128 as cuBLAS's A, our A per
+ * 1 x 128 as its B. */
+static tp_status set_scale_modes(const tp_cublaslt_gemm *g, char *err, size_t errlen) {
+#if TP_CUBLASLT_HEADERS_BLOCKWISE
+  const tp_cublaslt *lt = g->lt;
+  const int32_t a_mode = CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
+  const int32_t b_mode = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
+  cublasStatus_t s = lt->MatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &a_mode,
+                                                sizeof a_mode);
+  if (s == CUBLAS_STATUS_SUCCESS)
+    s = lt->MatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &b_mode,
+                                   sizeof b_mode);
+  return s == CUBLAS_STATUS_SUCCESS
+             ? TP_OK
+             : failed(lt, s, "cublasLtMatmulDescSetAttribute (scale modes)", err, errlen);
+#else
+  (void)g;
+  snprintf(err, errlen,
+           "this tilepipe was built against cuBLAS %d.%d headers, which have no blockwise FP8 "
+           "scaling (12.9 and later)",
+           CUBLAS_VER_MAJOR, CUBLAS_VER_MINOR);
+  return TP_ERR_UNSUPPORTED;
+#endif
+}
+
 static tp_status describe_op(tp_cublaslt_gemm *g, const tp_gemm_desc *desc, char *err,
                              size_t errlen) {
   const tp_cublaslt *lt = g->lt;
@@ -156,8 +202,11 @@ static tp_status describe_op(tp_cublaslt_gemm *g, const tp_gemm_desc *desc, char
     s = lt->MatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast_accum,
                                    sizeof fast_accum);
   }
-  return s == CUBLAS_STATUS_SUCCESS ? TP_OK
-                                    : failed(lt, s, "cublasLtMatmulDescSetAttribute", err, errlen);
+  if (s != CUBLAS_STATUS_SUCCESS)
+    return failed(lt, s, "cublasLtMatmulDescSetAttribute", err, errlen);
+  if (!g->blockwise) return TP_OK;
+  tp_status st = set_scale_modes(g, err, errlen);
+  return st == TP_OK ? set_scale_pointers(g, desc, err, errlen) : st;
 }
 
 static tp_status choose_algo(tp_cublaslt_gemm *g, char *err, size_t errlen) {
@@ -190,15 +239,8 @@ tp_status tp_cublaslt_gemm_create(tp_cublaslt_gemm **out, tp_cublaslt *lt,
                                   const tp_gemm_desc *desc, void *workspace,
                                   size_t workspace_bytes, char *err, size_t errlen) {
   *out = NULL;
-  if (desc->a_scale.dtype != TP_DTYPE_NONE || desc->b_scale.dtype != TP_DTYPE_NONE) {
-    snprintf(err, errlen, "cuBLASLt comparison: only problems without scale tensors");
-    return TP_ERR_UNSUPPORTED;
-  }
-  if (desc->c.dtype != TP_DTYPE_NONE && desc->c.dtype != desc->d.dtype) {
-    snprintf(err, errlen, "cuBLASLt comparison: C must have D's dtype (C %s, D %s)",
-             tp_dtype_name(desc->c.dtype), tp_dtype_name(desc->d.dtype));
-    return TP_ERR_UNSUPPORTED;
-  }
+  tp_status st = tp_cublaslt_check_problem(desc, lt->GetVersion(), err, errlen);
+  if (st != TP_OK) return st;
   tp_cublaslt_gemm *g = calloc(1, sizeof *g);
   if (g == NULL) {
     snprintf(err, errlen, "out of host memory");
@@ -206,13 +248,14 @@ tp_status tp_cublaslt_gemm_create(tp_cublaslt_gemm **out, tp_cublaslt *lt,
   }
   g->lt = lt;
   g->has_c = desc->c.dtype != TP_DTYPE_NONE;
+  g->blockwise = tp_cublaslt_is_blockwise(desc);
   g->alpha = desc->alpha;
   g->beta = g->has_c ? desc->beta : 0.0f;
   g->workspace = workspace;
   g->workspace_bytes = workspace_bytes;
   /* Without C, cuBLAS still wants a C layout: D's, with beta = 0. */
   const tp_tensor *c = g->has_c ? &desc->c : &desc->d;
-  tp_status st = describe_op(g, desc, err, errlen);
+  st = describe_op(g, desc, err, errlen);
   if (st == TP_OK) st = make_layout(g, LAYOUT_A, &desc->b, desc->k, desc->n, err, errlen);
   if (st == TP_OK) st = make_layout(g, LAYOUT_B, &desc->a, desc->k, desc->m, err, errlen);
   if (st == TP_OK) st = make_layout(g, LAYOUT_C, c, desc->n, desc->m, err, errlen);
@@ -228,6 +271,10 @@ tp_status tp_cublaslt_gemm_create(tp_cublaslt_gemm **out, tp_cublaslt *lt,
 
 tp_status tp_cublaslt_gemm_run(const tp_cublaslt_gemm *g, const tp_gemm_desc *desc, void *stream,
                                char *err, size_t errlen) {
+  if (g->blockwise) {
+    const tp_status st = set_scale_pointers(g, desc, err, errlen);
+    if (st != TP_OK) return st;
+  }
   const void *c = g->has_c ? desc->c.data : desc->d.data;
   cublasStatus_t s = g->lt->Matmul(g->lt->handle, g->op, &g->alpha, desc->b.data,
                                    g->layout[LAYOUT_A], desc->a.data, g->layout[LAYOUT_B],

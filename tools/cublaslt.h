@@ -4,14 +4,20 @@
  *
  * It computes what the standard payload computes,
  *     D[M,N] = alpha * A[M,K] x B[N,K]^T (+ beta * C),
- * on the same device buffers, described by the same tp_gemm_desc. cuBLAS is
- * column-major: our row-major D is its D^T[N,M] = B[N,K] . A^T, so cuBLAS's
- * "A" is our B ([K x N] column-major, ld = B's row stride, transa = T), its
- * "B" is our A ([K x M], ld = A's row stride, transb = N), and C/D are
- * [N x M] with ld = their row strides. Compute type 32F, scale type 32F;
- * fp8 inputs run without fast accumulation (FAST_ACCUM = 0). The algorithm
- * is the first of cublasLtMatmulAlgoGetHeuristic's answers for the given
- * workspace. */
+ * and what blockwise_fp8 computes (A and B dequantized by their 1 x 128 and
+ * 128 x 128 block scales first), on the same device buffers, described by
+ * the same tp_gemm_desc; tools/cublaslt_problem.h says which problems it
+ * takes. cuBLAS is column-major: our row-major D is its D^T[N,M] =
+ * B[N,K] . A^T, so cuBLAS's "A" is our B ([K x N] column-major, ld = B's
+ * row stride, transa = T), its "B" is our A ([K x M], ld = A's row stride,
+ * transb = N), and C/D are [N x M] with ld = their row strides. So for
+ * blockwise_fp8 cuBLAS's A scales are our b_scale (A_SCALE_MODE
+ * BLK128x128_32F) and its B scales our a_scale (B_SCALE_MODE VEC128_32F),
+ * through A_SCALE_POINTER and B_SCALE_POINTER. Compute type 32F, scale type
+ * 32F; fp8 inputs run without fast accumulation (FAST_ACCUM = 0). The
+ * algorithm is the first of cublasLtMatmulAlgoGetHeuristic's answers for
+ * the given workspace. Every cuBLASLt call's status is checked; a failure
+ * names the call and cuBLASLt's status. */
 #ifndef TP_TOOLS_CUBLASLT_H
 #define TP_TOOLS_CUBLASLT_H
 
@@ -33,15 +39,17 @@ size_t tp_cublaslt_version(const tp_cublaslt *lt);
 
 void tp_cublaslt_close(tp_cublaslt *lt);
 
-/* Describes desc's GEMM to cuBLASLt (a standard-payload problem: no scale
- * tensors; C absent or of D's dtype) and picks its algorithm.
- * TP_ERR_UNSUPPORTED, with the reason, when cuBLASLt has no algorithm for it. */
+/* Describes desc's GEMM to cuBLASLt and picks its algorithm.
+ * TP_ERR_UNSUPPORTED, with the reason, for a problem cuBLASLt does not take
+ * (tp_cublaslt_check_problem, or a toolkit whose headers predate block
+ * scaling) or has no algorithm for; TP_ERR_CUDA when a call fails. */
 tp_status tp_cublaslt_gemm_create(tp_cublaslt_gemm **gemm, tp_cublaslt *lt,
                                   const tp_gemm_desc *desc, void *workspace,
                                   size_t workspace_bytes, char *err, size_t errlen);
 
 /* Queues the GEMM on `stream` (NULL: the default stream) with desc's data
- * pointers (desc describes the same problem as at creation). */
+ * pointers, the scales' included (desc describes the same problem as at
+ * creation). */
 tp_status tp_cublaslt_gemm_run(const tp_cublaslt_gemm *gemm, const tp_gemm_desc *desc,
                                void *stream, char *err, size_t errlen);
 

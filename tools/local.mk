@@ -29,6 +29,8 @@ tools_tilepipe_SOURCES = \
 	tools/shapes.c \
 	tools/cublaslt.h \
 	tools/cublaslt.c \
+	tools/cublaslt_problem.h \
+	tools/cublaslt_problem.c \
 	tools/output_diff.h \
 	tools/output_diff.c \
 	tools/roofline.h \
@@ -45,6 +47,8 @@ tools_tilepipe_SOURCES = \
 	tools/seeded_device.c \
 	tools/seeded_problem.h \
 	tools/seeded_problem.c \
+	tools/bench_accuracy.h \
+	tools/bench_accuracy.c \
 	tools/bench_shape.h \
 	tools/bench_shape.c \
 	tools/cmd_bench.c \

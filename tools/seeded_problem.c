@@ -7,13 +7,14 @@
 #include "tools/reference/seeded_fill.h"
 #include "tools/seeded_problem.h"
 
-/* Device buffers of each present tensor's span, 0xFF throughout. */
+/* Device buffers of each present tensor (tp_tool_buffer_bytes: its span,
+ * whole rows for the scales), 0xFF throughout. */
 static tp_status allocate(tp_gpu_problem *dp, const tp_ref_problem_spec *spec, char *err,
                           size_t errlen) {
   for (int i = 0; i < TP_REF_TENSORS; i++) {
     tp_tensor *t = tp_ref_desc_tensor(&dp->desc, i);
     if (t->dtype == TP_DTYPE_NONE || (i == TP_REF_C && spec->c_is_d)) continue;
-    dp->bytes[i] = tp_tensor_span_bytes(t);
+    dp->bytes[i] = tp_tool_buffer_bytes(t, i);
     tp_status st = tp_device_alloc(&dp->buffer[i], (size_t)dp->bytes[i]);
     if (st == TP_OK) st = tp_device_memset(dp->buffer[i], 0xFF, (size_t)dp->bytes[i]);
     if (st != TP_OK) {

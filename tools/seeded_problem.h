@@ -5,9 +5,10 @@
  * The descriptor is the reference's (tp_ref_problem_describe) with every
  * strided row padded to 16 bytes (tools/align_rows.h), as
  * tp_tool_problem_create lays it out on the host; each tensor gets a device
- * buffer of its span, all 0xFF first (NaN in every dtype: padding, atom
- * padding and D stay so), then every input its values
- * (tools/reference/seeded_fill.h says which get what). The bytes are those
+ * buffer of its span (whole rows for the scales: tp_tool_buffer_bytes),
+ * all 0xFF first (NaN in every dtype: padding, atom padding and D stay
+ * so), then every input its values (tools/reference/seeded_fill.h says
+ * which get what). The bytes are those
  * tp_seeded_fill_problem writes into tp_tool_problem_create's problem of
  * the same spec and seed; where a host copy is wanted, copy the buffers
  * back. */

@@ -20,11 +20,19 @@
  *                        N(0, 1), never 0; then rounded to the dtype (fp8
  *                        gets subnormal codes too: e4m3 about 1%). s8:
  *                        uniform over all 256 codes, -128..127.
- *   TP_SEEDED_SCALE      the scale tensors of blockwise_fp8 (f32) and
- *                        block_scaled: 2^e (1 + m), e uniform over -2..1 and
- *                        m uniform over the dtype's mantissa codes, so in
- *                        [1/4, 4): f32 every mantissa, ue4m3 its 8 (0.25 to
- *                        3.75); ue8m0, which has no mantissa, 2^-2..2^2.
+ *   TP_SEEDED_SCALE      the scale tensors of block_scaled, and of
+ *                        blockwise_fp8 under an f16 D: 2^e (1 + m), e
+ *                        uniform over -2..1 and m uniform over the dtype's
+ *                        mantissa codes, so in [1/4, 4): f32 every mantissa,
+ *                        ue4m3 its 8 (0.25 to 3.75); ue8m0, which has no
+ *                        mantissa, 2^-2..2^2.
+ *   TP_SEEDED_WIDE_SCALE the f32 scales of blockwise_fp8 under a bf16 or
+ *                        f32 D: 2^e (1 + m), e uniform over -8..7, so in
+ *                        [2^-8, 2^8): each k-block's weight in a sum differs
+ *                        from the next by up to 2^16, as quantized
+ *                        activations and weights do, which a misapplied
+ *                        scale cannot hide in. (Under an f16 D their
+ *                        products would overflow f16's 65504.)
  *   TP_SEEDED_ROW_SCALE  the per-row and per-column f32 scales of s8
  *                        operands: 2^e (1 + m), e over -12..-5, so in
  *                        [2^-12, 2^-4).
@@ -47,7 +55,8 @@
 typedef enum tp_seeded_kind {
   TP_SEEDED_OPERAND = 0,
   TP_SEEDED_SCALE = 1,
-  TP_SEEDED_ROW_SCALE = 2
+  TP_SEEDED_ROW_SCALE = 2,
+  TP_SEEDED_WIDE_SCALE = 3
 } tp_seeded_kind;
 
 /* One tensor's fill, as the device kernel takes it (by value; plain C, so
@@ -96,6 +105,7 @@ TP_SEEDED_FN float tp_seeded_pow2_mantissa(uint64_t bits, int lowest, uint32_t c
 /* The value (before the dtype's rounding) of an element with these bits. */
 TP_SEEDED_FN float tp_seeded_value(tp_seeded_kind kind, tp_dtype dtype, uint64_t bits) {
   if (kind == TP_SEEDED_ROW_SCALE) return tp_seeded_pow2_mantissa(bits, -12, 8, 23);
+  if (kind == TP_SEEDED_WIDE_SCALE) return tp_seeded_pow2_mantissa(bits, -8, 16, 23);
   if (kind == TP_SEEDED_SCALE) {
     if (dtype == TP_DTYPE_UE8M0) return tp_seeded_pow2_mantissa(bits, -2, 5, 0);
     return tp_seeded_pow2_mantissa(bits, -2, 4, dtype == TP_DTYPE_UE4M3 ? 3 : 23);

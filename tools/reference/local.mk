@@ -14,6 +14,8 @@ tools_reference_libtp_reference_la_SOURCES = \
 	tools/reference/seeded_fill.c \
 	tools/reference/compare.h \
 	tools/reference/compare.c \
+	tools/reference/sample.h \
+	tools/reference/sample.c \
 	tools/reference/problem.h \
 	tools/reference/problem.c
 tools_reference_libtp_reference_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)

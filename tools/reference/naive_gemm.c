@@ -1,5 +1,6 @@
 /* tools/reference/naive_gemm.c: see naive_gemm.h. Deliberately plain: one
- * dequantized f64 copy of A and of B, then a triple loop. */
+ * dequantized f64 copy of the rows of A and of B that the grid needs (all
+ * of them for tp_ref_gemm), then a triple loop. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,48 +103,58 @@ static int scale_rules(const tp_gemm_desc *desc, scale_rule *a, scale_rule *b, c
   }
 }
 
-/* out[r * k + j] = op(r, j) * its scale, for the rows x k operand. */
-static void dequantize(const tp_tensor *t, int64_t rows, int64_t k, const scale_rule *s,
-                       double *out) {
-  for (int64_t r = 0; r < rows; r++)
+/* out[i * k + j] = op(row i, j) * its scale for the rows x k operand,
+ * row i being rows[i] (i itself when rows is NULL). */
+static void dequantize(const tp_tensor *t, const int64_t *rows, int64_t count, int64_t k,
+                       const scale_rule *s, double *out) {
+  for (int64_t i = 0; i < count; i++) {
+    const int64_t r = rows ? rows[i] : i;
     for (int64_t j = 0; j < k; j++)
-      out[r * k + j] =
+      out[i * k + j] =
           (double)tp_dtype_load(t->dtype, t->data, tp_ref_index(t, r, j)) * scale_at(s, r, j);
+  }
 }
 
 tp_status tp_ref_gemm(const tp_gemm_desc *desc, tp_ref_epilogue epilogue, double *ref, double *mag,
                       char *err, size_t errlen) {
-  const int64_t m = desc->m, n = desc->n, k = desc->k;
+  return tp_ref_gemm_at(desc, epilogue, NULL, desc->m, NULL, desc->n, ref, mag, err, errlen);
+}
+
+tp_status tp_ref_gemm_at(const tp_gemm_desc *desc, tp_ref_epilogue epilogue, const int64_t *rows,
+                         int64_t nrows, const int64_t *cols, int64_t ncols, double *ref,
+                         double *mag, char *err, size_t errlen) {
+  const int64_t k = desc->k;
   scale_rule sa, sb;
   if (!scale_rules(desc, &sa, &sb, err, errlen))
     return TP_ERR_INVALID_ARGUMENT;
-  double *a = malloc(sizeof(double) * (size_t)(m * k));
-  double *b = malloc(sizeof(double) * (size_t)(n * k));
+  double *a = malloc(sizeof(double) * (size_t)(nrows * k));
+  double *b = malloc(sizeof(double) * (size_t)(ncols * k));
   if (a == NULL || b == NULL) {
     free(a);
     free(b);
-    snprintf(err, errlen, "reference: out of memory for %lldx%lldx%lld", (long long)m,
-             (long long)n, (long long)k);
+    snprintf(err, errlen, "reference: out of memory for %lldx%lldx%lld", (long long)nrows,
+             (long long)ncols, (long long)k);
     return TP_ERR_OUT_OF_MEMORY;
   }
-  dequantize(&desc->a, m, k, &sa, a);
-  dequantize(&desc->b, n, k, &sb, b);
+  dequantize(&desc->a, rows, nrows, k, &sa, a);
+  dequantize(&desc->b, cols, ncols, k, &sb, b);
   const int read_c = epilogue == TP_REF_RESIDUAL && desc->beta != 0.0f;
   const double alpha = desc->alpha, beta = desc->beta;
-  for (int64_t i = 0; i < m; i++)
-    for (int64_t j = 0; j < n; j++) {
+  for (int64_t i = 0; i < nrows; i++)
+    for (int64_t j = 0; j < ncols; j++) {
       double acc = 0.0, abs_acc = 0.0;
       for (int64_t p = 0; p < k; p++) {
         double prod = a[i * k + p] * b[j * k + p];
         acc += prod;
         abs_acc += fabs(prod);
       }
+      const int64_t row = rows ? rows[i] : i, col = cols ? cols[j] : j;
       double c = read_c ? beta * tp_dtype_load(desc->c.dtype, desc->c.data,
-                                               tp_ref_index(&desc->c, i, j))
+                                               tp_ref_index(&desc->c, row, col))
                         : 0.0;
-      ref[i * n + j] = alpha * acc + c;
+      ref[i * ncols + j] = alpha * acc + c;
       if (mag != NULL)
-        mag[i * n + j] = fabs(alpha) * abs_acc + fabs(c);
+        mag[i * ncols + j] = fabs(alpha) * abs_acc + fabs(c);
     }
   free(a);
   free(b);

@@ -47,4 +47,14 @@ int64_t tp_ref_index(const tp_tensor *t, int64_t row, int64_t col);
 tp_status tp_ref_gemm(const tp_gemm_desc *desc, tp_ref_epilogue epilogue, double *ref, double *mag,
                       char *err, size_t errlen);
 
+/* The same at the elements of a grid, for problems too large for the whole
+ * triple loop: ref[i * ncols + j] (and mag) for D(rows[i], cols[j]), the
+ * very sums tp_ref_gemm forms there. It reads the rows `rows` of A and of
+ * C, the rows `cols` of B, and the scales; the other rows of A, B and C
+ * may hold anything, so a host copy of just those rows will do. NULL rows
+ * (cols) stands for 0 .. nrows - 1 (ncols - 1). */
+tp_status tp_ref_gemm_at(const tp_gemm_desc *desc, tp_ref_epilogue epilogue, const int64_t *rows,
+                         int64_t nrows, const int64_t *cols, int64_t ncols, double *ref,
+                         double *mag, char *err, size_t errlen);
+
 #endif

@@ -19,7 +19,12 @@ int tp_seeded_role(const tp_ref_problem_spec *spec, int which, tp_seeded_kind *k
   switch (which) {
   case TP_REF_A_SCALE:
   case TP_REF_B_SCALE:
-    *kind = strcmp(spec->payload, "int8_w8a8") == 0 ? TP_SEEDED_ROW_SCALE : TP_SEEDED_SCALE;
+    if (strcmp(spec->payload, "int8_w8a8") == 0)
+      *kind = TP_SEEDED_ROW_SCALE;
+    else if (strcmp(spec->payload, "blockwise_fp8") == 0 && spec->d != TP_DTYPE_F16)
+      *kind = TP_SEEDED_WIDE_SCALE;
+    else
+      *kind = TP_SEEDED_SCALE;
     return 1;
   case TP_REF_C: *kind = TP_SEEDED_OPERAND; return !spec->c_nan;
   case TP_REF_D: return 0;

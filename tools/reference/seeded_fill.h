@@ -6,11 +6,12 @@
  * tensors, not for a benchmark's gigabytes.
  *
  * Which values a problem's tensors get (tp_seeded_role): A, B and C
- * operand values, the scale tensors of blockwise_fp8 and block_scaled
- * scale values, the per-row and per-column scales of s8 operands
- * (int8_w8a8) row-scale values; D none (it is the output), nor a C asked
- * for as NaN (c_nan: it keeps the poison). Tensor `which` (TP_REF_A ...)
- * draws from key tp_seeded_key(seed, which). */
+ * operand values; the scale tensors of blockwise_fp8 wide scale values
+ * (2^-8 .. 2^8), or under an f16 D, whose range their products would
+ * overflow, scale values, as block_scaled's; the per-row and per-column
+ * scales of s8 operands (int8_w8a8) row-scale values; D none (it is the
+ * output), nor a C asked for as NaN (c_nan: it keeps the poison). Tensor
+ * `which` (TP_REF_A ...) draws from key tp_seeded_key(seed, which). */
 #ifndef TP_TOOLS_REFERENCE_SEEDED_FILL_H
 #define TP_TOOLS_REFERENCE_SEEDED_FILL_H
 
