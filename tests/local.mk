@@ -272,7 +272,7 @@ tests_test_cublaslt_problem_LDADD = tools/reference/libtp_reference.la $(TP_TEST
 # The benchmark's progress lines, SVG picture and CSV and JSON records.
 check_PROGRAMS += tests/test_bench_output
 tests_test_bench_output_SOURCES = tests/test_bench_output.c tools/bench_progress.c \
-	tools/bench_svg.c tools/bench_report.c tools/roofline.c tests/tmpdir.c
+	tools/bench_svg.c tools/bench_report.c tools/bench_table.c tools/roofline.c tests/tmpdir.c
 tests_test_bench_output_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
 tests_test_bench_output_LDADD = $(TP_TEST_LIBS)
 check_LTLIBRARIES += tests/plugins/fixture_skip_last.la

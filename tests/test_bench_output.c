@@ -18,7 +18,16 @@
  * without them.
  * CSV and JSON: a header naming every column, the error columns (each
  * side's error, their ratio, the bound, the sample's size) filled for a
- * row that has them and empty (null) for one that has not. */
+ * row that has them and empty (null) for one that has not; no versus
+ * columns without versus sides.
+ * Versus sides (--versus): the table's first nine columns are the same
+ * with and without them, each side's ms and speed x are columns 10 + 2i
+ * and 11 + 2i under a header naming the side, a side that is not ok is
+ * named in the check with its check (and distance), each side's note gets
+ * a line; the CSV has each side's seven columns after the note, the JSON
+ * the sides in its header (with the geometric mean of their speed) and in
+ * each row; the SVG lists them in its title, hover text and data
+ * attributes. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +38,7 @@
 #include "tests/tmpdir.h"
 #include "tools/bench_progress.h"
 #include "tools/bench_svg.h"
+#include "tools/bench_table.h"
 
 /* ------------------------------------------------------------ progress */
 
@@ -433,7 +443,10 @@ START_TEST(test_records_carry_the_errors) {
   csv_field(csv, 2, "err_ratio", field, sizeof field);
   ck_assert_str_eq(field, "2");
 
+  ck_assert_ptr_null(strstr(csv, "versus"));
+
   char *json = slurp(dir, "run.json");
+  ck_assert_ptr_null(strstr(json, "versus"));
   ck_assert_ptr_nonnull(strstr(json, "\"rel_bound\": null, \"tilepipe_err\": 0.0016, "
                                      "\"cublaslt_err\": 0.0015, \"err_ratio\": 1.06667, "
                                      "\"err_bound\": 0.0721, \"err_samples\": 16384, "));
@@ -443,6 +456,251 @@ START_TEST(test_records_carry_the_errors) {
   free(csv);
   free(json);
   ck_assert_int_eq(tp_test_tmpdir_remove(dir), 0);
+}
+END_TEST
+
+/* ------------------------------------------------------------ versus */
+
+/* Two versus sides over fixed_rows: row 0 with both timed, the second's D
+ * far from ours; row 1 with the first not compared (its plan failed);
+ * rows 2 and 3 with both ok and both unmeasured. */
+static tp_bench_meta versus_meta(void) {
+  tp_bench_meta m = record_meta;
+  m.payload = "standard";
+  m.epilogue = "residual";
+  m.versus_count = 2;
+  m.versus[0] = (tp_bench_versus){"standard_old", "residual_old", 1.02};
+  m.versus[1] = (tp_bench_versus){"standard_x.y-z", "residual_x.y-z", NAN};
+  return m;
+}
+
+static void versus_rows(tp_bench_row *rows) {
+  fixed_rows(rows, 0);
+  for (size_t i = 0; i < ROWS; i++)
+    for (int v = 0; v < 2; v++)
+      rows[i].versus[v] = (tp_bench_versus_row){NAN, NAN, NAN, "not compared", ""};
+  rows[0].rel_diff = 0.002;
+  rows[0].rel_bound = 0.0078;
+  rows[0].check = "MISMATCH";
+  rows[0].versus[0] = (tp_bench_versus_row){0.63, 1.05, 0.001, "ok", ""};
+  rows[0].versus[1] = (tp_bench_versus_row){0.57, 0.95, 0.5, "MISMATCH", ""};
+  snprintf(rows[1].versus[0].note, sizeof rows[1].versus[0].note,
+           "payload plugin 'standard_old' is unusable: \"ABI 2.0\" not 1.0");
+  rows[1].versus[1] = (tp_bench_versus_row){0.30, 1.2, 0.0, "ok", ""};
+  rows[1].rel_bound = 0.0078;
+  for (int v = 0; v < 2; v++) rows[2].versus[v] = (tp_bench_versus_row){0.021, 1.05, 0.0, "ok", ""};
+  snprintf(rows[3].versus[0].note, sizeof rows[3].versus[0].note, "not timed (see the row's note)");
+}
+
+/* What the table prints for rows[0..count) under meta, header included. */
+static char *table(const tp_bench_meta *meta, const tp_bench_row *rows, size_t count,
+                   tp_bench_columns c) {
+  char *text = NULL;
+  size_t size = 0;
+  FILE *f = open_memstream(&text, &size);
+  ck_assert_ptr_nonnull(f);
+  tp_bench_table_header(f, meta, c);
+  for (size_t i = 0; i < count; i++) tp_bench_table_row(f, meta, &rows[i], c);
+  ck_assert_int_eq(fclose(f), 0);
+  return text;
+}
+
+/* Line `n` (from 0) of text, without its newline. */
+static void line_of(const char *text, int n, char *out, size_t size) {
+  for (int i = 0; i < n; i++) {
+    text = strchr(text, '\n');
+    ck_assert_ptr_nonnull(text);
+    text++;
+  }
+  const size_t len = strcspn(text, "\n");
+  ck_assert_uint_lt(len, size);
+  memcpy(out, text, len);
+  out[len] = '\0';
+}
+
+/* Whitespace-separated field `n` (from 1, as awk counts) of line. */
+static void field_of(const char *line, int n, char *out, size_t size) {
+  const char *p = line;
+  for (int i = 1;; i++) {
+    p += strspn(p, " ");
+    ck_assert_msg(*p != '\0', "no field %d in '%s'", n, line);
+    const size_t len = strcspn(p, " ");
+    if (i == n) {
+      ck_assert_uint_lt(len, size);
+      memcpy(out, p, len);
+      out[len] = '\0';
+      return;
+    }
+    p += len;
+  }
+}
+
+START_TEST(test_versus_table) {
+  tp_bench_row rows[ROWS];
+  versus_rows(rows);
+  tp_bench_meta plain = versus_meta();
+  plain.versus_count = 0;
+  const tp_bench_meta meta = versus_meta();
+  const tp_bench_columns c = {1, 0, 0}; /* the residual's store columns */
+  char *without = table(&plain, rows, ROWS, c), *with = table(&meta, rows, ROWS, c);
+  /* The header: the first nine as ever, then each side's two. */
+  char line[1024], plain_line[1024], field[64], plain_field[64];
+  line_of(with, 0, line, sizeof line);
+  ck_assert_msg(strncmp(line,
+                        "     M      N      K  cp    ours ms  TFLOP/s  cuBLAS ms  TFLOP/s  ratio "
+                        "standard_old ms speed x standard_x.y-z ms speed x   store ms    over",
+                        140) == 0,
+                "%s", line);
+  line_of(without, 0, plain_line, sizeof plain_line);
+  ck_assert_int_eq(strncmp(line, plain_line, 71), 0);
+  ck_assert_ptr_nonnull(strstr(plain_line, " ratio   store ms    over  plan ms host us  check"));
+  /* Row 0: the same first nine fields (and text) with and without. */
+  line_of(with, 1, line, sizeof line);
+  line_of(without, 1, plain_line, sizeof plain_line);
+  ck_assert_int_eq(strncmp(line, plain_line, 71), 0);
+  for (int n = 1; n <= 9; n++) {
+    field_of(line, n, field, sizeof field);
+    field_of(plain_line, n, plain_field, sizeof plain_field);
+    ck_assert_str_eq(field, plain_field);
+  }
+  field_of(line, 5, field, sizeof field);
+  ck_assert_str_eq(field, "0.6000");
+  field_of(line, 9, field, sizeof field);
+  ck_assert_str_eq(field, "1.100");
+  static const char *const want0[] = {"0.6300", "1.050", "0.5700", "0.950"};
+  for (int n = 0; n < 4; n++) {
+    field_of(line, 10 + n, field, sizeof field);
+    ck_assert_str_eq(field, want0[n]);
+  }
+  ck_assert_msg(strstr(line, "  MISMATCH (rel 0.002, bound 0.0078); versus standard_x.y-z "
+                             "MISMATCH (rel 0.5, bound 0.0078)") != NULL,
+                "%s", line);
+  ck_assert_ptr_null(strstr(line, "versus standard_old"));
+  ck_assert_ptr_null(strstr(plain_line, "versus"));
+  /* Row 1: the first side not compared, its note on a line of its own. */
+  line_of(with, 2, line, sizeof line);
+  field_of(line, 10, field, sizeof field);
+  ck_assert_str_eq(field, "nan");
+  field_of(line, 12, field, sizeof field);
+  ck_assert_str_eq(field, "0.3000");
+  ck_assert_msg(strstr(line, "  MISMATCH; versus standard_old not compared") != NULL, "%s", line);
+  ck_assert_ptr_null(strstr(line, "versus standard_x.y-z"));
+  line_of(with, 3, line, sizeof line);
+  ck_assert_str_eq(line, "       note: versus standard_old: payload plugin 'standard_old' is "
+                         "unusable: \"ABI 2.0\" not 1.0");
+  /* Row 2 all ok: its line ends in its check; row 3 our note, then the
+   * side's. */
+  line_of(with, 4, line, sizeof line);
+  ck_assert_msg(strlen(line) > 4 && strcmp(line + strlen(line) - 4, "  ok") == 0, "%s", line);
+  line_of(with, 5, line, sizeof line);
+  ck_assert_msg(strstr(line, "  error; versus standard_old not compared; versus standard_x.y-z "
+                             "not compared") != NULL,
+                "%s", line);
+  line_of(with, 6, line, sizeof line);
+  ck_assert_str_eq(line, "       note: tilepipe: no kernel <fits> & so on");
+  line_of(with, 7, line, sizeof line);
+  ck_assert_str_eq(line, "       note: versus standard_old: not timed (see the row's note)");
+  ck_assert_int_eq(occurrences(with, "\n"), 8);
+  ck_assert_int_eq(occurrences(without, "\n"), 6);
+  free(without);
+  free(with);
+}
+END_TEST
+
+START_TEST(test_versus_records) {
+  tp_bench_row rows[ROWS];
+  versus_rows(rows);
+  const tp_bench_meta meta = versus_meta();
+  char dir[4096], err[256] = "", path[4200], field[128];
+  ck_assert_int_eq(tp_test_tmpdir_make(dir, sizeof dir, "bench-versus"), 0);
+  snprintf(path, sizeof path, "%s/run.csv", dir);
+  ck_assert_int_eq(tp_bench_write_csv(path, &meta, rows, ROWS, err, sizeof err), TP_OK);
+  snprintf(path, sizeof path, "%s/run.json", dir);
+  ck_assert_int_eq(tp_bench_write_json(path, &meta, rows, ROWS, err, sizeof err), TP_OK);
+
+  char *csv = slurp(dir, "run.csv");
+  ck_assert_ptr_nonnull(strstr(
+      csv, ",check,plan,note,versus1_payload,versus1_epilogue,versus1_ms,versus1_speed,"
+           "versus1_rel_diff,versus1_check,versus1_note,versus2_payload,versus2_epilogue,"
+           "versus2_ms,versus2_speed,versus2_rel_diff,versus2_check,versus2_note\n"));
+  static const struct {
+    const char *name, *row0, *row1, *row3;
+  } want[] = {{"versus1_payload", "\"standard_old\"", "\"standard_old\"", "\"standard_old\""},
+              {"versus1_epilogue", "\"residual_old\"", "\"residual_old\"", "\"residual_old\""},
+              {"versus1_ms", "0.63", "", ""},
+              {"versus1_speed", "1.05", "", ""},
+              {"versus1_rel_diff", "0.001", "", ""},
+              {"versus1_check", "ok", "not compared", "not compared"},
+              {"versus2_payload", "\"standard_x.y-z\"", "\"standard_x.y-z\"", "\"standard_x.y-z\""},
+              {"versus2_ms", "0.57", "0.3", ""},
+              {"versus2_speed", "0.95", "1.2", ""},
+              {"versus2_rel_diff", "0.5", "0", ""},
+              {"versus2_check", "MISMATCH", "ok", "not compared"},
+              {"versus2_note", "\"\"", "\"\"", "\"\""}};
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    csv_field(csv, 1, want[i].name, field, sizeof field);
+    ck_assert_str_eq(field, want[i].row0);
+    csv_field(csv, 2, want[i].name, field, sizeof field);
+    ck_assert_str_eq(field, want[i].row1);
+    csv_field(csv, 4, want[i].name, field, sizeof field);
+    ck_assert_str_eq(field, want[i].row3);
+  }
+  /* A note with quotes in it: the field quoted, its quotes doubled. */
+  ck_assert_ptr_nonnull(
+      strstr(csv, ",not compared,\"payload plugin 'standard_old' is unusable: \"\"ABI 2.0\"\" "
+                  "not 1.0\",\"standard_x.y-z\","));
+  /* The run's fields before the versus columns are where they were. */
+  csv_field(csv, 1, "check", field, sizeof field);
+  ck_assert_str_eq(field, "MISMATCH");
+
+  char *json = slurp(dir, "run.json");
+  ck_assert_ptr_nonnull(strstr(
+      json, "\"versus\": [{\"payload\": \"standard_old\", \"epilogue\": \"residual_old\", "
+            "\"geomean_speed\": 1.02}, {\"payload\": \"standard_x.y-z\", \"epilogue\": "
+            "\"residual_x.y-z\", \"geomean_speed\": null}],\n  \"rows\": ["));
+  ck_assert_ptr_nonnull(strstr(
+      json, "\"check\": \"MISMATCH\", \"plan\": \"\", \"note\": \"\", \"versus\": [{\"payload\": "
+            "\"standard_old\", \"ms\": 0.63, \"speed\": 1.05, \"rel_diff\": 0.001, \"check\": "
+            "\"ok\", \"note\": \"\"}, {\"payload\": \"standard_x.y-z\", \"ms\": 0.57, \"speed\": "
+            "0.95, \"rel_diff\": 0.5, \"check\": \"MISMATCH\", \"note\": \"\"}]}"));
+  ck_assert_ptr_nonnull(strstr(
+      json, "{\"payload\": \"standard_old\", \"ms\": null, \"speed\": null, \"rel_diff\": null, "
+            "\"check\": \"not compared\", \"note\": \"payload plugin 'standard_old' is unusable: "
+            "\\\"ABI 2.0\\\" not 1.0\"}"));
+  ck_assert_int_eq(occurrences(json, "\"versus\": ["), 1 + ROWS);
+  ck_assert_int_eq(occurrences(json, "}]}"), ROWS);
+  free(csv);
+  free(json);
+  ck_assert_int_eq(tp_test_tmpdir_remove(dir), 0);
+}
+END_TEST
+
+START_TEST(test_versus_svg) {
+  tp_bench_row rows[ROWS];
+  versus_rows(rows);
+  const tp_bench_meta meta = versus_meta();
+  char *text = NULL;
+  size_t size = 0;
+  FILE *f = open_memstream(&text, &size);
+  ck_assert_ptr_nonnull(f);
+  tp_bench_svg(f, &meta, rows, ROWS);
+  ck_assert_int_eq(fclose(f), 0);
+  assert_well_formed(text);
+  ck_assert_ptr_nonnull(strstr(text, "; versus (speed x, its time / ours) standard_old x "
+                                     "residual_old 1.020, standard_x.y-z x residual_x.y-z not "
+                                     "measured</text>"));
+  ck_assert_ptr_nonnull(strstr(text, "; versus standard_old 0.63 ms (speed x 1.050), ok; versus "
+                                     "standard_x.y-z 0.57 ms (speed x 0.950), MISMATCH; check "
+                                     "MISMATCH"));
+  ck_assert_ptr_nonnull(strstr(text, "; versus standard_old not measured, not compared; versus "
+                                     "standard_x.y-z 0.3 ms (speed x 1.200), ok;"));
+  ck_assert_ptr_nonnull(strstr(text, "data-row=\"0\" data-tilepipe-err=\"0.0016\" "
+                                     "data-cublaslt-err=\"0.0015\" data-versus1-speed=\"1.05\" "
+                                     "data-versus2-speed=\"0.95\">"));
+  ck_assert_ptr_nonnull(strstr(text, "<g class=\"row\" data-row=\"3\">"));
+  ck_assert_int_eq(occurrences(text, "data-versus1-speed="), 2);
+  ck_assert_int_eq(occurrences(text, "data-versus2-speed="), 3);
+  free(text);
 }
 END_TEST
 
@@ -460,6 +718,11 @@ int main(void) {
   suite_add_tcase(s, tc);
   tc = tcase_create("records");
   tcase_add_test(tc, test_records_carry_the_errors);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("versus");
+  tcase_add_test(tc, test_versus_table);
+  tcase_add_test(tc, test_versus_records);
+  tcase_add_test(tc, test_versus_svg);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

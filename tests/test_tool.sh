@@ -18,15 +18,22 @@
 #   scale vector), a payload without a GPU kernel on the CUDA backend, a
 #   missing registry, a bad shapes file (with its line); auto on the CPU
 #   says why not CUDA;
+# - bench --versus: a value that is not P or P:E and more than 4 of them
+#   exit 2; a section the registry lacks, or of the other kind, exits 3
+#   naming it (with or without a GPU);
 # - the GPU commands: without a GPU, `bench` and `run --backend cuda` exit
 #   77 saying so (run naming the backend asked for), bench after taking
-#   blockwise_fp8's default dtype (e4m3) and refusing any other; with one,
+#   blockwise_fp8's default dtype (e4m3) and refusing any other, and after
+#   taking valid --versus sections; with one,
 #   they run (bench writes a CSV row that matches, an SVG with its bars and
 #   a progress line on stderr, and with --roofline measures plausible
 #   ceilings and gives the floor; blockwise_fp8 against cuBLASLt's
 #   blockwise FP8 gives a compared row with both sides' sampled errors, and
 #   a row cuBLASLt cannot take, M not a multiple of 4, "not compared" with
-#   the reason and our error alone).
+#   the reason and our error alone; --versus with the same plugins under
+#   other section names gives a compared side of speed about 1, a broken
+#   section and a plan its epilogue refuses give "not compared" sides with
+#   their reasons, and the run still passes).
 # Scratch files go to a fresh folder under $TMPDIR; nothing is written to
 # the source tree.
 set -u
@@ -223,6 +230,22 @@ expect 2 "--dtype: bench does not compare bf16 \(blockwise_fp8 takes e4m3\)" -- 
 expect 2 "--dtype: bench does not compare e5m2 \(blockwise_fp8 takes e4m3\)" -- \
   bench --payload blockwise_fp8 --dtype e5m2 -m 64 -n 64 -k 128
 
+# bench --versus: checked before the GPU is looked for.
+expect 0 '--versus P\[:E\]' -- bench --help
+expect 3 "--versus: no payload section \[nosuch\] in .*tilepipe.ini" -- \
+  bench $r --versus nosuch -m 64 -n 64 -k 64
+expect 3 "--versus: no epilogue section \[nosuch\] in " -- \
+  bench $r --versus standard:nosuch -m 64 -n 64 -k 64
+expect 3 "--versus: section \[store\] is of kind epilogue, not payload \(.*tilepipe.ini:[0-9]+\)" -- \
+  bench $r --versus store -m 64 -n 64 -k 64
+expect 3 "--versus: section \[blockwise_fp8\] is of kind payload, not epilogue" -- \
+  bench $r --payload blockwise_fp8 --versus blockwise_fp8:blockwise_fp8 -m 64 -n 64 -k 128
+expect 2 "--versus is given more than 4 times" -- bench $r -m 64 -n 64 -k 64 \
+  --versus standard --versus standard --versus standard --versus standard --versus standard
+for bad in ':store' 'standard:' 'standard:store:store'; do
+  expect 2 "--versus '$bad': give P or P:E" -- bench $r --versus "$bad" -m 64 -n 64 -k 64
+done
+
 # ---------------------------------------------------------------- the GPU
 printf '# one small shape\n256 256 512\n' >"$tmp/shapes.txt"
 "$tool" bench $r --shapes "$tmp/shapes.txt" --iters 20 --warmup 2 --roofline \
@@ -236,6 +259,10 @@ if [ "$status" -eq 77 ]; then
   expect 77 'needs a CUDA GPU' -- bench $r --payload blockwise_fp8 -m 64 -n 64 -k 128
   expect 77 'needs a CUDA GPU' -- bench $r --payload blockwise_fp8 --dtype e4m3 --out-dtype f32 \
     --epilogue residual -m 64 -n 64 -k 128
+  expect 77 'needs a CUDA GPU' -- bench $r --versus standard --versus standard:residual \
+    --versus standard:store --versus block_scaled -m 64 -n 64 -k 64
+  expect 77 'needs a CUDA GPU' -- bench $r --payload blockwise_fp8 --epilogue residual \
+    --versus blockwise_fp8 -m 64 -n 64 -k 128
   expect 0 '^plan: +standard x store on cpu: .*; auto chose the CPU: .*(CUDA|GPU|device)' -- \
     run $r -m 8 -n 8 -k 8
   echo "test_tool: no GPU here; bench and run --backend cuda skipped as expected"
@@ -281,6 +308,42 @@ elif [ "$status" -eq 0 ]; then
               $col["cublaslt_err"] == "" && $col["err_samples"] == 16384 }
     END { exit !(ok && NR == 3) }' "$tmp/bw.csv" ||
     fail "bench blockwise CSV: $(cat "$tmp/bw.csv")"
+  # --versus: the build's own plugins under other names (what bench/ab.sh
+  # writes for another build), a broken section, and, on a residual run,
+  # the store epilogue, whose plan refuses C with beta = 1.
+  sed -n '/^\[/,$p' "$reg" | sed 's/^\[\(.*\)\]$/[\1_b]/' | cat "$reg" - >"$tmp/versus.ini"
+  printf '\n[ghost]\nkind = payload\nlibrary = %s/no_such_plugin.so\n' "$tmp" >>"$tmp/versus.ini"
+  expect 0 '^versus standard_b x store_b: on the same inputs' -- bench --registry "$tmp/versus.ini" \
+    -m 2048 -n 2048 -k 2048 --iters 20 --warmup 2 --versus standard_b:store_b --versus ghost \
+    --csv "$tmp/versus.csv"
+  grep -Eq '^ +2048 +2048 +2048 +[0-9]+ .*  ok \(rel [^)]*\); versus ghost not compared$' "$tmp/out" ||
+    fail "bench --versus: row: $(grep -E '^ +2048 ' "$tmp/out")"
+  grep -q "^       note: versus ghost: .*ghost.*unusable" "$tmp/out" ||
+    fail "bench --versus: no reason for ghost: $(grep 'note:' "$tmp/out")"
+  grep -q '^geometric mean of speed x (versus standard_b ms / ours' "$tmp/out" ||
+    fail "bench --versus: no geometric mean of speed x"
+  # Quoted fields (the plan's text has commas) emptied, then split at commas.
+  sed 's/"[^"]*"/""/g' "$tmp/versus.csv" | awk -F, '
+    NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    NR == 2 { ok = $col["check"] == "ok" && $col["versus1_check"] == "ok" &&
+              $col["versus1_speed"] > 0.67 && $col["versus1_speed"] < 1.5 &&
+              $col["versus1_rel_diff"] != "" && $col["versus1_rel_diff"] <= $col["rel_bound"] &&
+              $col["versus2_check"] == "not compared" && $col["versus2_ms"] == "" }
+    END { exit !(ok && NR == 2) }' ||
+    fail "bench --versus CSV: $(cat "$tmp/versus.csv")"
+  expect 0 'versus standard_b not compared' -- bench --registry "$tmp/versus.ini" \
+    --epilogue residual -m 256 -n 256 -k 512 --iters 20 --warmup 2 \
+    --versus standard_b:store_b --versus standard:residual_b
+  grep -q "^       note: versus standard_b: .*C is given with beta = 1" "$tmp/out" ||
+    fail "bench --versus residual: no reason from store: $(grep 'note:' "$tmp/out")"
+  grep -Eq '^ +256 +256 +512 .*  ok \(rel [^)]*\); versus standard_b not compared$' "$tmp/out" ||
+    fail "bench --versus residual: row: $(grep -E '^ +256 ' "$tmp/out")"
+  # blockwise_fp8 against itself under another name.
+  expect 0 '^versus blockwise_fp8_b x residual: ' -- bench --registry "$tmp/versus.ini" \
+    --payload blockwise_fp8 --epilogue residual -m 256 -n 256 -k 640 --iters 20 --warmup 2 \
+    --versus blockwise_fp8_b
+  grep -Eq '^ +256 +256 +640 .*  ok \(rel [^)]*\)$' "$tmp/out" ||
+    fail "bench --versus blockwise: row: $(grep -E '^ +256 ' "$tmp/out")"
 else
   fail "bench exited $status"
   sed 's/^/    /' "$tmp/out" >&2

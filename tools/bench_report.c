@@ -61,8 +61,14 @@ tp_status tp_bench_write_csv(const char *path, const tp_bench_meta *meta, const 
         "copies,tilepipe_ms,tilepipe_tflops,cublaslt_ms,cublaslt_tflops,ratio,store_ms,overhead,"
         "rel_diff,rel_bound,tilepipe_err,cublaslt_err,err_ratio,err_bound,err_samples,plan_ms,"
         "host_us,ceiling_tbps,ceiling_tflops,floor_ms,"
-        "tilepipe_of_floor,cublaslt_of_floor,bound,check,plan,note\n",
+        "tilepipe_of_floor,cublaslt_of_floor,bound,check,plan,note",
         f);
+  for (int v = 1; v <= meta->versus_count; v++)
+    fprintf(f,
+            ",versus%d_payload,versus%d_epilogue,versus%d_ms,versus%d_speed,versus%d_rel_diff,"
+            "versus%d_check,versus%d_note",
+            v, v, v, v, v, v, v);
+  fputc('\n', f);
   for (size_t i = 0; i < count; i++) {
     const tp_bench_row *r = &rows[i];
     csv_text(f, meta->gpu, ",");
@@ -97,7 +103,19 @@ tp_status tp_bench_write_csv(const char *path, const tp_bench_meta *meta, const 
     for (size_t v = 0; v < sizeof values / sizeof values[0]; v++) csv_number(f, values[v], ",");
     fprintf(f, "%s,%s,", tp_bench_bound(r), r->check);
     csv_text(f, r->plan, ",");
-    csv_text(f, r->note, "\n");
+    csv_text(f, r->note, "");
+    for (int v = 0; v < meta->versus_count; v++) {
+      const tp_bench_versus_row *x = &r->versus[v];
+      fputc(',', f);
+      csv_text(f, meta->versus[v].payload, ",");
+      csv_text(f, meta->versus[v].epilogue, ",");
+      csv_number(f, x->ms, ",");
+      csv_number(f, x->speed, ",");
+      csv_number(f, x->rel_diff, ",");
+      fprintf(f, "%s,", x->check);
+      csv_text(f, x->note, "");
+    }
+    fputc('\n', f);
   }
   return close_out(f, path, err, errlen);
 }
@@ -143,6 +161,16 @@ tp_status tp_bench_write_json(const char *path, const tp_bench_meta *meta,
   json_number(f, "geomean_ratio", meta->geomean_ratio, ",\n  ");
   json_number(f, "ceiling_tbps", meta->ceilings.bytes_per_s * 1e-12, ",\n  ");
   json_number(f, "ceiling_tflops", meta->ceilings.flops_per_s * 1e-12, ",\n  ");
+  if (meta->versus_count) {
+    fputs("\"versus\": [", f);
+    for (int v = 0; v < meta->versus_count; v++) {
+      fputs(v ? ", {" : "{", f);
+      json_text(f, "payload", meta->versus[v].payload, ", ");
+      json_text(f, "epilogue", meta->versus[v].epilogue, ", ");
+      json_number(f, "geomean_speed", meta->versus[v].geomean_speed, "}");
+    }
+    fputs("],\n  ", f);
+  }
   fputs("\"rows\": [", f);
   for (size_t i = 0; i < count; i++) {
     const tp_bench_row *r = &rows[i];
@@ -170,7 +198,17 @@ tp_status tp_bench_write_json(const char *path, const tp_bench_meta *meta,
     json_text(f, "bound", tp_bench_bound(r), ", ");
     json_text(f, "check", r->check, ", ");
     json_text(f, "plan", r->plan, ", ");
-    json_text(f, "note", r->note, "}");
+    json_text(f, "note", r->note, meta->versus_count ? ", \"versus\": [" : "}");
+    for (int v = 0; v < meta->versus_count; v++) {
+      const tp_bench_versus_row *x = &r->versus[v];
+      fputs(v ? ", {" : "{", f);
+      json_text(f, "payload", meta->versus[v].payload, ", ");
+      json_number(f, "ms", x->ms, ", ");
+      json_number(f, "speed", x->speed, ", ");
+      json_number(f, "rel_diff", x->rel_diff, ", ");
+      json_text(f, "check", x->check, ", ");
+      json_text(f, "note", x->note, v + 1 < meta->versus_count ? "}" : "}]}");
+    }
   }
   fputs("\n  ]\n}\n", f);
   return close_out(f, path, err, errlen);

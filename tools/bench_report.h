@@ -7,7 +7,11 @@
  * the floor as a share of each side's time (1 = at the floor). Rows of
  * blockwise_fp8 carry each side's error against the f64 reference on a
  * sample of D (tools/bench_accuracy.h), their ratio and the payload's
- * bound. The same results can also be drawn (tools/bench_svg.h). */
+ * bound. With --versus, every record also carries each versus side (another
+ * payload section of the registry timed in the same rounds): its time, its
+ * speed against ours (its time over ours: above 1, ours is faster), how far
+ * its D is from ours and its check. The same results can also be drawn
+ * (tools/bench_svg.h). */
 #ifndef TP_TOOLS_BENCH_REPORT_H
 #define TP_TOOLS_BENCH_REPORT_H
 
@@ -16,6 +20,15 @@
 #include "tilepipe/status.h"
 #include "tools/roofline.h"
 #include "tools/shapes.h"
+
+/* The most versus sides one run times besides ours and cuBLASLt. */
+enum { TP_BENCH_MAX_VERSUS = 4 };
+
+/* A versus side of the run: the sections it plans with. */
+typedef struct tp_bench_versus {
+  const char *payload, *epilogue;
+  double geomean_speed;     /* over the rows where both sides were timed; NaN: none */
+} tp_bench_versus;
 
 typedef struct tp_bench_meta {
   const char *gpu;
@@ -28,7 +41,19 @@ typedef struct tp_bench_meta {
   int warmup, iters;
   double geomean_ratio;     /* NaN when no ratio was measured */
   tp_ceilings ceilings;     /* measured in the same run (tools/ceilings.h); NaN when not */
+  int versus_count;         /* 0 .. TP_BENCH_MAX_VERSUS */
+  tp_bench_versus versus[TP_BENCH_MAX_VERSUS];
 } tp_bench_meta;
+
+/* One versus side on one shape. */
+typedef struct tp_bench_versus_row {
+  double ms;                /* its median; NaN when not measured */
+  double speed;             /* ms / the row's ours_ms: above 1, ours is faster */
+  double rel_diff;          /* ||D_versus - D_ours|| / ||D_ours||, judged against the
+                               row's rel_bound; NaN: not compared */
+  const char *check;        /* "ok", "MISMATCH", "not compared" */
+  char note[256];           /* why it was not compared */
+} tp_bench_versus_row;
 
 typedef struct tp_bench_row {
   tp_shape shape;
@@ -41,7 +66,8 @@ typedef struct tp_bench_row {
   tp_roofline roofline;               /* the problem's floor under the run's ceilings
                                          (NaN times without them) */
   double rel_diff;                    /* ||D_ours - D_cublaslt|| / ||D_cublaslt|| */
-  double rel_bound;                   /* what rel_diff is judged against */
+  double rel_bound;                   /* what rel_diff (and each versus side's) is judged
+                                         against */
   double err_ours, err_lt;            /* blockwise_fp8: ||D - ref|| / ||ref|| of each side
                                          on the sampled elements (NaN: not measured) */
   double err_bound;                   /* the payload's normwise bound, err_ours's limit */
@@ -51,6 +77,7 @@ typedef struct tp_bench_row {
   const char *check;                  /* "ok", "MISMATCH", "not compared", "error" */
   char plan[256];
   char note[256];                     /* why something is missing */
+  tp_bench_versus_row versus[TP_BENCH_MAX_VERSUS]; /* the meta's versus sides, in order */
 } tp_bench_row;
 
 /* The current UTC time as "2025-01-31T12:00:00Z". */

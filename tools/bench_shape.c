@@ -16,8 +16,8 @@
 
 enum { MAX_COPIES = 64 };
 /* Sides timed against each other: ours, our store as a residual's
- * baseline, cuBLASLt. */
-enum { MAX_SIDES = 3 };
+ * baseline, the versus sides, cuBLASLt. */
+enum { MAX_SIDES = 3 + TP_BENCH_MAX_VERSUS };
 
 /* Everything one shape holds; a[0], b[0] are the gpu problem's own. */
 typedef struct shape_state {
@@ -26,13 +26,16 @@ typedef struct shape_state {
   int copies;
   void *lt_d;    /* cuBLASLt's D */
   void *store_d; /* the store baseline's D (residual runs) */
+  void *versus_d[TP_BENCH_MAX_VERSUS]; /* each versus side's D */
   tp_plan *plan;
   tp_plan *store_plan; /* a residual's baseline: our store on the same inputs */
+  tp_plan *versus_plan[TP_BENCH_MAX_VERSUS];
   tp_cublaslt_gemm *lt;
 } shape_state;
 
 /* One implementation, run by tp_time_medians_interleaved. */
 typedef struct side {
+  const char *name;            /* for the progress: "ours", "store", a section, "cuBLASLt" */
   tp_plan *plan;               /* ours, or */
   const tp_cublaslt_gemm *lt;  /* cuBLASLt's */
   tp_gemm_desc desc;           /* A and B change per run */
@@ -120,6 +123,10 @@ static void release(shape_state *s) {
   tp_cublaslt_gemm_destroy(s->lt);
   tp_plan_destroy(s->plan);
   tp_plan_destroy(s->store_plan);
+  for (int v = 0; v < TP_BENCH_MAX_VERSUS; v++) {
+    tp_plan_destroy(s->versus_plan[v]);
+    tp_device_free(s->versus_d[v]);
+  }
   for (int i = 1; i < MAX_COPIES; i++) {
     tp_device_free(s->a[i]);
     tp_device_free(s->b[i]);
@@ -152,7 +159,7 @@ static void time_sides(const tp_bench_env *env, side *const *sides, double *cons
  * not compare runs minutes apart, whose clocks differ). */
 static int plan_store_baseline(const tp_bench_env *env, shape_state *s, side *store,
                                tp_bench_row *row) {
-  *store = (side){.desc = s->gpu.desc, .s = s};
+  *store = (side){.name = "store", .desc = s->gpu.desc, .s = s};
   store->desc.c.dtype = TP_DTYPE_NONE;
   store->desc.c.data = NULL;
   store->desc.beta = 0.0f;
@@ -172,29 +179,79 @@ static int plan_store_baseline(const tp_bench_env *env, shape_state *s, side *st
   return 1;
 }
 
-/* A cuBLASLt run before timing, waited for: a refusal at run time (a
- * status the heuristic did not foresee) costs the row its cuBLASLt side,
- * not the timing of ours. */
-static tp_status trial_run(const tp_cublaslt_gemm *lt, const tp_gemm_desc *desc, char *err,
-                           size_t errlen) {
-  tp_status st = tp_cublaslt_gemm_run(lt, desc, NULL, err, errlen);
+/* A run of a side before timing, waited for: a refusal at run time
+ * (cuBLASLt's status the heuristic did not foresee, a versus kernel that
+ * does not launch) costs the row that side, not the timing of the
+ * others. */
+static tp_status trial_run(side *x, char *err, size_t errlen) {
+  tp_status st = run_side(x, 0, err, errlen);
   if (st == TP_OK && (st = tp_device_synchronize(NULL)) != TP_OK)
     snprintf(err, errlen, "trial run: %s", tp_error_message());
   return st;
 }
 
+/* Versus side v: its sections' plan of our descriptor, into a poisoned D
+ * of its own, run once; whether it can be timed (else its note says
+ * why). */
+static int plan_versus(const tp_bench_env *env, shape_state *s, int v, side *x,
+                       tp_bench_versus_row *vr) {
+  const tp_bench_versus *w = &env->versus[v];
+  *x = (side){.name = w->payload, .desc = s->gpu.desc, .s = s};
+  const size_t d_bytes = (size_t)s->gpu.bytes[TP_REF_D];
+  if (tp_device_alloc(&s->versus_d[v], d_bytes) != TP_OK ||
+      tp_device_memset(s->versus_d[v], 0xFF, d_bytes) != TP_OK) {
+    snprintf(vr->note, sizeof vr->note, "its D: %s", tp_error_message());
+    return 0;
+  }
+  x->desc.d.data = s->versus_d[v];
+  char what[96];
+  snprintf(what, sizeof what, "versus %s", w->payload);
+  tp_bench_progress_phase(env->progress, TP_BENCH_PLAN, what);
+  if (tp_plan_create(&s->versus_plan[v], env->registry, w->payload, w->epilogue, &x->desc,
+                     TP_BACKEND_CUDA) != TP_OK) {
+    snprintf(vr->note, sizeof vr->note, "%s", tp_error_message());
+    return 0;
+  }
+  x->plan = s->versus_plan[v];
+  char err[256];
+  if (trial_run(x, err, sizeof err) != TP_OK) {
+    snprintf(vr->note, sizeof vr->note, "%s", err);
+    return 0;
+  }
+  return 1;
+}
+
+/* Each timed versus side's D against ours (host copy `ours`), read into
+ * the host buffer `buf`; the bound goes to the row when one is compared. */
+static void check_versus(const tp_bench_env *env, const shape_state *s, const void *ours,
+                         void *buf, double bound, tp_bench_row *row) {
+  const size_t bytes = (size_t)s->gpu.bytes[TP_REF_D];
+  for (int v = 0; v < env->versus_count; v++) {
+    tp_bench_versus_row *vr = &row->versus[v];
+    if (isnan(vr->ms)) continue;
+    if (tp_device_copy_from(buf, s->versus_d[v], bytes) != TP_OK) {
+      snprintf(vr->note, sizeof vr->note, "check: %s", tp_error_message());
+      continue;
+    }
+    vr->rel_diff = tp_output_rel_diff(&s->gpu.desc.d, buf, ours);
+    row->rel_bound = bound;
+    vr->check = vr->rel_diff <= bound ? "ok" : "MISMATCH";
+    if (vr->rel_diff > bound) row->check = "MISMATCH";
+  }
+}
+
 /* Our D checked, copied back to the host: against cuBLASLt's when it ran
  * (compared), and for blockwise_fp8 both against the f64 reference on a
  * sample (tools/bench_accuracy.h). Without cuBLASLt the row stays "not
- * compared" unless our own error breaks the payload's bound. */
+ * compared" unless our own error breaks the payload's bound. Then each
+ * timed versus side's D against ours. */
 static void check(const tp_bench_env *env, shape_state *s, int compared, tp_bench_row *row) {
   const tp_gemm_desc *d = &s->gpu.desc;
   const int blockwise = strcmp(env->kind, "blockwise_fp8") == 0;
   const size_t bytes = (size_t)s->gpu.bytes[TP_REF_D];
-  void *ours = malloc(bytes), *theirs = compared ? malloc(bytes) : NULL;
-  tp_status st = ours && (theirs || !compared)
-                     ? tp_device_copy_from(ours, s->gpu.buffer[TP_REF_D], bytes)
-                     : TP_ERR_OUT_OF_MEMORY;
+  void *ours = malloc(bytes), *theirs = malloc(bytes);
+  tp_status st = ours && theirs ? tp_device_copy_from(ours, s->gpu.buffer[TP_REF_D], bytes)
+                                : TP_ERR_OUT_OF_MEMORY;
   if (st == TP_OK && compared) st = tp_device_copy_from(theirs, s->lt_d, bytes);
   if (st != TP_OK) {
     note(row, "check", st == TP_ERR_OUT_OF_MEMORY ? "out of host memory" : tp_error_message());
@@ -204,16 +261,18 @@ static void check(const tp_bench_env *env, shape_state *s, int compared, tp_benc
     return;
   }
   int same = 1, accurate = 1;
+  const double bound =
+      2.0 *
+      tp_ref_tolerance_for(d->d.dtype, d->k, tp_ref_acc_bits(d->a.dtype, TP_BACKEND_CUDA)).rel;
   if (compared) {
     row->rel_diff = tp_output_rel_diff(&d->d, ours, theirs);
-    row->rel_bound =
-        2.0 * tp_ref_tolerance_for(d->d.dtype, d->k, tp_ref_acc_bits(d->a.dtype, TP_BACKEND_CUDA))
-                  .rel;
+    row->rel_bound = bound;
     same = row->rel_diff <= row->rel_bound;
   }
   char err[256];
-  if (blockwise && tp_bench_accuracy(d, strcmp(env->epilogue, "residual") == 0, ours, theirs,
-                                     env->seed, row, &accurate, err, sizeof err) != TP_OK) {
+  if (blockwise && tp_bench_accuracy(d, strcmp(env->epilogue, "residual") == 0, ours,
+                                     compared ? theirs : NULL, env->seed, row, &accurate, err,
+                                     sizeof err) != TP_OK) {
     note(row, "accuracy", err);
     row->check = "error";
   } else if (!same || !accurate) {
@@ -221,8 +280,27 @@ static void check(const tp_bench_env *env, shape_state *s, int compared, tp_benc
   } else {
     row->check = compared ? "ok" : "not compared";
   }
+  if (strcmp(row->check, "error") != 0) check_versus(env, s, ours, theirs, bound, row);
   free(ours);
   free(theirs);
+}
+
+/* What the check phase compares, for the progress. */
+static void check_phase(const tp_bench_env *env, int compared, int versus_timed) {
+  char what[128] = "ours against";
+  const char *sep = " ";
+  if (compared) {
+    strcat(what, " cuBLASLt");
+    sep = " and ";
+  }
+  if (strcmp(env->kind, "blockwise_fp8") == 0) {
+    snprintf(what + strlen(what), sizeof what - strlen(what), "%sa sampled f64 reference", sep);
+    sep = " and ";
+  }
+  if (versus_timed)
+    snprintf(what + strlen(what), sizeof what - strlen(what), "%s%d versus side%s", sep,
+             versus_timed, versus_timed > 1 ? "s" : "");
+  tp_bench_progress_phase(env->progress, TP_BENCH_CHECK, what);
 }
 
 void tp_bench_shape(const tp_bench_env *env, tp_shape shape, tp_bench_row *row) {
@@ -234,18 +312,23 @@ void tp_bench_shape(const tp_bench_env *env, tp_shape shape, tp_bench_row *row) 
   row->roofline.flops = row->roofline.bytes = row->roofline.memory_ms = NAN;
   row->roofline.compute_ms = row->roofline.floor_ms = NAN;
   row->check = "error";
+  for (int v = 0; v < TP_BENCH_MAX_VERSUS; v++)
+    row->versus[v] = (tp_bench_versus_row){NAN, NAN, NAN, "not compared", ""};
   shape_state s;
   memset(&s, 0, sizeof s);
   char err[256];
   tp_bench_progress_phase(env->progress, TP_BENCH_INPUTS, NULL);
   if (upload(env, shape, &s, err, sizeof err) != TP_OK) {
     note(row, "inputs", err);
+    for (int v = 0; v < env->versus_count; v++)
+      snprintf(row->versus[v].note, sizeof row->versus[v].note, "no inputs (see the row's note)");
     release(&s);
     return;
   }
   row->copies = s.copies;
   row->roofline = tp_roofline_of(&s.gpu.desc, env->ceilings);
-  side ours = {.desc = s.gpu.desc, .s = &s}, store, theirs = {.desc = s.gpu.desc, .s = &s};
+  side ours = {.name = "ours", .desc = s.gpu.desc, .s = &s}, store,
+       theirs = {.name = "cuBLASLt", .desc = s.gpu.desc, .s = &s}, versus[TP_BENCH_MAX_VERSUS];
   side *sides[MAX_SIDES];
   double *ms[MAX_SIDES];
   int n = 0;
@@ -265,23 +348,28 @@ void tp_bench_shape(const tp_bench_env *env, tp_shape shape, tp_bench_row *row) 
   } else {
     note(row, "tilepipe", tp_error_message());
   }
+  for (int v = 0; v < env->versus_count; v++)
+    if (plan_versus(env, &s, v, &versus[v], &row->versus[v])) {
+      sides[n] = &versus[v];
+      ms[n++] = &row->versus[v].ms;
+    }
   theirs.desc.d.data = s.lt_d;
   if (env->cublaslt) {
     tp_bench_progress_phase(env->progress, TP_BENCH_PLAN, "cuBLASLt");
     if (tp_cublaslt_gemm_create(&s.lt, env->cublaslt, &theirs.desc, env->workspace,
-                                env->workspace_bytes, err, sizeof err) == TP_OK &&
-        trial_run(s.lt, &theirs.desc, err, sizeof err) == TP_OK) {
+                                env->workspace_bytes, err, sizeof err) == TP_OK)
       theirs.lt = s.lt;
+    if (theirs.lt && trial_run(&theirs, err, sizeof err) == TP_OK) {
       sides[n] = &theirs;
       ms[n++] = &row->lt_ms;
     } else {
       note(row, "cuBLASLt", err);
     }
   }
-  char names[64] = "";
+  char names[320] = "";
   for (int i = 0; i < n; i++)
     snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
-             sides[i] == &ours ? "ours" : sides[i] == &theirs ? "cuBLASLt" : "store");
+             sides[i]->name);
   if (n) tp_bench_progress_phase(env->progress, TP_BENCH_TIMING, names);
   time_sides(env, sides, ms, n, row);
   if (ours.plan) row->host_us = host_overhead(&ours);
@@ -290,15 +378,25 @@ void tp_bench_shape(const tp_bench_env *env, tp_shape shape, tp_bench_row *row) 
   row->ours_tflops = flops / (row->ours_ms * 1e9);
   row->lt_tflops = flops / (row->lt_ms * 1e9);
   row->ratio = row->ours_tflops / row->lt_tflops;
+  int versus_timed = 0;
+  for (int v = 0; v < env->versus_count; v++) {
+    row->versus[v].speed = row->versus[v].ms / row->ours_ms;
+    versus_timed += !isnan(row->versus[v].ms);
+  }
   const int compared = !isnan(row->lt_ms);
-  if (!isnan(row->ours_ms) && (compared || strcmp(env->kind, "blockwise_fp8") == 0)) {
-    tp_bench_progress_phase(env->progress, TP_BENCH_CHECK,
-                            strcmp(env->kind, "blockwise_fp8") != 0 ? "ours against cuBLASLt"
-                            : compared ? "ours against cuBLASLt and a sampled f64 reference"
-                                       : "ours against a sampled f64 reference");
+  if (!isnan(row->ours_ms) &&
+      (compared || versus_timed || strcmp(env->kind, "blockwise_fp8") == 0)) {
+    check_phase(env, compared, versus_timed);
     check(env, &s, compared, row);
   } else if (!isnan(row->ours_ms)) {
     row->check = "not compared";
+  }
+  /* A side left uncompared without a reason of its own shares the row's. */
+  for (int v = 0; v < env->versus_count; v++) {
+    tp_bench_versus_row *vr = &row->versus[v];
+    if (strcmp(vr->check, "not compared") == 0 && !vr->note[0])
+      snprintf(vr->note, sizeof vr->note, "%s (see the row's note)",
+               isnan(vr->ms) ? "not timed" : "not checked");
   }
   release(&s);
 }

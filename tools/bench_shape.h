@@ -19,7 +19,17 @@
  * against the f64 reference on a sample of D (tools/bench_accuracy.h): our
  * error within the payload's bound and within 1.25 times cuBLASLt's;
  * without cuBLASLt, within the bound (else MISMATCH, though not
- * compared). */
+ * compared).
+ *
+ * Each versus side (--versus) is another payload section (with its
+ * epilogue section) planned on the same descriptor, C included: C is a
+ * buffer of its own, never D, so every side reads the same C and writes
+ * only its own D, poisoned first. A versus plan is run once before the
+ * timing, like cuBLASLt: a side whose plan or that run fails is "not
+ * compared" (its reason in its note) and the others are timed without
+ * it. After timing, its D is compared with ours within the same bound as
+ * cuBLASLt's (twice the normwise bound); a larger distance makes the side
+ * and the row MISMATCH. */
 #ifndef TP_TOOLS_BENCH_SHAPE_H
 #define TP_TOOLS_BENCH_SHAPE_H
 
@@ -39,6 +49,8 @@ typedef struct tp_bench_env {
   void *workspace;          /* cuBLASLt's, allocated once */
   size_t workspace_bytes;
   const char *payload, *epilogue; /* epilogue: store or residual (beta = 1, C of D's dtype) */
+  const tp_bench_versus *versus;  /* the versus sides' sections (versus_count of them) */
+  int versus_count;
   const char *kind;               /* the payload's problem kind (tp_ref_problem_kind) */
   tp_dtype dtype, out_dtype;
   int warmup, iters;

@@ -82,7 +82,7 @@ static const char *ms_text(char *buf, size_t size, double ms) {
 }
 
 /* The row's numbers, for hovering. */
-static void row_title(FILE *f, const tp_bench_row *r) {
+static void row_title(FILE *f, const tp_bench_meta *m, const tp_bench_row *r) {
   char ours[32], lt[32];
   fprintf(f, "<title>%lld x %lld x %lld: tilepipe %s, cuBLASLt %s", (long long)r->shape.m,
           (long long)r->shape.n, (long long)r->shape.k, ms_text(ours, sizeof ours, r->ours_ms),
@@ -104,6 +104,14 @@ static void row_title(FILE *f, const tp_bench_row *r) {
       fprintf(f, "%.3g (%.2fx)", r->err_lt, r->err_ours / r->err_lt);
     fprintf(f, ", bound %.3g", r->err_bound);
   }
+  for (int v = 0; v < m->versus_count; v++) {
+    char ms[32];
+    fputs("; versus ", f);
+    put_text(f, m->versus[v].payload);
+    fprintf(f, " %s", ms_text(ms, sizeof ms, r->versus[v].ms));
+    if (measured(r->versus[v].speed)) fprintf(f, " (speed x %.3f)", r->versus[v].speed);
+    fprintf(f, ", %s", r->versus[v].check);
+  }
   fputs("; check ", f);
   put_text(f, r->check);
   if (r->plan[0]) {
@@ -117,14 +125,17 @@ static void row_title(FILE *f, const tp_bench_row *r) {
   fputs("</title>\n", f);
 }
 
-static void draw_row(FILE *f, const tp_bench_row *r, size_t i, axis ratio, axis share,
-                     int with_floor) {
+static void draw_row(FILE *f, const tp_bench_meta *m, const tp_bench_row *r, size_t i,
+                     axis ratio, axis share, int with_floor) {
   const double y = TOP + (double)i * ROW_H;
   fprintf(f, "<g class=\"row\" data-row=\"%zu\"", i);
   if (measured(r->err_ours)) fprintf(f, " data-tilepipe-err=\"%.6g\"", r->err_ours);
   if (measured(r->err_lt)) fprintf(f, " data-cublaslt-err=\"%.6g\"", r->err_lt);
+  for (int v = 0; v < m->versus_count; v++)
+    if (measured(r->versus[v].speed))
+      fprintf(f, " data-versus%d-speed=\"%.6g\"", v + 1, r->versus[v].speed);
   fputs(">\n", f);
-  row_title(f, r);
+  row_title(f, m, r);
   fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%lldx%lldx%lld</text>\n", LABEL_X,
           y + 14, (long long)r->shape.m, (long long)r->shape.n, (long long)r->shape.k);
   if (strcmp(r->check, "ok") != 0) {
@@ -187,6 +198,16 @@ static void header(FILE *f, const tp_bench_meta *m, int ratios, double worst_err
   if (!isnan(worst_err))
     fprintf(f, "; error against the sampled f64 reference, tilepipe / cuBLASLt: at most %.2f",
             worst_err);
+  for (int v = 0; v < m->versus_count; v++) {
+    fputs(v ? ", " : "; versus (speed x, its time / ours) ", f);
+    put_text(f, m->versus[v].payload);
+    fputs(" x ", f);
+    put_text(f, m->versus[v].epilogue);
+    if (measured(m->versus[v].geomean_speed))
+      fprintf(f, " %.3f", m->versus[v].geomean_speed);
+    else
+      fputs(" not measured", f);
+  }
   fputs("</text>\n", f);
 }
 
@@ -232,7 +253,7 @@ void tp_bench_svg(FILE *f, const tp_bench_meta *meta, const tp_bench_row *rows, 
             TOP + (double)i * ROW_H, WIDTH, ROW_H);
   draw_axis(f, RATIO_X, ratio, bottom);
   if (with_floor) draw_axis(f, FLOOR_X, share, bottom);
-  for (size_t i = 0; i < count; i++) draw_row(f, &rows[i], i, ratio, share, with_floor);
+  for (size_t i = 0; i < count; i++) draw_row(f, meta, &rows[i], i, ratio, share, with_floor);
   if (!with_floor)
     fprintf(f, "<text class=\"na\" x=\"%d\" y=\"%d\">no floors: run with --roofline</text>\n",
             FLOOR_X + 4, TOP + 14);

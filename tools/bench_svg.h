@@ -15,7 +15,10 @@
  * measured"). Every bar carries its row (data-row) and value (data-value),
  * and a row's group its sampled errors (data-tilepipe-err,
  * data-cublaslt-err) when measured, so the file can be read back by a test
- * or a script; the title gives the largest error ratio of the run. */
+ * or a script; the title gives the largest error ratio of the run. The
+ * versus sides (--versus) are listed in the title with the geometric mean
+ * of their speed x, each row's in its hover text and, where measured, in
+ * its group (data-versus1-speed, ...). */
 #ifndef TP_TOOLS_BENCH_SVG_H
 #define TP_TOOLS_BENCH_SVG_H
 

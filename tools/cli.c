@@ -46,6 +46,17 @@ static int set_value(const tp_cli_command *cmd, const tp_cli_option *o, const ch
     if (*text == '\0') return usage_error(cmd, "%s needs a non-empty value%s", spelled, "");
     *(const char **)o->target = text;
     return TP_EXIT_OK;
+  case TP_CLI_LIST: {
+    tp_cli_list *list = o->target;
+    if (*text == '\0') return usage_error(cmd, "%s needs a non-empty value%s", spelled, "");
+    if (list->count >= o->max || list->count >= TP_CLI_LIST_MAX) {
+      char most[96];
+      snprintf(most, sizeof most, "%s is given more than %" PRId64 " times", spelled, o->max);
+      return usage_error(cmd, "%s%s", most, "");
+    }
+    list->values[list->count++] = text;
+    return TP_EXIT_OK;
+  }
   case TP_CLI_INT: {
     long long v = strtoll(text, &end, 10);
     if (errno || end == text || *end)

@@ -3,7 +3,8 @@
  *
  * A subcommand describes its options in a table (tp_cli_option); the parser
  * accepts `--name value`, `--name=value` and `-x value` (one-letter names),
- * converts and range-checks each value into the option's target, collects
+ * converts and range-checks each value into the option's target (a list
+ * option may be given several times, each value appended), collects
  * positional arguments, and handles `-h`/`--help` by printing the help built
  * from the same table. Every refusal names the option and the problem and
  * points at --help. */
@@ -26,8 +27,17 @@ typedef enum tp_cli_type {
   TP_CLI_FLAG,   /* int *: set to 1 */
   TP_CLI_INT,    /* int64_t *, within [min, max] */
   TP_CLI_FLOAT,  /* float *, finite */
-  TP_CLI_STRING  /* const char **, pointing into argv */
+  TP_CLI_STRING, /* const char **, pointing into argv */
+  TP_CLI_LIST    /* tp_cli_list *: one value per use, at most `max` uses */
 } tp_cli_type;
+
+/* The values of a repeatable option, in the order given (pointing into
+ * argv). */
+enum { TP_CLI_LIST_MAX = 8 };
+typedef struct tp_cli_list {
+  const char *values[TP_CLI_LIST_MAX];
+  int count;
+} tp_cli_list;
 
 typedef struct tp_cli_option {
   const char *name;   /* long name without "--"; a one-letter name is also "-x" */
@@ -35,7 +45,8 @@ typedef struct tp_cli_option {
   void *target;
   const char *metavar; /* the value's name in the help ("M", "PATH"); NULL for flags */
   const char *help;
-  int64_t min, max;    /* TP_CLI_INT only */
+  int64_t min, max;    /* TP_CLI_INT: the range; TP_CLI_LIST: max is the most uses
+                          (1 .. TP_CLI_LIST_MAX) */
 } tp_cli_option;
 
 typedef struct tp_cli_command {

@@ -13,9 +13,19 @@
  * ratios on stdout, each shape's progress on stderr
  * (tools/bench_progress.h), and writes CSV and/or JSON records carrying
  * GPU, driver, cuBLASLt version, commit ($TILEPIPE_COMMIT) and date, and/or
- * a picture of the run (--svg, tools/bench_svg.h). Exit
- * status: 0 when every shape ran and matched, 1 when some output did not
- * match cuBLASLt's, 3 when some shape could not run. */
+ * a picture of the run (--svg, tools/bench_svg.h).
+ *
+ * --versus P[:E] (up to TP_BENCH_MAX_VERSUS times) adds a side: the
+ * registry's payload section P with epilogue section E (default the run's
+ * epilogue), planned on the same inputs and timed in the same rounds
+ * (tools/bench_shape.h), its time and speed (its time over ours) in
+ * columns right after the ratio and a geometric mean of its speed under
+ * the table. The sections are checked against the registry before the
+ * GPU is looked for.
+ *
+ * Exit status: 0 when every shape ran and matched, 1 when some output did
+ * not match cuBLASLt's (or ours a versus side's), 3 when some shape could
+ * not run. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +37,7 @@
 #include "tools/bench_accuracy.h"
 #include "tools/bench_report.h"
 #include "tools/bench_shape.h"
+#include "tools/bench_table.h"
 #include "tools/ceilings.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
@@ -46,7 +57,13 @@ typedef struct bench_args {
   const char *registry, *payload, *epilogue, *dtype, *out_dtype, *shapes, *csv, *json, *svg;
   int64_t m, n, k, warmup, iters, seed;
   int roofline;
+  tp_cli_list versus; /* "P" or "P:E" */
 } bench_args;
+
+/* A --versus value split into its two section names. */
+typedef struct versus_names {
+  char payload[128], epilogue[128];
+} versus_names;
 
 static const char *summary =
     "Times the payload's kernel (standard or blockwise_fp8) and cuBLASLt on the same\n"
@@ -62,6 +79,10 @@ static const char *summary =
     "--roofline first measures the device's two ceilings (a 1 GiB copy within the\n"
     "device; cuBLASLt at 8192^3 in the same dtypes) and gives each shape its floor,\n"
     "what bounds it, and the floor as a share of each side's time.\n"
+    "--versus P[:E] (up to 4 times) times another payload section P of the registry\n"
+    "(with epilogue section E, default --epilogue) on the same inputs in the same\n"
+    "rounds: its ms and speed x (its ms / ours, above 1: ours faster) follow the\n"
+    "ratio, its D is checked against ours (A/B of kernel builds: bench/ab.sh).\n"
     "The table goes to stdout; each shape's progress (phase, elapsed time) to stderr.\n\n"
     "Record results under bench/results/ (docs/tool.md): set TILEPIPE_COMMIT to\n"
     "`git describe --always --dirty` so the files name the commit. Needs a CUDA GPU\n"
@@ -125,27 +146,48 @@ static int parse_dtype(const char *flag, const char *name, const tp_dtype *taken
                      tp_dtype_name(*out), list);
 }
 
-/* The table's optional columns. */
-typedef struct columns {
-  int store;    /* the residual's: our store's time, the overhead */
-  int floor;    /* the roofline's: the floor, its bound, each side's share */
-  int accuracy; /* blockwise_fp8's: each side's sampled error, their ratio */
-} columns;
+/* The --versus values split into their sections (E defaulting to the
+ * run's epilogue), into names[] and versus[]; exit status. */
+static int split_versus(const tp_cli_list *list, const char *epilogue, versus_names *names,
+                        tp_bench_versus *versus) {
+  for (int v = 0; v < list->count; v++) {
+    const char *text = list->values[v], *colon = strchr(text, ':');
+    const size_t payload_len = colon ? (size_t)(colon - text) : strlen(text);
+    const char *e = colon ? colon + 1 : epilogue;
+    if (payload_len == 0 || *e == '\0' || strchr(e, ':'))
+      return tp_cli_fail("bench", TP_EXIT_USAGE,
+                         "--versus '%s': give P or P:E, a payload and an epilogue section", text);
+    if (payload_len >= sizeof names[v].payload || strlen(e) >= sizeof names[v].epilogue)
+      return tp_cli_fail("bench", TP_EXIT_USAGE, "--versus '%s': too long for a section name",
+                         text);
+    memcpy(names[v].payload, text, payload_len);
+    names[v].payload[payload_len] = '\0';
+    snprintf(names[v].epilogue, sizeof names[v].epilogue, "%s", e);
+    versus[v] = (tp_bench_versus){names[v].payload, names[v].epilogue, NAN};
+  }
+  return TP_EXIT_OK;
+}
 
-static void print_row(const tp_bench_row *r, columns c) {
-  printf("%6lld %6lld %6lld %3d %10.4f %8.1f %10.4f %8.1f %6.3f", (long long)r->shape.m,
-         (long long)r->shape.n, (long long)r->shape.k, r->copies, r->ours_ms, r->ours_tflops,
-         r->lt_ms, r->lt_tflops, r->ratio);
-  if (c.store) printf(" %10.4f %+6.1f%%", r->store_ms, 100.0 * r->overhead);
-  if (c.accuracy) printf(" %9.2e %10.2e %5.2f", r->err_ours, r->err_lt, r->err_ours / r->err_lt);
-  if (c.floor)
-    printf(" %9.4f %7s %5.0f%% %6.0f%%", r->roofline.floor_ms, tp_bench_bound(r),
-           100.0 * r->roofline.floor_ms / r->ours_ms, 100.0 * r->roofline.floor_ms / r->lt_ms);
-  printf(" %8.1f %7.1f  %s", r->plan_ms, r->host_us, r->check);
-  if (!isnan(r->rel_diff)) printf(" (rel %.2g, bound %.2g)", r->rel_diff, r->rel_bound);
-  printf("\n");
-  if (r->note[0]) printf("       note: %s\n", r->note);
-  fflush(stdout);
+/* Each versus side's sections are in the registry, of their kinds (a
+ * section that is there but broken or disabled fails its plans instead,
+ * row by row, with the registry's reason); exit status. */
+static int check_versus(const tp_registry *reg, const tp_bench_versus *versus, int count) {
+  for (int v = 0; v < count; v++) {
+    const char *names[2] = {versus[v].payload, versus[v].epilogue};
+    const tp_plugin_kind kinds[2] = {TP_PLUGIN_PAYLOAD, TP_PLUGIN_EPILOGUE};
+    for (int j = 0; j < 2; j++) {
+      tp_plugin_info info;
+      if (tp_registry_find(reg, names[j], &info) != TP_OK)
+        return tp_cli_fail("bench", TP_EXIT_ERROR, "--versus: no %s section [%s] in %s",
+                           tp_plugin_kind_name(kinds[j]), names[j], tp_registry_path(reg));
+      if (info.kind != kinds[j])
+        return tp_cli_fail("bench", TP_EXIT_ERROR,
+                           "--versus: section [%s] is of kind %s, not %s (%s:%d)", names[j],
+                           tp_plugin_kind_name(info.kind), tp_plugin_kind_name(kinds[j]),
+                           info.ini_file, info.ini_line);
+    }
+  }
+  return TP_EXIT_OK;
 }
 
 /* What blockwise_fp8's rows compare and how they are judged. */
@@ -202,16 +244,12 @@ static int bench(const bench_args *a, tp_bench_env *env, tp_bench_meta *meta,
                  const tp_shape *shapes, size_t count) {
   tp_bench_row *rows = calloc(count, sizeof *rows);
   if (rows == NULL) return tp_cli_fail("bench", TP_EXIT_ERROR, "out of host memory");
-  const columns cols = {strcmp(a->epilogue, "store") != 0, env->ceilings != NULL,
-                        strcmp(env->kind, "blockwise_fp8") == 0};
-  printf("%6s %6s %6s %3s %10s %8s %10s %8s %6s", "M", "N", "K", "cp", "ours ms", "TFLOP/s",
-         "cuBLAS ms", "TFLOP/s", "ratio");
-  if (cols.store) printf(" %10s %7s", "store ms", "over");
-  if (cols.accuracy) printf(" %9s %10s %5s", "ours err", "cuBLAS err", "err x");
-  if (cols.floor) printf(" %9s %7s %6s %7s", "floor ms", "bound", "ours", "cuBLAS");
-  printf(" %8s %7s  %s\n", "plan ms", "host us", "check");
+  const tp_bench_columns cols = {strcmp(a->epilogue, "store") != 0, env->ceilings != NULL,
+                                 strcmp(env->kind, "blockwise_fp8") == 0};
+  tp_bench_table_header(stdout, meta, cols);
   double worst = NAN;
   geomean ratios = {0.0, 0}, ours_share = {0.0, 0}, lt_share = {0.0, 0};
+  geomean speeds[TP_BENCH_MAX_VERSUS] = {{0.0, 0}};
   int rc = TP_EXIT_OK;
   tp_bench_progress progress;
   tp_bench_progress_start(&progress, stderr, isatty(fileno(stderr)), tp_time_now_ms, count);
@@ -222,10 +260,11 @@ static int bench(const bench_args *a, tp_bench_env *env, tp_bench_meta *meta,
     tp_bench_progress_shape(&progress, i, shapes[i]);
     tp_bench_shape(env, shapes[i], &rows[i]);
     tp_bench_progress_done(&progress, rows[i].check);
-    print_row(&rows[i], cols);
+    tp_bench_table_row(stdout, meta, &rows[i], cols);
     if (!isnan(rows[i].overhead) && (isnan(worst) || rows[i].overhead > worst))
       worst = rows[i].overhead;
     geomean_add(&ratios, rows[i].ratio);
+    for (int v = 0; v < meta->versus_count; v++) geomean_add(&speeds[v], rows[i].versus[v].speed);
     geomean_add(&ours_share, rows[i].roofline.floor_ms / rows[i].ours_ms);
     geomean_add(&lt_share, rows[i].roofline.floor_ms / rows[i].lt_ms);
     if (strcmp(rows[i].check, "error") == 0) rc = TP_EXIT_ERROR;
@@ -235,6 +274,13 @@ static int bench(const bench_args *a, tp_bench_env *env, tp_bench_meta *meta,
   if (ratios.count)
     printf("geometric mean of the ratios (tilepipe / cuBLASLt): %.3f over %d shapes\n",
            meta->geomean_ratio, ratios.count);
+  for (int v = 0; v < meta->versus_count; v++) {
+    meta->versus[v].geomean_speed = geomean_value(&speeds[v]);
+    if (speeds[v].count)
+      printf("geometric mean of speed x (versus %s ms / ours, above 1: ours faster): %.3f over "
+             "%d shapes\n",
+             meta->versus[v].payload, meta->versus[v].geomean_speed, speeds[v].count);
+  }
   if (cols.store && !isnan(worst))
     printf("largest overhead over our store epilogue (same process): %+.1f%%\n", 100.0 * worst);
   if (ours_share.count)
@@ -299,6 +345,9 @@ int tp_cmd_bench(int argc, char **argv) {
        "draw the run (ratio per shape, time against the floor) as SVG", 0, 0},
       {"roofline", TP_CLI_FLAG, &a.roofline, NULL,
        "measure the device's ceilings first; give each shape its floor", 0, 0},
+      {"versus", TP_CLI_LIST, &a.versus, "P[:E]",
+       "also time payload section P (epilogue section E) on the same inputs; up to 4 times", 0,
+       TP_BENCH_MAX_VERSUS},
       {"registry", TP_CLI_STRING, &a.registry, "PATH", "the registry INI", 0, 0},
   };
   const tp_cli_command cmd = {"bench", "bench [--shapes FILE | -m M -n N -k K] [options]", summary,
@@ -325,20 +374,30 @@ int tp_cmd_bench(int argc, char **argv) {
       (rc = parse_dtype("--out-dtype", a.out_dtype, outputs, 3, "bf16, f16, f32",
                         &env.out_dtype)) != TP_EXIT_OK)
     return rc;
+  versus_names names[TP_BENCH_MAX_VERSUS];
+  tp_bench_versus versus[TP_BENCH_MAX_VERSUS];
+  memset(versus, 0, sizeof versus);
+  if ((rc = split_versus(&a.versus, a.epilogue, names, versus)) != TP_EXIT_OK) return rc;
   tp_shape *shapes = NULL;
   size_t count = 0;
   if ((rc = load_shapes(&a, &shapes, &count)) != TP_EXIT_OK) return rc;
+  if (tp_registry_open(&env.registry, a.registry) != TP_OK) {
+    free(shapes);
+    return tp_cli_fail("bench", TP_EXIT_ERROR, "cannot open the registry: %s", tp_error_message());
+  }
+  if ((rc = check_versus(env.registry, versus, a.versus.count)) != TP_EXIT_OK) {
+    tp_registry_close(env.registry);
+    free(shapes);
+    return rc;
+  }
 
   tp_device_props dev;
   tp_status st = tp_device_info(&dev);
   if (st != TP_OK) {
+    tp_registry_close(env.registry);
     free(shapes);
     return tp_cli_fail("bench", st == TP_ERR_NO_DEVICE ? TP_EXIT_NO_GPU : TP_EXIT_ERROR,
                        "needs a CUDA GPU: %s", tp_error_message());
-  }
-  if (tp_registry_open(&env.registry, a.registry) != TP_OK) {
-    free(shapes);
-    return tp_cli_fail("bench", TP_EXIT_ERROR, "cannot open the registry: %s", tp_error_message());
   }
   /* After tp_device_info: the generator loads into the context it made
    * current. */
@@ -364,7 +423,10 @@ int tp_cmd_bench(int argc, char **argv) {
                         .commit = commit && *commit ? commit : "unknown",
                         .payload = a.payload, .epilogue = a.epilogue, .dtype = env.dtype,
                         .out_dtype = env.out_dtype, .warmup = env.warmup, .iters = env.iters,
-                        .ceilings = {NAN, NAN}};
+                        .ceilings = {NAN, NAN}, .versus_count = a.versus.count};
+  memcpy(meta.versus, versus, sizeof versus);
+  env.versus = meta.versus;
+  env.versus_count = meta.versus_count;
   tp_bench_date(meta.date, sizeof meta.date);
   printf("GPU %s (%d SMs, cc %d.%d, L2 %zu MiB), driver %d.%d, cuBLASLt %zu, tilepipe %s (%s), "
          "%s\n",
@@ -373,6 +435,10 @@ int tp_cmd_bench(int argc, char **argv) {
          tp_version(), meta.commit, meta.date);
   printf("%s x %s, A/B %s, D %s, warm-up %d, median of %d\n", a.payload, a.epilogue,
          tp_dtype_name(env.dtype), tp_dtype_name(env.out_dtype), env.warmup, env.iters);
+  for (int v = 0; v < meta.versus_count; v++)
+    printf("versus %s x %s: on the same inputs, in the same rounds; speed x = its ms / ours "
+           "(above 1: ours faster)\n",
+           meta.versus[v].payload, meta.versus[v].epilogue);
   if (blockwise) print_blockwise_settings(&env, meta.cublaslt_version);
   if (a.roofline && measure_ceilings(&env, &meta)) env.ceilings = &meta.ceilings;
   rc = bench(&a, &env, &meta, shapes, count);

@@ -41,6 +41,8 @@ tools_tilepipe_SOURCES = \
 	tools/bench_report.c \
 	tools/bench_svg.h \
 	tools/bench_svg.c \
+	tools/bench_table.h \
+	tools/bench_table.c \
 	tools/bench_progress.h \
 	tools/bench_progress.c \
 	tools/seeded_device.h \
