@@ -281,6 +281,10 @@ tests_plugins_fixture_skip_last_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
 tests_plugins_fixture_skip_last_la_LDFLAGS = $(TP_FIXTURE_LDFLAGS)
 TESTS += tests/test_tool.sh
 EXTRA_DIST += tests/test_tool.sh
+# bench/ab.sh's registry (bench/ab-registry.sh): every variant's sections
+# renamed into one registry that `tilepipe bench --versus` takes.
+TESTS += tests/test_ab_registry.sh
+EXTRA_DIST += tests/test_ab_registry.sh
 
 # The bias operand: the core's generic checks (internal functions, so the
 # convenience library), the shipped epilogues' refusal, and an ABI 1.0

@@ -5,7 +5,8 @@
  * tools/bench_accuracy.h); other problem kinds are timed alone.
  *
  * It needs a CUDA GPU: without one it says so and exits 77 (after checking
- * the command line and the shapes file, so those errors show anywhere).
+ * the command line, the shapes file and the registry with --versus's
+ * sections, so those errors show anywhere).
  * Without cuBLASLt it times our kernel alone and says why. With --roofline
  * it first measures the device's ceilings (tools/ceilings.h) and gives each
  * shape its floor (tools/roofline.h). The inputs are made on the device
@@ -19,9 +20,8 @@
  * registry's payload section P with epilogue section E (default the run's
  * epilogue), planned on the same inputs and timed in the same rounds
  * (tools/bench_shape.h), its time and speed (its time over ours) in
- * columns right after the ratio and a geometric mean of its speed under
- * the table. The sections are checked against the registry before the
- * GPU is looked for.
+ * columns right after the ratio (tools/bench_table.h) and a geometric mean
+ * of its speed under the table.
  *
  * Exit status: 0 when every shape ran and matched, 1 when some output did
  * not match cuBLASLt's (or ours a versus side's), 3 when some shape could
