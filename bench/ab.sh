@@ -66,7 +66,7 @@ case " $variants " in *" base "*) ;; *) variants="base $variants" ;; esac
 payload=${AB_PAYLOAD:-standard}
 mkdir -p "$out"
 
-# The section of variant v that stands for base's section s.
+# section SECTION VARIANT: the name of VARIANT's copy of base's SECTION.
 section() {
   if [ "$2" = base ]; then echo "$1"; else bash "$here/ab-registry.sh" --name "$1" "$2"; fi
 }
