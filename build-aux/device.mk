@@ -5,6 +5,12 @@
 # The owning C file includes foo.ltoir.h, so the .so carries the LTO-IR as a
 # byte array and never registers a kernel with cudart. The core links such
 # blobs with nvJitLink at plan time (see docs/architecture.md).
+#
+# A payload whose kernels come in groups (tp_device_image) builds its .cu
+# once per group G with -DTP_DEVICE_GROUP=G into foo.G.ltoir.fatbin, and
+# `embed-device-blob --groups` writes them all into foo.ltoir.h as
+# tp_device_blob_G; its local.mk holds those rules
+# (plugins/standard/local.mk).
 NVCC_DEVICE_FLAGS = -std=c++17 -O3 -dc -fatbin \
 	-gencode arch=compute_$(CUDA_ARCH),code=lto_$(CUDA_ARCH) \
 	-I$(top_srcdir)/include -I$(top_srcdir) -I$(top_builddir) $(NVCC_EXTRA_FLAGS)

@@ -31,6 +31,8 @@ core_libtilepipe_core_la_SOURCES = \
 	core/registry/host_api.c \
 	core/registry/loader.h \
 	core/registry/loader.c \
+	core/registry/device_code.h \
+	core/registry/device_code.c \
 	core/registry/registry_internal.h \
 	core/registry/registry.c \
 	core/dtype.c \

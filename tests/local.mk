@@ -77,6 +77,10 @@ check_LTLIBRARIES += tests/plugins/fixture_huge_tile.la
 tests_plugins_fixture_huge_tile_la_SOURCES = tests/plugins/fixture_huge_tile.c
 tests_plugins_fixture_huge_tile_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
 tests_plugins_fixture_huge_tile_la_LDFLAGS = $(TP_FIXTURE_LDFLAGS)
+check_LTLIBRARIES += tests/plugins/fixture_bad_images.la
+tests_plugins_fixture_bad_images_la_SOURCES = tests/plugins/fixture_bad_images.c
+tests_plugins_fixture_bad_images_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
+tests_plugins_fixture_bad_images_la_LDFLAGS = $(TP_FIXTURE_LDFLAGS)
 
 # test_registry uses the public API only; test_loader also the internal
 # tp_registry_resolve.
@@ -115,7 +119,8 @@ tests/device/link_kernel.ltoir.fatbin tests/device/link_ws_unbounded.ltoir.fatbi
 noinst_HEADERS += tests/cuda_blobs.h
 check_PROGRAMS += tests/test_cuda_link tests/test_cuda_launch
 tests_test_cuda_link_SOURCES = tests/test_cuda_link.c tests/cuda_blobs.c tests/tmpdir.c
-tests_test_cuda_link_CPPFLAGS = $(TP_TEST_CPP_FLAGS) $(CUDA_CPPFLAGS)
+tests_test_cuda_link_CPPFLAGS = $(TP_TEST_CPP_FLAGS) $(CUDA_CPPFLAGS) \
+	-DTP_TEST_PLUGIN_DIR='"$(abs_top_builddir)/tests/plugins/.libs"'
 tests_test_cuda_link_LDADD = $(TP_TEST_INTERNAL_LIBS)
 tests_test_cuda_launch_SOURCES = tests/test_cuda_launch.c tests/cuda_blobs.c tests/tmpdir.c
 tests_test_cuda_launch_CPPFLAGS = $(TP_TEST_CPP_FLAGS) $(CUDA_CPPFLAGS)
@@ -316,7 +321,9 @@ EXTRA_tests_test_link_check_DEPENDENCIES = tilepipe.ini
 # `tilepipe link` end to end (test_tool_link.sh, from the top build folder):
 # the shipped pairs link clean without a GPU; fixture_bad_link, a payload
 # carrying tests/device/link_ws_unbounded.cu, links with fixture_test_hook
-# (tests/device/link_hook.cu) but fails the ptxas check.
+# (tests/device/link_hook.cu) but fails the ptxas check; fixture_grouped_link
+# links only the device image that lists its kernel, and fixture_small_link
+# (built as for plugin ABI 1.2) its one device_image.
 TESTS += tests/test_tool_link.sh
 EXTRA_DIST += tests/test_tool_link.sh
 
@@ -353,6 +360,12 @@ tests_plugins_fixture_small_link_la_SOURCES = tests/plugins/fixture_small_link.c
 nodist_tests_plugins_fixture_small_link_la_SOURCES = tests/device/link_kernel.ltoir.h
 tests_plugins_fixture_small_link_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
 tests_plugins_fixture_small_link_la_LDFLAGS = $(TP_FIXTURE_LDFLAGS)
+check_LTLIBRARIES += tests/plugins/fixture_grouped_link.la
+tests_plugins_fixture_grouped_link_la_SOURCES = tests/plugins/fixture_grouped_link.c
+nodist_tests_plugins_fixture_grouped_link_la_SOURCES = tests/device/link_kernel.ltoir.h \
+	tests/device/link_ws_unbounded.ltoir.h
+tests_plugins_fixture_grouped_link_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
+tests_plugins_fixture_grouped_link_la_LDFLAGS = $(TP_FIXTURE_LDFLAGS)
 endif
 
 # Warming the kernel cache (tilepipe/warm.h) without a GPU: its refusals,

@@ -2,7 +2,9 @@
  * report check on real links, and the kernel cache in memory and on disk.
  *
  * Needs nvcc at build time (the LTO-IR of tests/device/) and nvJitLink at run
- * time, never a GPU or a driver: it runs in CI. Every cache lives in a fresh
+ * time, never a GPU or a driver: it runs in CI. A payload fixture with its
+ * device code in images (fixture_grouped_link) goes through the plan's link
+ * path (tp_cuda_link_plan) into the cache. Every cache lives in a fresh
  * folder under $TMPDIR (default /tmp); main() points TILEPIPE_CACHE_DIR
  * there too before anything reads it, so nothing touches the user's home. */
 #include "config.h"
@@ -21,10 +23,13 @@
 #include <unistd.h>
 
 #include "core/backend/cuda/cache_file.h"
+#include "core/backend/cuda/cuda_backend.h"
 #include "core/backend/cuda/kernel.h"
 #include "core/backend/cuda/kernel_cache.h"
 #include "core/backend/cuda/link_log.h"
 #include "core/backend/cuda/nvjitlink.h"
+#include "core/link_target.h"
+#include "core/plan_internal.h"
 #include "tests/cuda_blobs.h"
 #include "tests/tmpdir.h"
 
@@ -436,6 +441,91 @@ START_TEST(key_covers_what_the_cubin_depends_on) {
 }
 END_TEST
 
+/* The key text's line for an input of these bytes. */
+static void input_line(char *buf, size_t size, tp_jit_input in) {
+  snprintf(buf, size, "input %zu %016llx\n", in.size,
+           (unsigned long long)tp_fnv1a64(TP_FNV1A64_INIT, in.data, in.size));
+}
+
+/* The kernel fixture_grouped_link names for M, linked through the plan
+ * path: what tp_cuda_link_plan hands the cache and the entry it gets. */
+static const tp_kernel_entry *grouped_link(tp_registry *reg, tp_kernel_cache *c, int64_t m,
+                                           tp_cuda_link *li, tp_gpu_launch *launch) {
+  tp_binding b;
+  ck_assert_msg(tp_binding_resolve(&b, reg, "grouped", "hook") == TP_OK, "%s",
+                tp_error_message());
+  tp_gemm_desc desc;
+  tp_gemm_desc_init(&desc, m, 64, 64);
+  desc.a = tp_tensor_matrix(TP_DTYPE_BF16, m, 64, 64, NULL);
+  desc.b = tp_tensor_matrix(TP_DTYPE_BF16, 64, 64, 64, NULL);
+  desc.d = tp_tensor_matrix(TP_DTYPE_BF16, m, 64, 64, NULL);
+  ck_assert_int_eq(tp_binding_plan(&b, &desc, TP_BACKEND_CUDA), TP_OK);
+  ck_assert_msg(tp_cuda_link_plan(&b, &desc, tp_link_target_default(), launch, li) == TP_OK, "%s",
+                tp_error_message());
+  const tp_kernel_entry *e = NULL;
+  tp_status st = tp_kernel_cache_get(c, &li->request, &e);
+  return st == TP_OK ? e : NULL;
+}
+
+/* A payload whose device code comes in images (fixture_grouped_link:
+ * link_kernel's tp_test_axpy and tp_test_ws, link_ws_unbounded's kernel)
+ * links the image that lists the chosen kernel, alone with the hook, and
+ * the cache key names exactly those two inputs. */
+START_TEST(grouped_payload_links_its_image) {
+  char ini[1024], text[1024];
+  ck_assert_int_lt(snprintf(ini, sizeof ini, "%s/grouped.ini", base_dir), (int)sizeof ini);
+  snprintf(text, sizeof text,
+           "[grouped]\nkind = payload\nlibrary = %s/fixture_grouped_link.so\n"
+           "[hook]\nkind = epilogue\nlibrary = %s/fixture_test_hook.so\n",
+           TP_TEST_PLUGIN_DIR, TP_TEST_PLUGIN_DIR);
+  FILE *f = fopen(ini, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs(text, f);
+  ck_assert_int_eq(fclose(f), 0);
+  tp_registry *reg;
+  ck_assert_msg(tp_registry_open(&reg, ini) == TP_OK, "%s", tp_error_message());
+  tp_kernel_cache *c;
+  ck_assert_int_eq(tp_kernel_cache_create(&c, NULL), TP_OK);
+  const tp_jit_input kernel = tp_test_blob_link_kernel(), hook = tp_test_blob_link_hook(),
+                     unbounded = tp_test_blob_link_ws_unbounded();
+  char kernel_line[64], hook_line[64], unbounded_line[64];
+  input_line(kernel_line, sizeof kernel_line, kernel);
+  input_line(hook_line, sizeof hook_line, hook);
+  input_line(unbounded_line, sizeof unbounded_line, unbounded);
+
+  /* tp_test_ws: link_kernel's image. Had the other come along, its
+   * kernel's C7508 would fail the report check. */
+  tp_cuda_link li;
+  tp_gpu_launch launch;
+  const tp_kernel_entry *e = grouped_link(reg, c, 128, &li, &launch);
+  ck_assert_msg(e != NULL, "%s", tp_error_message());
+  ck_assert_str_eq(launch.kernel, "tp_test_ws");
+  ck_assert_uint_eq(li.request.num_inputs, 2);
+  ck_assert_uint_eq(li.inputs[0].size, kernel.size);
+  ck_assert_int_eq(memcmp(li.inputs[0].data, kernel.data, kernel.size), 0);
+  ck_assert_ptr_nonnull(strstr(e->key_text, kernel_line));
+  ck_assert_ptr_nonnull(strstr(e->key_text, hook_line));
+  ck_assert_ptr_null(strstr(e->key_text, unbounded_line));
+  const char *second = strstr(e->key_text, "input ");
+  ck_assert_ptr_nonnull(second);
+  second = strstr(second + 1, "input ");
+  ck_assert_ptr_nonnull(second);
+  ck_assert_ptr_null(strstr(second + 1, "input ")); /* two inputs, no more */
+  tp_link_stats ws;
+  ck_assert_int_eq(tp_link_log_stats(e->info_log, "tp_test_ws", &ws), TP_OK);
+
+  /* tp_test_ws_unbounded: the other image, whose report fails the check. */
+  ck_assert_ptr_null(grouped_link(reg, c, 256, &li, &launch));
+  ck_assert_str_eq(launch.kernel, "tp_test_ws_unbounded");
+  ck_assert_uint_eq(li.inputs[0].size, unbounded.size);
+  ck_assert_int_eq(memcmp(li.inputs[0].data, unbounded.data, unbounded.size), 0);
+  ck_assert_ptr_nonnull(strstr(tp_error_message(), "(C7508)"));
+  ck_assert_uint_eq(stats_of(c).links, 1);
+  tp_kernel_cache_destroy(c);
+  tp_registry_close(reg);
+}
+END_TEST
+
 START_TEST(bad_requests) {
   tp_kernel_cache *c;
   ck_assert_int_eq(tp_kernel_cache_create(&c, NULL), TP_OK);
@@ -755,6 +845,7 @@ int main(void) {
   tcase_add_test(cache, truncated_entry_is_rebuilt);
   tcase_add_test(cache, stale_entry_is_rebuilt);
   tcase_add_test(cache, key_covers_what_the_cubin_depends_on);
+  tcase_add_test(cache, grouped_payload_links_its_image);
   tcase_add_test(cache, bad_requests);
   tcase_add_test(cache, unwritable_folder_costs_only_the_disk);
   tcase_add_test(cache, nested_folder_is_created);

@@ -5,7 +5,9 @@
  * registry beside well-formed ones; the test asserts its status, its
  * "<file>:<line>: " and its reason, and that the good plugins beside it stay
  * usable. fixture_tunable counts its live states in an exported int, read
- * here with dlsym, to show fini runs for refused sections and on close. */
+ * here with dlsym, to show fini runs for refused sections and on close. A
+ * payload's device code, whole or in groups of kernels, is checked and
+ * looked up here too (core/registry/device_code.h). */
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -17,6 +19,7 @@
 
 #include <check.h>
 
+#include "core/registry/device_code.h"
 #include "core/registry/registry_internal.h"
 #include "tests/registry_util.h"
 
@@ -93,7 +96,10 @@ START_TEST(test_each_refusal_leaves_the_others_usable) {
                              "library = fixture_init_fails\n"     /* 36 */
                              "[wrong_kind]\n"                     /* 37 */
                              "kind = epilogue\n"                  /* 38 */
-                             "library = fixture_payload\n");      /* 39 */
+                             "library = fixture_payload\n"        /* 39 */
+                             "[bad_images]\n"                     /* 40 */
+                             "kind = payload\n"                   /* 41 */
+                             "library = fixture_bad_images\n");   /* 42 */
   char want[PATH_MAX + 128];
   snprintf(want, sizeof want, "cannot load '%s/not_a_library.so': ", tu_dir);
   tu_assert_broken(reg, "text", TP_ERR_PLUGIN, 9, want);
@@ -126,6 +132,9 @@ START_TEST(test_each_refusal_leaves_the_others_usable) {
   tu_assert_broken(reg, "wrong_kind", TP_ERR_PLUGIN, 39,
                    "(plugin 'fixture_payload') is of kind payload, but the registry says "
                    "kind = epilogue");
+  tu_assert_broken(reg, "bad_images", TP_ERR_PLUGIN, 42,
+                   "fixture_bad_images.so' (plugin 'fixture_bad_images') sets both device_image "
+                   "and device_images; set one");
   /* Refused means unloaded: no version, no state. */
   for (size_t i = 2; i < tp_registry_count(reg); i++) {
     tp_plugin_info info;
@@ -321,6 +330,87 @@ START_TEST(test_host_log_follows_tilepipe_log) {
 }
 END_TEST
 
+/* ---------------------------------------------------------- device code */
+
+static const unsigned char blob_a[16], blob_b[32], blob_whole[8];
+static const char *const names_a[] = {"k_a1", "k_a2"};
+static const char *const names_b[] = {"k_b"};
+
+/* A payload descriptor with the given device code, as the loader copies it. */
+static tp_plugin_desc device_desc(tp_plugin_kind kind, const tp_device_image *images,
+                                  size_t count, const void *whole, size_t whole_size) {
+  return (tp_plugin_desc){.name = "p", .kind = kind, .device_image = whole,
+                          .device_image_size = whole_size, .device_images = images,
+                          .num_device_images = count};
+}
+
+START_TEST(test_device_code) {
+  const tp_device_image images[] = {{names_a, 2, blob_a, sizeof blob_a},
+                                    {names_b, 1, blob_b, sizeof blob_b}};
+  const void *data;
+  size_t size;
+
+  /* Groups: each kernel from the image that lists it, and only those. */
+  tp_plugin_desc d = device_desc(TP_PLUGIN_PAYLOAD, images, 2, NULL, 0);
+  ck_assert_int_eq(tp_device_code_check(&d, "lib.so"), TP_OK);
+  ck_assert(tp_device_code_present(&d));
+  ck_assert_int_eq(tp_device_code_for_kernel(&d, "k_a2", &data, &size), TP_OK);
+  ck_assert_ptr_eq(data, blob_a);
+  ck_assert_uint_eq(size, sizeof blob_a);
+  ck_assert_int_eq(tp_device_code_for_kernel(&d, "k_b", &data, &size), TP_OK);
+  ck_assert_ptr_eq(data, blob_b);
+  ck_assert_uint_eq(size, sizeof blob_b);
+  ck_assert_int_eq(tp_device_code_for_kernel(&d, "k_a", &data, &size), TP_ERR_PLUGIN);
+  ck_assert_ptr_null(data);
+  ck_assert_str_eq(tp_error_message(),
+                   "payload 'p' chose kernel 'k_a', which none of its 2 device images lists");
+
+  /* One image (every plugin before ABI 1.3): whatever the kernel. */
+  d = device_desc(TP_PLUGIN_PAYLOAD, NULL, 0, blob_whole, sizeof blob_whole);
+  ck_assert_int_eq(tp_device_code_check(&d, "lib.so"), TP_OK);
+  ck_assert(tp_device_code_present(&d));
+  ck_assert_int_eq(tp_device_code_for_kernel(&d, "anything", &data, &size), TP_OK);
+  ck_assert_ptr_eq(data, blob_whole);
+  ck_assert_uint_eq(size, sizeof blob_whole);
+
+  /* None. */
+  d = device_desc(TP_PLUGIN_PAYLOAD, NULL, 0, NULL, 0);
+  ck_assert_int_eq(tp_device_code_check(&d, "lib.so"), TP_OK);
+  ck_assert(!tp_device_code_present(&d));
+  ck_assert_int_eq(tp_device_code_for_kernel(&d, "k_a1", &data, &size), TP_ERR_UNSUPPORTED);
+  TU_ASSERT_HAS(tp_error_message(), "plugin 'p' carries no device code");
+
+  /* Refusals, each naming the library, the plugin and what is wrong. */
+  const tp_device_image no_data[] = {{names_a, 2, NULL, 16}};
+  const tp_device_image no_kernels[] = {{names_a, 0, blob_a, sizeof blob_a}};
+  const char *const empty_name[] = {"k", ""};
+  const tp_device_image bad_name[] = {{empty_name, 2, blob_a, sizeof blob_a}};
+  const struct {
+    tp_plugin_desc d;
+    const char *reason;
+  } bad[] = {
+      {device_desc(TP_PLUGIN_PAYLOAD, images, 0, NULL, 0),
+       "'lib.so' (plugin 'p'): device_images is set but num_device_images is 0"},
+      {device_desc(TP_PLUGIN_PAYLOAD, NULL, 2, NULL, 0),
+       "'lib.so' (plugin 'p'): device_images is NULL but num_device_images is 2"},
+      {device_desc(TP_PLUGIN_EPILOGUE, images, 2, NULL, 0),
+       "'lib.so' (plugin 'p'): an epilogue's device code is one device_image"},
+      {device_desc(TP_PLUGIN_PAYLOAD, images, 2, blob_whole, sizeof blob_whole),
+       "'lib.so' (plugin 'p') sets both device_image and device_images; set one"},
+      {device_desc(TP_PLUGIN_PAYLOAD, no_data, 1, NULL, 0),
+       "'lib.so' (plugin 'p'): device image 0 has no data, a zero size or no kernels"},
+      {device_desc(TP_PLUGIN_PAYLOAD, no_kernels, 1, NULL, 0),
+       "'lib.so' (plugin 'p'): device image 0 has no data, a zero size or no kernels"},
+      {device_desc(TP_PLUGIN_PAYLOAD, bad_name, 1, NULL, 0),
+       "'lib.so' (plugin 'p'): device image 0: kernel name 1 is NULL or empty"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    ck_assert_int_eq(tp_device_code_check(&bad[i].d, "lib.so"), TP_ERR_PLUGIN);
+    TU_ASSERT_HAS(tp_error_message(), bad[i].reason);
+  }
+}
+END_TEST
+
 static Suite *loader_suite(void) {
   Suite *s = suite_create("loader");
   TCase *tc = tcase_create("loader");
@@ -329,6 +419,7 @@ static Suite *loader_suite(void) {
   tcase_add_test(tc, test_tuning_keys_reach_each_sections_state);
   tcase_add_test(tc, test_resolve_errors);
   tcase_add_test(tc, test_host_log_follows_tilepipe_log);
+  tcase_add_test(tc, test_device_code);
   suite_add_tcase(s, tc);
   return s;
 }

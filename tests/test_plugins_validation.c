@@ -8,6 +8,8 @@
  * - The GPU side of the plan slots (tile choice, stage contents, TMA rules)
  *   cannot go through tp_plan_create without a GPU, so those tests call the
  *   slots of the dlopen'ed plugin directly, as the core would.
+ * - The standard payload's device images list every kernel its planner can
+ *   name, each in its operand pair's image.
  * - The tuning keys through set_option, and through a registry file.
  * - The build-tree registry and the installed one (resolved through
  *   TILEPIPE_PLUGIN_PATH) list the five plugins, all usable. */
@@ -22,7 +24,9 @@
 #include <check.h>
 
 #include "config.h"
+#include "plugins/standard/device/standard_params.h"
 #include "tests/tmpdir.h"
+#include "tilepipe/kernel/plan.h"
 #include "tilepipe/plugin.h"
 #include "tilepipe/tilepipe.h"
 #include "tools/reference/problem.h"
@@ -415,16 +419,25 @@ START_TEST(test_descriptors) {
     ck_assert_str_eq(l.desc->version, PACKAGE_VERSION);
     ck_assert_int_eq(l.desc->abi_major, TP_PLUGIN_ABI_MAJOR);
     ck_assert_uint_eq(l.desc->struct_size, sizeof(tp_plugin_desc));
+    /* standard's device code comes as one image per operand pair (below),
+     * the others' as one image. */
+    const int grouped = strcmp(names[i], "standard") == 0;
     if (carries_device_code(names[i])) {
-      ck_assert_ptr_nonnull(l.desc->device_image);
-      ck_assert_uint_gt(l.desc->device_image_size, 0);
+      ck_assert(grouped ? l.desc->device_images != NULL : l.desc->device_image != NULL);
+      ck_assert_uint_gt(grouped ? l.desc->num_device_images : l.desc->device_image_size, 0);
 #if TP_HAVE_CUDA
       ck_assert_int_eq(l.desc->cuda_version, TP_BUILD_CUDA_VERSION);
 #endif
     } else {
+      ck_assert_ptr_null(l.desc->device_images);
+      ck_assert_uint_eq(l.desc->num_device_images, 0);
+      ck_assert_int_eq(l.desc->cuda_version, 0);
+    }
+    if (grouped || !carries_device_code(names[i])) {
       ck_assert_ptr_null(l.desc->device_image);
       ck_assert_uint_eq(l.desc->device_image_size, 0);
-      ck_assert_int_eq(l.desc->cuda_version, 0);
+    } else {
+      ck_assert_ptr_null(l.desc->device_images);
     }
     ck_assert(i < 3 ? l.desc->payload != NULL && l.desc->epilogue == NULL
                     : l.desc->epilogue != NULL && l.desc->payload == NULL);
@@ -433,6 +446,43 @@ START_TEST(test_descriptors) {
     ck_assert_ptr_null(dlsym(l.handle, "tpc_fail"));
     unload(&l);
   }
+}
+END_TEST
+
+/* The standard payload's device images, one per operand pair, list every
+ * kernel its planner can name (tilepipe/kernel/plan.h spells the names
+ * from tiles.h as the device code does), each in its pair's image only. */
+START_TEST(test_standard_device_images) {
+#if TP_HAVE_CUDA
+  static const char *const pairs[] = {
+#define PAIR_NAME(NAME, A, B) #NAME,
+      TP_STANDARD_OPERANDS(PAIR_NAME)
+#undef PAIR_NAME
+  };
+  const size_t num_pairs = sizeof pairs / sizeof pairs[0];
+  loaded l = load("standard");
+  ck_assert_uint_eq(l.desc->num_device_images, num_pairs);
+  size_t count;
+  const tp_kernel_instance *instances = tp_kernel_instances(&count);
+  for (size_t p = 0; p < num_pairs; p++) {
+    const tp_device_image *im = &l.desc->device_images[p];
+    ck_assert_ptr_nonnull(im->data);
+    ck_assert_uint_gt(im->size, 0);
+    ck_assert_uint_eq(im->num_kernels, count);
+    for (size_t k = 0; k < count; k++) {
+      char name[96];
+      snprintf(name, sizeof name, "tp_standard_%s_%s", pairs[p], instances[k].suffix);
+      for (size_t q = 0; q < num_pairs; q++) {
+        const tp_device_image *other = &l.desc->device_images[q];
+        size_t found = 0;
+        for (size_t j = 0; j < other->num_kernels; j++)
+          found += strcmp(other->kernels[j], name) == 0;
+        ck_assert_msg(found == (p == q), "%s is listed %zu times in image %zu", name, found, q);
+      }
+    }
+  }
+  unload(&l);
+#endif
 }
 END_TEST
 
@@ -1004,6 +1054,7 @@ static Suite *suite(void) {
   tc = tcase_create("slots");
   tcase_add_unchecked_fixture(tc, open_registry, close_registry);
   tcase_add_test(tc, test_descriptors);
+  tcase_add_test(tc, test_standard_device_images);
   tcase_add_test(tc, test_tuning_keys);
   tcase_add_test(tc, test_tuning_keys_tied);
   tcase_add_test(tc, test_cpu_plans);

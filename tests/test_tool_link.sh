@@ -15,7 +15,10 @@
 # - a payload whose kernel fails the ptxas check (fixture_bad_link with its
 #   hook fixture_test_hook: setmaxnreg ignored, C7508) prints FAIL and exits
 #   1, alone and in --all; so does a pair whose hook is missing (the link
-#   itself fails: unresolved tp_epilogue_apply).
+#   itself fails: unresolved tp_epilogue_apply);
+# - a payload with device images (fixture_grouped_link) links only the image
+#   that lists the chosen kernel, and fails one that none lists; a payload
+#   built for plugin ABI 1.2 (fixture_small_link) links its one image.
 # Built without the CUDA toolkit, the tool says so and exits 77 (skip).
 # The kernel cache is off; scratch files go to a fresh folder under $TMPDIR.
 set -u
@@ -132,6 +135,34 @@ if [ -f "$fixtures/fixture_bad_link.so" ] && [ -f "$fixtures/fixture_test_hook.s
   expect 1 '^[0-9]+ of [0-9]+ pairs passed$' -- link --all --registry "$tmp/bad.ini"
 else
   fail "fixture_bad_link.so or fixture_test_hook.so is missing from $fixtures"
+fi
+
+# A payload's device images: a link takes only the one that lists the
+# chosen kernel. tp_test_ws passes from its own image alone (the other
+# image's tp_test_ws_unbounded would bring ptxas's C7508 into the report);
+# tp_test_ws_unbounded comes from the other; a kernel no image lists fails
+# before any link. A payload built for ABI 1.2 links its one device_image.
+if [ -f "$fixtures/fixture_grouped_link.so" ] && [ -f "$fixtures/fixture_small_link.so" ]; then
+  cp "$reg" "$tmp/grouped.ini"
+  printf '\n[grouped]\nkind = payload\nlibrary = %s/fixture_grouped_link.so\n' "$fixtures" \
+    >>"$tmp/grouped.ini"
+  printf '\n[small]\nkind = payload\nlibrary = %s/fixture_small_link.so\n' "$fixtures" \
+    >>"$tmp/grouped.ini"
+  printf '\n[hook]\nkind = epilogue\nlibrary = %s/fixture_test_hook.so\n' "$fixtures" \
+    >>"$tmp/grouped.ini"
+  link_grouped() { # M, then what to expect
+    m=$1
+    shift
+    expect "$@" -- link --payload grouped --epilogue hook -m "$m" --registry "$tmp/grouped.ini"
+  }
+  link_grouped 128 0 '^grouped x hook: PASS  kernel tp_test_ws, '
+  link_grouped 2 0 '^grouped x hook: PASS  kernel tp_test_axpy, '
+  link_grouped 256 1 '^grouped x hook: FAIL .*tp_test_ws_unbounded.*C7508'
+  link_grouped 1 1 "^grouped x hook: FAIL .*payload 'fixture_grouped_link' chose kernel 'tp_test_nowhere', which none of its 2 device images lists"
+  expect 0 '^small x hook: PASS  kernel tp_test_ws, ' -- \
+    link --payload small --epilogue hook -m 128 --registry "$tmp/grouped.ini"
+else
+  fail "fixture_grouped_link.so or fixture_small_link.so is missing from $fixtures"
 fi
 
 if [ "$failures" -ne 0 ]; then

@@ -5,12 +5,14 @@
  * Checks run in an order where each one only reads what the previous ones
  * proved is there: struct_size (always present) says whether the ABI version
  * can be read; the version says whether the layout is one we know; only then
- * is the descriptor copied and its fields trusted. */
+ * is the descriptor copied and its fields trusted, its device code fields
+ * last (device_code.h). */
 #include <dlfcn.h>
 #include <stddef.h>
 #include <string.h>
 
 #include "core/error.h"
+#include "core/registry/device_code.h"
 #include "core/registry/host_api.h"
 #include "core/registry/loader.h"
 
@@ -21,9 +23,9 @@
 #define PLUGIN_ERR_MAX 256
 
 /* A plugin's struct must reach past every field the core requires; the
- * optional fields after them (device_image, the GPU slots) read as NULL when
- * its struct_size stops short of them. Minors only append, so this holds for
- * every plugin of our major. */
+ * optional fields after them (device_image, device_images, the GPU slots)
+ * read as NULL when its struct_size stops short of them. Minors only append,
+ * so this holds for every plugin of our major. */
 static const size_t desc_required_size = END_OF(tp_plugin_desc, epilogue);
 
 /* The ops table of one kind: the slots the core requires (all must be set)
@@ -127,6 +129,7 @@ static tp_status entry_and_init(tp_loaded_plugin *p, void *handle, const char *l
   if (!desc)
     return tp_error_set(TP_ERR_PLUGIN, "'%s': %s() returned NULL", library, TP_PLUGIN_ENTRY_NAME);
   tp_status st = check_desc(p, desc, library, kind);
+  if (st == TP_OK) st = tp_device_code_check(&p->desc, library);
   if (st != TP_OK || !p->desc.init) return st;
   char err[PLUGIN_ERR_MAX] = "";
   void *state = NULL;

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "core/registry/device_code.h"
 #include "core/registry/ini_file.h"
 #include "core/registry/loader.h"
 #include "core/registry/registry_internal.h"
@@ -381,7 +382,7 @@ static void fill_info(const tp_registry *reg, const tp_registry_entry *e, tp_plu
       .version = d ? d->version : "",
       .enabled = e->enabled,
       .cuda_version = d ? d->cuda_version : 0,
-      .has_device_code = d && d->device_image && d->device_image_size > 0,
+      .has_device_code = d && tp_device_code_present(d),
       .status = e->status,
       .error = e->error,
       .ini_file = reg->path,

@@ -78,8 +78,10 @@ tp_status tp_link_target_detect(tp_link_target *target);
  * failure). 1, after which the failures are: TP_ERR_UNSUPPORTED when a
  * plugin carries no device code, TP_ERR_NO_DEVICE when tilepipe was built
  * without the CUDA toolkit, the payload's status when its gpu_plan refuses
- * the target, TP_ERR_NOT_FOUND when nvJitLink cannot be opened, TP_ERR_LINK
- * when the link or its ptxas report fails. */
+ * the target, TP_ERR_PLUGIN when it chose a kernel that none of its device
+ * images lists (tp_plugin_desc.device_images), TP_ERR_NOT_FOUND when
+ * nvJitLink cannot be opened, TP_ERR_LINK when the link or its ptxas report
+ * fails. */
 tp_status tp_link_check(tp_registry *registry, const char *payload, const char *epilogue,
                         const tp_gemm_desc *desc, tp_link_result *result);
 

@@ -40,8 +40,9 @@ extern "C" {
 
 #define TP_PLUGIN_ABI_MAJOR 1
 /* 1.1: tp_gemm_desc.bias. 1.2: plan-owned device workspace
- * (tp_gpu_launch.workspace_bytes, tp_payload_plan.workspace). */
-#define TP_PLUGIN_ABI_MINOR 2
+ * (tp_gpu_launch.workspace_bytes, tp_payload_plan.workspace). 1.3: a
+ * payload's device code in groups of kernels (tp_plugin_desc.device_images). */
+#define TP_PLUGIN_ABI_MINOR 3
 #define TP_PLUGIN_ENTRY_NAME "tp_plugin_entry"
 
 #if defined(__GNUC__)
@@ -190,6 +191,17 @@ typedef struct tp_epilogue_ops {
 
 /* ---------------------------------------------------------------- descriptor */
 
+/* One group of a payload's kernels and the LTO-IR that holds them (ABI 1.3).
+ * A link reads every function of the IR it is given, so a payload with many
+ * kernels splits them (say, one image per operand pair), and a plan's link
+ * takes only the image that lists the kernel gpu_plan chose. */
+typedef struct tp_device_image {
+  const char *const *kernels; /* the extern "C" names of the kernels it holds */
+  size_t num_kernels;
+  const void *data;           /* LTO-IR, as tp_plugin_desc.device_image */
+  size_t size;
+} tp_device_image;
+
 typedef struct tp_plugin_desc {
   uint32_t struct_size;    /* sizeof(tp_plugin_desc) as the plugin was built */
   uint16_t abi_major, abi_minor;
@@ -216,6 +228,13 @@ typedef struct tp_plugin_desc {
    * -gencode arch=compute_90a,code=lto_90a); NULL when it has none. */
   const void *device_image;
   size_t device_image_size;
+
+  /* 1.3, payloads only: its device code as groups of kernels instead of one
+   * device_image (set one or the other). A plan's link takes the first image
+   * whose list names the chosen kernel; a kernel that none names fails the
+   * plan. NULL and 0 when device_image holds it all. */
+  const tp_device_image *device_images;
+  size_t num_device_images;
 } tp_plugin_desc;
 
 typedef const tp_plugin_desc *(*tp_plugin_entry_fn)(const tp_host_api *host);

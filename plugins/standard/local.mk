@@ -10,9 +10,22 @@ plugins_standard_tp_standard_la_CPPFLAGS = $(TP_PLUGIN_CPPFLAGS)
 plugins_standard_tp_standard_la_CFLAGS = $(TP_PLUGIN_CFLAGS)
 plugins_standard_tp_standard_la_LDFLAGS = $(TP_PLUGIN_LDFLAGS)
 plugins_standard_tp_standard_la_LIBADD = $(TP_PLUGIN_LIBADD)
-# Its device code: LTO-IR embedded in the .so (build-aux/device.mk).
+# Its device code: LTO-IR embedded in the .so (build-aux/device.mk), one
+# image per operand pair, so that a plan's link reads only its pair's 32
+# kernels (docs/kernel.md, "Cold start"). The pairs are the NAMEs of
+# TP_STANDARD_OPERANDS (device/standard_params.h); plugin.c expects an image
+# for each, and the .cu knows no other.
+STANDARD_GROUPS = bf16 f16 e4m3_e4m3 e4m3_e5m2 e5m2_e4m3 e5m2_e5m2
+STANDARD_GROUP_BLOBS = $(STANDARD_GROUPS:%=plugins/standard/device/standard_mainloop.%.ltoir.fatbin)
 EXTRA_DIST += plugins/standard/device/standard_mainloop.cu
 if TP_HAVE_CUDA
 nodist_plugins_standard_tp_standard_la_SOURCES = plugins/standard/device/standard_mainloop.ltoir.h
 TP_DEVICE_BLOBS += plugins/standard/device/standard_mainloop.ltoir.h
+$(STANDARD_GROUP_BLOBS): plugins/standard/device/standard_mainloop.%.ltoir.fatbin: \
+		$(srcdir)/plugins/standard/device/standard_mainloop.cu $(TP_DEVICE_HEADER_DEPS)
+	@$(MKDIR_P) $(@D)
+	$(AM_V_GEN)$(NVCC) $(NVCC_DEVICE_FLAGS) -DTP_DEVICE_GROUP=$* $< -o $@
+plugins/standard/device/standard_mainloop.ltoir.h: $(STANDARD_GROUP_BLOBS)
+	$(AM_V_GEN)$(SHELL) $(top_srcdir)/build-aux/embed-device-blob --groups $@ $(STANDARD_GROUP_BLOBS)
+CLEANFILES += $(STANDARD_GROUP_BLOBS)
 endif

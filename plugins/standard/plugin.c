@@ -1,15 +1,32 @@
 /* plugins/standard/plugin.c: the standard payload's descriptor and entry
  * point. Its tuning keys (tile, stages, cluster, consumers, splits, tail_splits)
  * are the common ones (plugins/common/tuning.h); its device code is device/standard_mainloop.cu
- * (gpu.c picks and parameterises the kernel). */
+ * (gpu.c picks and parameterises the kernel), one image per operand pair,
+ * each listing the kernels it holds. */
 #include "config.h"
 #include "plugins/common/device_image.h"
-#if TP_HAVE_CUDA
-#include "plugins/standard/device/standard_mainloop.ltoir.h"
-#endif
 #include "plugins/common/cpu_stage.h"
 #include "plugins/common/tuning.h"
+#include "plugins/standard/device/standard_params.h"
 #include "plugins/standard/standard.h"
+#include "tilepipe/kernel/tiles.h"
+
+#if TP_HAVE_CUDA
+#include "plugins/standard/device/standard_mainloop.ltoir.h"
+
+/* Each pair's kernel names, spelled as the .cu spells them (tiles.h). */
+#define STANDARD_KERNEL_NAME(BM, BN, CM, D_NAME, DT, SPEED, NAME) \
+  "tp_standard_" #NAME "_" TP_KERNEL_SUFFIX_STR(BM, BN, CM, D_NAME),
+#define STANDARD_KERNEL_NAMES(NAME, A, B)   \
+  static const char *const kernels_##NAME[] = { \
+      TP_KERNEL_FOR_EACH_INSTANCE(STANDARD_KERNEL_NAME, NAME)};
+TP_STANDARD_OPERANDS(STANDARD_KERNEL_NAMES)
+
+#define STANDARD_IMAGE(NAME, A, B)                                                    \
+  {kernels_##NAME, sizeof kernels_##NAME / sizeof kernels_##NAME[0], tp_device_blob_##NAME, \
+   sizeof tp_device_blob_##NAME},
+static const tp_device_image images[] = {TP_STANDARD_OPERANDS(STANDARD_IMAGE)};
+#endif
 
 /* Unscaled operands need no gathers beyond A and B: the common loader is
  * the whole producer. */
@@ -33,7 +50,7 @@ static const tp_plugin_desc desc = {
     .fini = tpc_tuning_fini,
     .set_option = tpc_tuning_set_option,
     .payload = &ops,
-    TPC_DEVICE_IMAGE_FIELDS,
+    TPC_DEVICE_IMAGES_FIELDS(images),
 };
 
 const tp_plugin_desc *tp_plugin_entry(const tp_host_api *host) {

@@ -4,7 +4,11 @@
  * fixture_test_hook's). It plans every GEMM (one k-block of one 16-byte
  * tile) and names tp_test_ws for M >= 128, tp_test_axpy below, so a shape
  * list maps to one or two kernels. It never runs anything: the CPU slots
- * are the fixtures' empty ones. */
+ * are the fixtures' empty ones. Its descriptor is one built for plugin ABI
+ * 1.2 (abi_minor 2, its struct_size ending at device_image_size, poison
+ * past it where 1.3 has device_images), so it also shows that such a
+ * payload, with its one device_image, links as it did. */
+#include <stddef.h>
 #include <string.h>
 
 #include "fixture.h"
@@ -43,6 +47,8 @@ TP_PLUGIN_EXPORT const tp_plugin_desc *tp_plugin_entry(const tp_host_api *host) 
   static tp_payload_ops ops;
   static tp_plugin_desc desc;
   desc = fixture_desc("fixture_small_link", TP_PLUGIN_PAYLOAD);
+  desc.abi_minor = 2;
+  desc.struct_size = offsetof(tp_plugin_desc, device_images);
   ops = *desc.payload;
   ops.plan = plan;
   ops.gpu_plan = gpu_plan;
@@ -51,5 +57,7 @@ TP_PLUGIN_EXPORT const tp_plugin_desc *tp_plugin_entry(const tp_host_api *host) 
   desc.cuda_version = 13000;
   desc.device_image = tp_device_blob;
   desc.device_image_size = sizeof tp_device_blob;
+  desc.device_images = (const tp_device_image *)&desc;
+  desc.num_device_images = 99;
   return &desc;
 }

@@ -3,15 +3,15 @@
  * A plan belongs to the device the creating thread works on (its current
  * context's, else the default device: driver.h) and keeps its ordinal and
  * that context. Plan time, all under that context: the device's figures go
- * to the payload's gpu_plan, which picks
- * a kernel (an extern "C" name in its LTO-IR) and its launch; the payload's
- * and the epilogue's LTO-IR are linked (only that kernel: -kernels-used),
- * checked and loaded through the kernel cache; the workspace the payload
- * asks for is allocated and zeroed once, in the plan's context. Run time:
- * the device is entered (a context of another device current is refused
- * before anything is queued), the plugins write the parameter block on the
- * stack (payload: tensor maps and sizes; epilogue: its user bytes), one
- * launch. */
+ * to the payload's gpu_plan, which picks a kernel (an extern "C" name in
+ * its LTO-IR) and its launch; the payload's LTO-IR that holds it (its one image, or the group that lists
+ * the kernel: core/registry/device_code.h) and the epilogue's are linked
+ * (only that kernel: -kernels-used), checked and loaded through the kernel
+ * cache, whose key hashes those inputs; the workspace the payload asks for
+ * is allocated and zeroed once, in the plan's context. Run time: the device
+ * is entered (a context of another device current is refused before
+ * anything is queued), the plugins write the parameter block on the stack
+ * (payload: tensor maps and sizes; epilogue: its user bytes), one launch. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +20,7 @@
 #include "config.h"
 #include "core/backend/cuda/cuda_backend.h"
 #include "core/error.h"
+#include "core/registry/device_code.h"
 #include "core/registry/host_api.h"
 #include "tilepipe/device.h"
 #include "tilepipe/epilogue_args.h"
@@ -43,11 +44,11 @@ struct tp_cuda_plan {
 
 /* Both plugins carry what a fused kernel is made of. */
 static tp_status check_device_code(const tp_plugin_desc *payload, const tp_plugin_desc *epilogue) {
-  if (payload->device_image == NULL || payload->payload->gpu_plan == NULL ||
+  if (!tp_device_code_present(payload) || payload->payload->gpu_plan == NULL ||
       payload->payload->gpu_args == NULL) {
     return tp_error_set(TP_ERR_UNSUPPORTED, "payload '%s' carries no GPU kernel", payload->name);
   }
-  if (epilogue->device_image == NULL) {
+  if (!tp_device_code_present(epilogue)) {
     return tp_error_set(TP_ERR_UNSUPPORTED, "epilogue '%s' carries no device hook", epilogue->name);
   }
   return TP_OK;
@@ -128,16 +129,21 @@ static tp_status plan_launch(tp_binding *b, const tp_gemm_desc *desc, const tp_g
   return st == TP_OK ? check_launch(b, launch, gpu) : st;
 }
 
-/* The link of the payload's kernel `kernel` with the epilogue's hook: both
- * LTO-IR blobs, only that kernel kept. */
-static void link_for(tp_cuda_link *li, const tp_binding *b, const char *kernel) {
-  li->inputs[0] = (tp_jit_input){b->payload_plugin->device_image,
-                                 b->payload_plugin->device_image_size, b->payload_name};
+/* The link of the payload's kernel `kernel` with the epilogue's hook: the
+ * payload's LTO-IR that holds the kernel and the epilogue's, only that
+ * kernel kept. */
+static tp_status link_for(tp_cuda_link *li, const tp_binding *b, const char *kernel) {
+  const void *data;
+  size_t size;
+  tp_status st = tp_device_code_for_kernel(b->payload_plugin, kernel, &data, &size);
+  if (st != TP_OK) return st;
+  li->inputs[0] = (tp_jit_input){data, size, b->payload_name};
   li->inputs[1] = (tp_jit_input){b->epilogue_plugin->device_image,
                                  b->epilogue_plugin->device_image_size, b->epilogue_name};
   snprintf(li->kernels_used, sizeof li->kernels_used, "-kernels-used=%s", kernel);
   li->options[0] = li->kernels_used;
   li->request = (tp_link_request){li->inputs, 2, TP_CUDA_LINK_ARCH, li->options, 1};
+  return TP_OK;
 }
 
 /* The payload's workspace, zeroed (what its counters start from), and
@@ -180,9 +186,10 @@ tp_status tp_cuda_plan_create(tp_cuda_plan **out, tp_binding *b, const tp_gemm_d
   }
 
   tp_cuda_link li;
-  link_for(&li, b, plan->launch.kernel);
-  st = tp_cuda_kernel_get(&li.request, plan->launch.kernel, (int)plan->launch.smem_bytes,
-                          &plan->kernel);
+  st = link_for(&li, b, plan->launch.kernel);
+  if (st == TP_OK)
+    st = tp_cuda_kernel_get(&li.request, plan->launch.kernel, (int)plan->launch.smem_bytes,
+                            &plan->kernel);
   if (st != TP_OK) {
     tp_error_wrap(st, "kernel %s", plan->launch.kernel);
     free(plan);
@@ -207,7 +214,7 @@ tp_status tp_cuda_link_plan(tp_binding *b, const tp_gemm_desc *desc, const tp_gp
                             tp_gpu_launch *launch, tp_cuda_link *link) {
   tp_status st = check_device_code(b->payload_plugin, b->epilogue_plugin);
   if (st == TP_OK) st = plan_launch(b, desc, gpu, launch);
-  if (st == TP_OK) link_for(link, b, launch->kernel);
+  if (st == TP_OK) st = link_for(link, b, launch->kernel);
   return st;
 }
 

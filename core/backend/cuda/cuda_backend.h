@@ -31,8 +31,10 @@ tp_status tp_cuda_backend_available(const tp_plugin_desc *payload, const tp_plug
 tp_status tp_cuda_plan_create(tp_cuda_plan **plan, tp_binding *binding, const tp_gemm_desc *desc);
 tp_status tp_cuda_plan_run(const tp_cuda_plan *plan, const tp_gemm_desc *desc, void *stream);
 /* The link a plan makes: the payload's kernel with the epilogue's hook,
- * both LTO-IR blobs, only that kernel kept (-kernels-used). It points into
- * itself: fill it where it stays, and do not copy it. */
+ * the payload's LTO-IR that holds the kernel (its device_image, or the one
+ * of its device_images that lists it) and the epilogue's, only that kernel
+ * kept (-kernels-used). It points into itself: fill it where it stays, and
+ * do not copy it. */
 typedef struct tp_cuda_link {
   tp_jit_input inputs[2];
   char kernels_used[160];
@@ -44,16 +46,16 @@ typedef struct tp_cuda_link {
  * CUDA backend, the payload's gpu_plan for gpu's figures into *launch, its
  * kernel's link into *link. TP_ERR_UNSUPPORTED when a plugin carries no
  * device code, TP_ERR_NO_DEVICE when tilepipe was built without CUDA, the
- * payload's status when gpu_plan refuses. */
+ * payload's status when gpu_plan refuses, TP_ERR_PLUGIN when it chose a
+ * kernel that none of its device images lists. */
 tp_status tp_cuda_link_plan(tp_binding *binding, const tp_gemm_desc *desc, const tp_gpu_info *gpu,
                             tp_gpu_launch *launch, tp_cuda_link *link);
 
 /* A plan's link without a GPU or a driver (tilepipe/link.h): binding's
  * plans made for the CUDA backend, the payload's gpu_plan for gpu's figures
- * (into *launch), then the link of both plugins' LTO-IR through the kernel
- * cache (tp_cuda_link_only) with the ptxas report checked; *stats are the
- * chosen kernel's figures. TP_ERR_UNSUPPORTED when a plugin carries no
- * device code, TP_ERR_NO_DEVICE when tilepipe was built without CUDA,
+ * (into *launch), then its link (as tp_cuda_link_plan's) through the
+ * kernel cache (tp_cuda_link_only) with the ptxas report checked; *stats are
+ * the chosen kernel's figures. The failures of tp_cuda_link_plan, and
  * TP_ERR_LINK for a failed link or log check. */
 tp_status tp_cuda_link_check(tp_binding *binding, const tp_gemm_desc *desc, const tp_gpu_info *gpu,
                              tp_gpu_launch *launch, tp_link_stats *stats);

@@ -16,7 +16,9 @@
  * planner's layout); a k-block is 128 bytes of K (64 or 128 elements; the
  * last one's columns past K read as zero from TMA).
  *
- * Built by build-aux/device.mk into LTO-IR that plugins/standard/ embeds;
+ * Built once per operand pair, the pair's name in TP_DEVICE_GROUP
+ * (plugins/standard/local.mk), into LTO-IR images that plugins/standard/
+ * embeds, one per pair: a plan's link reads only its pair's kernels.
  * tests/test_gpu_gemm.c runs it, `tilepipe link` links it without a GPU. */
 #include <stdint.h>
 
@@ -82,13 +84,18 @@ struct standard_mainloop : tp_kernel_operands_mainloop<standard_k<A>::elems> {
   }
 };
 
-/* The kernels: every operand pair x every tile and D of
- * tilepipe/kernel/tiles.h, named tp_standard_<operands>_<D>_<BM>x<BN>_c<CM>. */
+/* The kernels of the operand pair TP_DEVICE_GROUP (a NAME of
+ * TP_STANDARD_OPERANDS): every tile and D of tilepipe/kernel/tiles.h, named
+ * tp_standard_<operands>_<D>_<BM>x<BN>_c<CM>. */
+#ifndef TP_DEVICE_GROUP
+#error "standard_mainloop.cu: build it with -DTP_DEVICE_GROUP=<operand pair> (local.mk)"
+#endif
 #define STANDARD_MAINLOOP(NAME, A, B) typedef standard_mainloop<A, B> standard_mainloop_##NAME;
 TP_STANDARD_OPERANDS(STANDARD_MAINLOOP)
 
 #define STANDARD_KERNEL(BM, BN, CM, D_NAME, DT, SPEED, NAME)                                     \
   TP_KERNEL_ENTRY(TP_KERNEL_NAME(tp_standard, NAME, BM, BN, CM, D_NAME),                       \
                   standard_mainloop_##NAME, BM, BN, DT, CM)
-#define STANDARD_KERNELS(NAME, A, B) TP_KERNEL_FOR_EACH_INSTANCE(STANDARD_KERNEL, NAME)
-TP_STANDARD_OPERANDS(STANDARD_KERNELS)
+/* NAME is expanded here, before STANDARD_KERNEL pastes it. */
+#define STANDARD_KERNELS(NAME) TP_KERNEL_FOR_EACH_INSTANCE(STANDARD_KERNEL, NAME)
+STANDARD_KERNELS(TP_DEVICE_GROUP)
