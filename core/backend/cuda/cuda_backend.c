@@ -4,11 +4,12 @@
  * context's, else the default device: driver.h) and keeps its ordinal and
  * that context. Plan time, all under that context: the device's figures go
  * to the payload's gpu_plan, which picks a kernel (an extern "C" name in
- * its LTO-IR) and its launch; the payload's LTO-IR that holds it (its one image, or the group that lists
- * the kernel: core/registry/device_code.h) and the epilogue's are linked
- * (only that kernel: -kernels-used), checked and loaded through the kernel
- * cache, whose key hashes those inputs; the workspace the payload asks for
- * is allocated and zeroed once, in the plan's context. Run time: the device
+ * its LTO-IR) and its launch; the payload's LTO-IR that holds it (its one
+ * image, or the group that lists the kernel: core/registry/device_code.h)
+ * and the epilogue's are linked (only that kernel: -kernels-used), checked
+ * and loaded through the kernel cache, whose key hashes those inputs; the
+ * workspace the payload asks for is allocated and zeroed once, in the
+ * plan's context. Run time: the device
  * is entered (a context of another device current is refused before
  * anything is queued), the plugins write the parameter block on the stack
  * (payload: tensor maps and sizes; epilogue: its user bytes), one launch. */
