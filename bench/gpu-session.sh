@@ -25,9 +25,12 @@
 #             examples/int8_w8a8 out of tree and runs their tests (CPU and
 #             CUDA), and the int8 payload's fused GEMM under compute-sanitizer
 #   bench     tilepipe bench over bench/shapes.txt: bf16 store, e4m3 store,
-#             bf16 residual (beta = 1), or BENCH_SPECS="bf16 residual,...",
+#             bf16 residual (beta = 1) of the standard payload, e4m3 store
+#             of blockwise_fp8 (against cuBLASLt's blockwise FP8), or
+#             BENCH_SPECS="DTYPE EPILOGUE [PAYLOAD],...",
 #             each with the device's ceilings and every shape's floor
-#             (--roofline): CSV and JSON into $OUT
+#             (--roofline): CSV into $OUT, JSON into the log tarball (the
+#             device tool returns at most 8 files)
 #   host      plan time (cold link, then disk cache in a second process) and
 #             host time per run call
 #   tune      bench/tune.sh: TUNE_TUNINGS over TUNE_SHAPES for each of
@@ -174,13 +177,15 @@ for step in $steps; do
     done
     ;;
   bench)
-    IFS=, read -r -a specs <<< "${BENCH_SPECS:-bf16 store,e4m3 store,bf16 residual}"
+    IFS=, read -r -a specs <<< "${BENCH_SPECS:-bf16 store,e4m3 store,bf16 residual,e4m3 store blockwise_fp8}"
     for spec in "${specs[@]}"; do
       set -- $spec
-      timeout 150 ./tools/tilepipe bench --shapes "$repo/bench/shapes.txt" --dtype "$1" \
-        --out-dtype bf16 --epilogue "$2" --roofline --csv "$out/bench-$1-$2.csv" \
-        --json "$out/bench-$1-$2.json" > "$logs/bench-$1-$2.txt" 2>&1
-      say "bench $1 $2: rc=$? $(grep -E '^ceilings|geometric mean' "$logs/bench-$1-$2.txt" | tr '\n' ' ')"
+      p=${3:-standard}
+      name=$p-$1-$2
+      timeout 150 ./tools/tilepipe bench --payload "$p" --shapes "$repo/bench/shapes.txt" \
+        --dtype "$1" --out-dtype bf16 --epilogue "$2" --roofline --csv "$out/bench-$name.csv" \
+        --json "$logs/bench-$name.json" > "$logs/bench-$name.txt" 2>&1
+      say "bench $p $1 $2: rc=$? $(grep -E '^ceilings|geometric mean' "$logs/bench-$name.txt" | tr '\n' ' ')"
     done
     ;;
   host)
