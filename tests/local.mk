@@ -27,7 +27,7 @@ TP_FIXTURE_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 TP_FIXTURE_LDFLAGS = -module -avoid-version -rpath /nowhere -shared
 TP_REGISTRY_TEST_CPP_FLAGS = $(TP_TEST_CPP_FLAGS) $(TP_INSTALL_PATH_DEFINES) \
 	-DTP_TEST_PLUGIN_DIR='"$(abs_top_builddir)/tests/plugins/.libs"'
-noinst_HEADERS += tests/plugins/fixture.h tests/registry_util.h
+noinst_HEADERS += tests/plugins/fixture.h tests/plugins/link_fixture.h tests/registry_util.h
 
 check_LTLIBRARIES += tests/plugins/fixture_payload.la
 tests_plugins_fixture_payload_la_SOURCES = tests/plugins/fixture_payload.c
