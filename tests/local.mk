@@ -118,7 +118,8 @@ tests/device/link_kernel.ltoir.fatbin tests/device/link_ws_unbounded.ltoir.fatbi
 	$(srcdir)/tests/device/warp_specialized.cuh
 noinst_HEADERS += tests/cuda_blobs.h
 check_PROGRAMS += tests/test_cuda_link tests/test_cuda_launch
-tests_test_cuda_link_SOURCES = tests/test_cuda_link.c tests/cuda_blobs.c tests/tmpdir.c
+tests_test_cuda_link_SOURCES = tests/test_cuda_link.c tests/cuda_blobs.c tests/tmpdir.c \
+	tests/nvjitlink_leak.c
 tests_test_cuda_link_CPPFLAGS = $(TP_TEST_CPP_FLAGS) $(CUDA_CPPFLAGS) \
 	-DTP_TEST_PLUGIN_DIR='"$(abs_top_builddir)/tests/plugins/.libs"'
 tests_test_cuda_link_LDADD = $(TP_TEST_INTERNAL_LIBS)
@@ -374,7 +375,7 @@ endif
 # and the standard kernel the link check then reads. test_gpu_warm: on a
 # GPU, plans read what a warm linked (skips, 77, without one).
 check_PROGRAMS += tests/test_warm tests/test_gpu_warm
-tests_test_warm_SOURCES = tests/test_warm.c tests/tmpdir.c
+tests_test_warm_SOURCES = tests/test_warm.c tests/tmpdir.c tests/nvjitlink_leak.c
 tests_test_warm_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS) \
 	-DTP_TEST_PLUGIN_DIR='"$(abs_top_builddir)/tests/plugins/.libs"'
 tests_test_warm_LDADD = $(TP_PLUGIN_TEST_LIBS)

@@ -29,13 +29,6 @@
   ck_assert_msg(strstr((haystack), (needle)) != NULL, "\"%s\" does not contain \"%s\"",     \
                 (haystack), (needle))
 
-/* Under LeakSanitizer (configure --enable-sanitizers), nvJitLink 13.0
- * leaks 24 bytes inside nvJitLinkComplete per link with -kernels-used, as
- * every plan's link has; not ours to fix (test_tool_link.sh suppresses it
- * the same way). Everything else stays checked. */
-const char *__lsan_default_suppressions(void);
-const char *__lsan_default_suppressions(void) { return "leak:libnvJitLink.so\n"; }
-
 static char base_dir[1024]; /* this run's folder */
 static char ini_path[1200]; /* the build tree's registry plus the fixtures */
 static tp_registry *reg;
