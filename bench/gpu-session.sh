@@ -65,13 +65,13 @@ if [ ! -f Makefile ]; then
   "$repo/configure" --enable-werror --prefix="$prefix" > "$logs/configure.log" 2>&1 ||
     { tail -30 "$logs/configure.log"; exit 1; }
 fi
-make -j16 > "$logs/build.log" 2>&1 || { grep -E "error" "$logs/build.log" | head -30; exit 1; }
+make -j"$(nproc)" > "$logs/build.log" 2>&1 || { grep -E "error" "$logs/build.log" | head -30; exit 1; }
 cs=/usr/local/cuda/bin/compute-sanitizer
 
 for step in $steps; do
   case $step in
   check)
-    timeout 300 make -j16 check > "$logs/check.log" 2>&1
+    timeout 300 make -j"$(nproc)" check > "$logs/check.log" 2>&1
     say "check: rc=$? $(grep -E '^# (PASS|SKIP|FAIL|ERROR)' "$logs/check.log" | tr '\n' ' ')"
     grep -E "^(FAIL|ERROR)" "$logs/check.log"
     cp test-suite.log "$logs/" 2>/dev/null
