@@ -38,6 +38,11 @@ static tp_status time_on_host(int warmup, int iters, tp_timed_fn fn, void *ctx, 
   return st;
 }
 
+/* Side j of round `round`'s order: the order turns by one each round, so
+ * every side follows every other side equally often and none always runs
+ * after the same kernel (whose leftovers in L2 and clocks it would meet). */
+static int side_at(int n, int round, int j) { return (round + j) % n; }
+
 /* Runs sides[0..n) in turn, each timed run with its own event pair:
  * ms[s * iters + i] is run i of side s. */
 static tp_status time_on_gpu(int n, int warmup, int iters, const tp_timed_side *sides, double *ms,
@@ -52,20 +57,23 @@ static tp_status time_on_gpu(int n, int warmup, int iters, const tp_timed_side *
   for (size_t r = 0; r < runs && st == TP_OK; r++)
     if ((st = tp_device_timer_create(&timers[r])) != TP_OK)
       tp_time_failed("timer", st, err, errlen);
-  /* Runs are numbered across the sides (round * n + side), so a side that
-   * picks its inputs by run number never gets the ones the side before it
-   * in the round has just pulled into L2. */
+  /* Runs are numbered in the order they run (round * n + position), so a
+   * side that picks its inputs by run number never gets the ones the run
+   * before it has just pulled into L2. */
   for (int i = 0; i < warmup && st == TP_OK; i++)
-    for (int s = 0; s < n && st == TP_OK; s++)
-      st = sides[s].fn(sides[s].ctx, i * n + s, err, errlen);
+    for (int j = 0; j < n && st == TP_OK; j++) {
+      const int s = side_at(n, i, j);
+      st = sides[s].fn(sides[s].ctx, i * n + j, err, errlen);
+    }
   for (int i = 0; i < iters && st == TP_OK; i++) {
-    for (int s = 0; s < n && st == TP_OK; s++) {
+    for (int j = 0; j < n && st == TP_OK; j++) {
+      const int s = side_at(n, warmup + i, j);
       tp_device_timer *t = timers[(size_t)s * (size_t)iters + (size_t)i];
       if ((st = tp_device_timer_record(t, TP_TIMER_START, NULL)) != TP_OK) {
         tp_time_failed("timer start", st, err, errlen);
         break;
       }
-      if ((st = sides[s].fn(sides[s].ctx, (warmup + i) * n + s, err, errlen)) != TP_OK) break;
+      if ((st = sides[s].fn(sides[s].ctx, (warmup + i) * n + j, err, errlen)) != TP_OK) break;
       if ((st = tp_device_timer_record(t, TP_TIMER_STOP, NULL)) != TP_OK)
         tp_time_failed("timer stop", st, err, errlen);
     }
