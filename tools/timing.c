@@ -38,10 +38,18 @@ static tp_status time_on_host(int warmup, int iters, tp_timed_fn fn, void *ctx, 
   return st;
 }
 
-/* Side j of round `round`'s order: the order turns by one each round, so
- * every side follows every other side equally often and none always runs
- * after the same kernel (whose leftovers in L2 and clocks it would meet). */
-static int side_at(int n, int round, int j) { return (round + j) % n; }
+/* The side at position j of round `round`: a Williams design, so that over
+ * 2n rounds every side runs right after every other side equally often
+ * (twice), and none always follows the same kernel and meets what that
+ * kernel left in L2 (a kernel that ends on the part of B the next one
+ * starts on gives it a warm start). Row t < n is 0, 1, n-1, 2, n-2, ...
+ * turned by t; rows n..2n-1 are the same rows backwards. */
+static int side_at(int n, int round, int j) {
+  const int t = round % (2 * n);
+  const int p = t < n ? j : n - 1 - j;
+  const int w = p % 2 ? (p + 1) / 2 : (n - p / 2) % n;
+  return (w + t) % n;
+}
 
 /* Runs sides[0..n) in turn, each timed run with its own event pair:
  * ms[s * iters + i] is run i of side s. */

@@ -35,8 +35,9 @@ tp_status tp_time_median(int on_gpu, int warmup, int iters, tp_timed_fn fn, void
  * `iters` rounds, each running every side once in turn with its own events;
  * median_ms[s] is side s's median. Interleaving, rather than timing one side
  * after the other, gives every side the same clocks and the same heat,
- * which sides timed in turn do not share. Each round's order turns by one,
- * so that no side always follows the same one. The run numbers go on in
+ * which sides timed in turn do not share. The order changes from round to
+ * round so that every side follows every other equally often (over 2n
+ * rounds). The run numbers go on in
  * the order of the runs, so that sides reading inputs by run number never
  * read what the run before them has just left in L2. */
 tp_status tp_time_medians_interleaved(int n, int warmup, int iters, const tp_timed_side *sides,
