@@ -162,8 +162,16 @@ echo "# round dtype epilogue M N K base_ms, then per variant: name ms speed_x (i
 for round in $(seq "${AB_ROUNDS:-1}"); do
   for spec in "${specs[@]}"; do
     set -- $spec
-    versus=() sections=""
+    # Even rounds take the variants in reverse: each side's plan, D and
+    # workspace are allocated in --versus order, and a kernel's time can
+    # depend on where those land (split-K partial sums, bench/results/
+    # 2026-11-26-h100-ab2.txt), so a difference that holds in both rounds
+    # is not an address's.
+    order=() versus=() sections=""
     for v in ${timed[@]+"${timed[@]}"}; do
+      if [ $((round % 2)) -eq 0 ]; then order=("$v" ${order[@]+"${order[@]}"}); else order+=("$v"); fi
+    done
+    for v in ${order[@]+"${order[@]}"}; do
       versus+=(--versus "$(section "$payload" "$v"):$(section "$2" "$v")")
       sections="$sections $(section "$payload" "$v")"
     done
@@ -173,7 +181,7 @@ for round in $(seq "${AB_ROUNDS:-1}"); do
     timeout "${AB_TIMEOUT:-300}" "$tool" bench --registry "$reg" --payload "$payload" \
       --shapes "$shapes" --dtype "$1" --out-dtype bf16 --epilogue "$2" --iters 40 \
       ${versus[@]+"${versus[@]}"} 2>&1 | tee "$log" | grep -E '^ +[0-9]+ +[0-9]+ +[0-9]+ ' |
-      awk -v r="$round" -v s="$1 $2" -v names="${timed[*]-}" -v sections="$sections" \
+      awk -v r="$round" -v s="$1 $2" -v names="${order[*]-}" -v sections="$sections" \
         -v versus_file="$out/ab-versus.txt" '
         {
           n = split(names, name, " ")
