@@ -79,13 +79,13 @@ if [ $? -eq 77 ]; then
 fi
 
 pass='PASS  kernel tp_standard_[a-z0-9_]+, [0-9]+ registers, [0-9]+ bytes stack, spills 0 bytes stored / 0 loaded'
-expect 0 "^standard x store: $pass \\(C no, bias no; grid 132, 0 bytes workspace\\)$" -- \
+expect 0 "^standard x store: $pass \\(C no, bias no; grid 132, [0-9]+ bytes smem, 0 bytes workspace\\)$" -- \
   link --payload standard --epilogue store
-expect 0 "^standard x residual: $pass \\(C yes, bias no; grid [0-9]+, 0 bytes workspace\\)$" -- \
+expect 0 "^standard x residual: $pass \\(C yes, bias no; grid [0-9]+, [0-9]+ bytes smem, 0 bytes workspace\\)$" -- \
   link --payload standard --epilogue residual --dtype e4m3 -m 1000 -n 2048 -k 512
 # Few tiles, long K: split-K (2 x 64 tiles of 64 x 64), with its workspace
 # (256 bytes of counters, one partial tile of 16 KiB per tile).
-expect 0 "^standard x residual: $pass \\(C yes, bias no; grid 128, 1048832 bytes workspace\\)$" -- \
+expect 0 "^standard x residual: $pass \\(C yes, bias no; grid 128, [0-9]+ bytes smem, 1048832 bytes workspace\\)$" -- \
   link --payload standard --epilogue residual -m 64 -n 4096 -k 7168
 expect 0 '^target: +H100 SXM \(figures, no GPU\): 132 SMs, cc 9\.0, 232448 bytes' -- \
   link --payload standard --epilogue store
@@ -108,9 +108,9 @@ lib=$(sed -n 's/^library = \(.*tp_standard\.so\)$/\1/p' "$reg" | head -n 1)
 cp "$reg" "$tmp/tuned.ini"
 printf '\n[n64]\nkind = payload\nlibrary = %s\ntile = 128x64x64\n' "$lib" >>"$tmp/tuned.ini"
 printf '\n[c2]\nkind = payload\nlibrary = %s\ncluster = 2x1\n' "$lib" >>"$tmp/tuned.ini"
-expect 0 "^n64 x residual: $pass \\(C yes, bias no; grid 132, 0 bytes workspace\\)$" -- \
+expect 0 "^n64 x residual: $pass \\(C yes, bias no; grid 132, [0-9]+ bytes smem, 0 bytes workspace\\)$" -- \
   link --payload n64 --epilogue residual --registry "$tmp/tuned.ini"
-expect 0 "^c2 x store: $pass \\(C no, bias no; grid 132, 0 bytes workspace\\)$" -- \
+expect 0 "^c2 x store: $pass \\(C no, bias no; grid 132, [0-9]+ bytes smem, 0 bytes workspace\\)$" -- \
   link --payload c2 --epilogue store --registry "$tmp/tuned.ini"
 expect 0 "^c2 x residual: $pass" -- \
   link --payload c2 --epilogue residual --dtype e4m3 -m 300 -n 521 -k 1024 --registry "$tmp/tuned.ini"

@@ -109,10 +109,10 @@ static int link_pair(const link_args *a, tp_registry *reg, const char *payload,
   printf("%s x %s: ", payload, epilogue);
   if (st == TP_OK) {
     printf("PASS  kernel %s, %d registers, %d bytes stack, spills %d bytes stored / %d loaded "
-           "(C %s, bias %s; grid %u, %llu bytes workspace)\n",
+           "(C %s, bias %s; grid %u, %u bytes smem, %llu bytes workspace)\n",
            res.kernel, res.registers, res.stack_bytes, res.spill_store_bytes,
            res.spill_load_bytes, variants[v].c ? "yes" : "no", variants[v].bias ? "yes" : "no",
-           res.grid[0], (unsigned long long)res.workspace_bytes);
+           res.grid[0], res.smem_bytes, (unsigned long long)res.workspace_bytes);
     return TP_EXIT_OK;
   }
   if (!res.planned) {
