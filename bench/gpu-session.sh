@@ -37,7 +37,7 @@
 #             TUNE_DTYPES (default: tile widths x splits over the M <= 128
 #             shapes, bf16); TUNE_EPILOGUE=residual for the residual
 #   profile   ncu on ours and cuBLASLt's kernels at PROFILE_ARGS (default
-#             "-m 4096 -n 32768 -k 512"; may add --dtype)
+#             "-m 4096 -n 32768 -k 512"; may add --dtype and --payload)
 # Bench CSV/JSON go to $OUT (default /tmp/tp-out), every log into
 # $OUT/logs.tgz (the device tool returns at most 8 files); a short summary
 # is printed last. Each step has a time limit so the whole stays inside one
@@ -136,17 +136,21 @@ for step in $steps; do
       --epilogue residual -m 300 -n 1000 -k 1009
     ;;
   profile)
-    # Nsight Compute on one run of PROFILE_ARGS (default the short-K shape),
+    # Nsight Compute on one run of PROFILE_ARGS (default the short-K shape;
+    # may add --dtype, and --payload P to profile another payload's kernel,
+    # e.g. "--payload blockwise_fp8 --dtype e4m3 -m 4096 -n 7168 -k 16384"),
     # ours, then cuBLASLt's kernels (every kernel not named tp_*) in a bench
-    # of the same shape. Clocks left alone, as the device tool asks;
-    # --print-details all for the stall reasons.
+    # of the same problem. Clocks left alone, as the device tool asks;
+    # --print-details all for the stall reasons, SourceCounters for where
+    # in the SASS the warps stall.
     shape=${PROFILE_ARGS:-"-m 4096 -n 32768 -k 512"}
     ncu_run() {
       timeout 150 /usr/local/cuda/bin/ncu --clock-control none --section SpeedOfLight \
         --section LaunchStats --section Occupancy --section WarpStateStats \
-        --section MemoryWorkloadAnalysis --section SchedulerStats --print-details all "$@"
+        --section MemoryWorkloadAnalysis --section SchedulerStats --section SourceCounters \
+        --print-details all "$@"
     }
-    ncu_run -k regex:tp_standard -c 1 ./tools/tilepipe run --backend cuda $shape \
+    ncu_run -k regex:^tp_ -c 1 ./tools/tilepipe run --backend cuda $shape \
       > "$logs/profile.txt" 2>&1
     say "profile ($shape): rc=$?"
     ncu_run -k 'regex:^([^t]|t[^p])' -c 3 ./tools/tilepipe bench $shape --warmup 1 --iters 20 \
