@@ -201,8 +201,9 @@ for step in $steps; do
     done
     ;;
   tune)
-    # Tunings against each other, for each of TUNE_DTYPES (default bf16):
-    # TUNE_TUNINGS ('|' between tunings, '' the heuristic's choice), by
+    # Tunings against the heuristic's plan, for each of TUNE_DTYPES
+    # (default bf16): TUNE_TUNINGS ('|' between tunings; '', a section of
+    # no keys, times the heuristic again: the noise), by
     # default tile shapes x splits (K in a tile is the dtype's k-block: 64,
     # fp8 128), and 64 x 64 in 2-CTA clusters; over TUNE_SHAPES (';'
     # between shapes), by default the M <= 128 ones. TUNE_EPILOGUE=residual

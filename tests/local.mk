@@ -291,6 +291,9 @@ EXTRA_DIST += tests/test_tool.sh
 # renamed into one registry that `tilepipe bench --versus` takes.
 TESTS += tests/test_ab_registry.sh
 EXTRA_DIST += tests/test_ab_registry.sh
+# bench/tune.sh's bookkeeping against a stand-in for the tool.
+TESTS += tests/test_tune.sh
+EXTRA_DIST += tests/test_tune.sh
 
 # The bias operand: the core's generic checks (internal functions, so the
 # convenience library), the shipped epilogues' refusal, and an ABI 1.0
