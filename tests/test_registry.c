@@ -76,6 +76,7 @@ START_TEST(test_reads_sections_in_file_order) {
   ck_assert_int_eq(info.kind, TP_PLUGIN_PAYLOAD);
   ck_assert_str_eq(info.library, TP_TEST_PLUGIN_DIR "/fixture_payload.so");
   ck_assert_str_eq(info.version, "1.2.3");
+  ck_assert_str_eq(info.plugin, "fixture_payload"); /* its descriptor's name, not the section's */
   ck_assert_int_eq(info.cuda_version, 13000);
   ck_assert_int_eq(info.has_device_code, 0);
   ck_assert_int_eq(info.enabled, 1);
@@ -167,6 +168,7 @@ START_TEST(test_disabled_plugins_are_listed_not_loaded) {
   ck_assert_int_eq(info.status, TP_OK);
   ck_assert_int_eq(info.enabled, 0);
   ck_assert_str_eq(info.version, ""); /* fixture_payload says 1.2.3 once loaded */
+  ck_assert_str_eq(info.plugin, "");
   ck_assert_str_eq(info.library, "fixture_payload");
   info = tu_info(reg, "gone");
   ck_assert_int_eq(info.status, TP_OK);

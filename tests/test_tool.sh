@@ -10,7 +10,9 @@
 #   docs/registry.md quotes; `info` of a plugin
 #   and of an unknown name;
 # - `run --verify` on the CPU backend for every payload x epilogue, MXFP8 and
-#   NVFP4 in both scale layouts, over ragged shapes: PASS and exit 0;
+#   NVFP4 in both scale layouts, over ragged shapes: PASS and exit 0; also
+#   for a section of another name over blockwise_fp8 (its problem follows
+#   the plugin);
 # - a wrong result: a scratch registry whose [store] is fixture_skip_last
 #   (never writes D's last element): FAIL and exit 1;
 # - error exits: unknown command/option/payload, bad values, a plan the
@@ -124,6 +126,7 @@ expect 0 "error: .*tuning.ini:4: " -- list --registry "$tmp/tuning.ini"
 grep -Fq "$unknown" "$tmp/out" || fail "list: no \"$unknown\""
 grep -Fq "$unknown" "$srcdir/docs/registry.md" || fail "docs/registry.md does not quote: $unknown"
 expect 0 '^kind: +payload' -- info standard --registry "$reg"
+expect 0 '^plugin: +blockwise_fp8$' -- info blockwise_fp8 --registry "$reg"
 expect 0 '^section: +.*tilepipe.ini:[0-9]+' -- info residual --registry "$reg"
 expect 0 '^state: +not found' -- info ghost --registry "$tmp/broken.ini"
 expect 3 "no plugin 'nosuch'" -- info nosuch --registry "$reg"
@@ -154,6 +157,19 @@ expect 0 '^backend: +cpu' -- run --registry "$reg" --backend cpu -m 8 -n 8 -k 8
 expect 0 'median of 3' -- run --registry "$reg" --backend cpu -m 8 -n 8 -k 8 --repeat 3
 expect 0 '^plan: +standard x residual' -- run --registry "$reg" --backend cpu \
   --epilogue residual -m 8 -n 8 -k 8
+
+# A section of another name over blockwise_fp8's library: run makes
+# blockwise_fp8's problem (e4m3, its scales), since the problem follows the
+# plugin, not the section's name.
+cp "$reg" "$tmp/renamed.ini"
+printf '\n[bw_tuned]\nkind = payload\nlibrary = %s\nstages = 3\n' \
+  "$(sed -n 's/^library = \(.*tp_blockwise_fp8\.so\)$/\1/p' "$reg" | head -n 1)" >>"$tmp/renamed.ini"
+expect 0 'operands: A=e4m3 B=e4m3' -- run --registry "$tmp/renamed.ini" --backend cpu \
+  --payload bw_tuned -m 33 -n 130 -k 300
+expect 0 'verify: .*: PASS$' -- run --registry "$tmp/renamed.ini" --backend cpu --verify \
+  --payload bw_tuned --epilogue residual -m 33 -n 130 -k 300
+expect 2 "--dtype: bench does not compare bf16 \(blockwise_fp8 takes e4m3\)" -- \
+  bench --registry "$tmp/renamed.ini" --payload bw_tuned --dtype bf16 -m 64 -n 64 -k 128
 
 # A defective store: the tool must catch the one element it leaves unwritten.
 cat >"$tmp/skip_last.ini" <<EOF

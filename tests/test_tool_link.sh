@@ -114,6 +114,12 @@ expect 0 "^c2 x store: $pass \\(C no, bias no; grid 132, [0-9]+ bytes smem, 0 by
   link --payload c2 --epilogue store --registry "$tmp/tuned.ini"
 expect 0 "^c2 x residual: $pass" -- \
   link --payload c2 --epilogue residual --dtype e4m3 -m 300 -n 521 -k 1024 --registry "$tmp/tuned.ini"
+# A section of another name over blockwise_fp8's library gets blockwise_fp8's
+# problem (e4m3 and its scales): the problem follows the plugin.
+bw=$(sed -n 's/^library = \(.*tp_blockwise_fp8\.so\)$/\1/p' "$reg" | head -n 1)
+printf '\n[bw_c2]\nkind = payload\nlibrary = %s\ncluster = 2x1\n' "$bw" >>"$tmp/tuned.ini"
+expect 0 "^bw_c2 x residual: PASS  kernel tp_blockwise_fp8_e4m3_bf16_128x128_c2, " -- \
+  link --payload bw_c2 --epilogue residual --registry "$tmp/tuned.ini"
 
 # Scratch registries: the build tree's plugins plus fixtures.
 cp "$reg" "$tmp/nodevice.ini"

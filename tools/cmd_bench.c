@@ -45,6 +45,7 @@
 #include "tools/reference/compare.h"
 #include "tools/reference/problem.h"
 #include "tools/reference/sample.h"
+#include "tools/registry_view.h"
 #include "tools/seeded_device.h"
 #include "tools/shapes.h"
 #include "tools/timing.h"
@@ -363,29 +364,26 @@ int tp_cmd_bench(int argc, char **argv) {
                        a.epilogue);
   tp_bench_env env = {.payload = a.payload, .epilogue = a.epilogue, .warmup = (int)a.warmup,
                       .iters = (int)a.iters, .workspace_bytes = (size_t)32 << 20};
-  /* The problem's kind follows the payload (tools/reference/problem.h),
-   * and the dtypes taken follow the kind. */
-  static const tp_dtype outputs[] = {TP_DTYPE_BF16, TP_DTYPE_F16, TP_DTYPE_F32};
-  env.kind =
-      tp_ref_problem_kind(a.payload, a.dtype ? tp_dtype_from_name(a.dtype) : TP_DTYPE_NONE);
-  const kind_inputs *in = inputs_of(env.kind);
-  if ((rc = parse_dtype("--dtype", a.dtype ? a.dtype : tp_dtype_name(in->dtypes[0]), in->dtypes,
-                        in->count, in->list, &env.dtype)) != TP_EXIT_OK ||
-      (rc = parse_dtype("--out-dtype", a.out_dtype, outputs, 3, "bf16, f16, f32",
-                        &env.out_dtype)) != TP_EXIT_OK)
-    return rc;
   versus_names names[TP_BENCH_MAX_VERSUS];
   tp_bench_versus versus[TP_BENCH_MAX_VERSUS];
   memset(versus, 0, sizeof versus);
   if ((rc = split_versus(&a.versus, a.epilogue, names, versus)) != TP_EXIT_OK) return rc;
+  if (tp_registry_open(&env.registry, a.registry) != TP_OK)
+    return tp_cli_fail("bench", TP_EXIT_ERROR, "cannot open the registry: %s", tp_error_message());
+  /* The problem's kind follows the section's plugin (tools/reference/
+   * problem.h), and the dtypes taken follow the kind. */
+  static const tp_dtype outputs[] = {TP_DTYPE_BF16, TP_DTYPE_F16, TP_DTYPE_F32};
+  env.kind = tp_ref_problem_kind(tp_view_plugin_of(env.registry, a.payload),
+                                 a.dtype ? tp_dtype_from_name(a.dtype) : TP_DTYPE_NONE);
+  const kind_inputs *in = inputs_of(env.kind);
   tp_shape *shapes = NULL;
   size_t count = 0;
-  if ((rc = load_shapes(&a, &shapes, &count)) != TP_EXIT_OK) return rc;
-  if (tp_registry_open(&env.registry, a.registry) != TP_OK) {
-    free(shapes);
-    return tp_cli_fail("bench", TP_EXIT_ERROR, "cannot open the registry: %s", tp_error_message());
-  }
-  if ((rc = check_versus(env.registry, versus, a.versus.count)) != TP_EXIT_OK) {
+  if ((rc = parse_dtype("--dtype", a.dtype ? a.dtype : tp_dtype_name(in->dtypes[0]), in->dtypes,
+                        in->count, in->list, &env.dtype)) != TP_EXIT_OK ||
+      (rc = parse_dtype("--out-dtype", a.out_dtype, outputs, 3, "bf16, f16, f32",
+                        &env.out_dtype)) != TP_EXIT_OK ||
+      (rc = load_shapes(&a, &shapes, &count)) != TP_EXIT_OK ||
+      (rc = check_versus(env.registry, versus, a.versus.count)) != TP_EXIT_OK) {
     tp_registry_close(env.registry);
     free(shapes);
     return rc;

@@ -38,6 +38,7 @@ int tp_cmd_info(int argc, char **argv) {
   tp_view_device_code(&info, device, sizeof device);
   printf("name:        %s\n", info.name);
   printf("kind:        %s\n", tp_plugin_kind_name(info.kind));
+  printf("plugin:      %s\n", info.plugin[0] ? info.plugin : "- (not loaded)");
   printf("version:     %s\n", info.version[0] ? info.version : "- (not loaded)");
   printf("library:     %s\n", info.library);
   printf("enabled:     %s\n", info.enabled ? "yes" : "no");

@@ -43,22 +43,23 @@ static const struct {
 } variants[] = {{1, 1}, {0, 1}, {1, 0}, {0, 0}};
 #define NUM_VARIANTS (int)(sizeof variants / sizeof variants[0])
 
-/* Variant v of the representative problem for payload into *desc. */
-static int describe(const link_args *a, const char *payload, int v, tp_gemm_desc *desc) {
+/* Variant v of the representative problem for a section of plugin
+ * `plugin` into *desc. */
+static int describe(const link_args *a, const char *plugin, int v, tp_gemm_desc *desc) {
   tp_operand_dtypes dt;
   const char *no_flags[4] = {NULL, NULL, NULL, NULL};
   /* "" as the epilogue: no default C, since the variants decide C. */
-  int rc = tp_dtype_args("link", payload, "", a->dtype, no_flags, &dt);
+  int rc = tp_dtype_args("link", plugin, "", a->dtype, no_flags, &dt);
   if (rc != TP_EXIT_OK) return rc;
   const int c = variants[v].c;
-  tp_ref_problem_spec spec = {.payload = payload, .a = dt.a, .b = dt.b, .d = dt.d,
+  /* The reference knows the scales of the plugins it names; any other
+   * gets the int8_w8a8 problem for s8 operands, else one without scale
+   * tensors. */
+  tp_ref_problem_spec spec = {.payload = tp_ref_problem_kind(plugin, dt.a), .a = dt.a,
+                              .b = dt.b, .d = dt.d,
                               .c = c ? (dt.c != TP_DTYPE_NONE ? dt.c : dt.d) : TP_DTYPE_NONE,
                               .sf_layout = TP_LAYOUT_SF_128X4, .m = a->m, .n = a->n, .k = a->k,
                               .alpha = 1.0f, .beta = c ? 1.0f : 0.0f};
-  /* The reference knows the scales of the payloads it names; any other
-   * payload gets the int8_w8a8 problem for s8 operands, else one without
-   * scale tensors. */
-  spec.payload = tp_ref_problem_kind(payload, dt.a);
   char err[256];
   if (tp_ref_problem_describe(&spec, desc, err, sizeof err) != TP_OK)
     return tp_cli_fail("link", TP_EXIT_USAGE, "%s", err);
@@ -100,7 +101,7 @@ static int link_pair(const link_args *a, tp_registry *reg, const char *payload,
   int v = 0;
   for (; v < NUM_VARIANTS; v++) {
     tp_gemm_desc desc;
-    int rc = describe(a, payload, v, &desc);
+    int rc = describe(a, tp_view_plugin_of(reg, payload), v, &desc);
     if (rc != TP_EXIT_OK) return rc;
     st = tp_link_check(reg, payload, epilogue, &desc, &res);
     if (st == TP_OK || res.planned) break;

@@ -24,6 +24,7 @@
 #include "tools/gpu_problem.h"
 #include "tools/reference/compare.h"
 #include "tools/reference/naive_gemm.h"
+#include "tools/registry_view.h"
 #include "tools/timing.h"
 
 typedef struct run_args {
@@ -203,19 +204,24 @@ int tp_cmd_run(int argc, char **argv) {
   if (strcmp(a.sf_layout, "128x4") != 0 && strcmp(a.sf_layout, "rowmajor") != 0)
     return tp_cli_fail("run", TP_EXIT_USAGE, "--sf-layout must be 128x4 or rowmajor, not '%s'",
                        a.sf_layout);
+  tp_registry *reg;
+  if (tp_registry_open(&reg, a.registry) != TP_OK)
+    return tp_cli_fail("run", TP_EXIT_ERROR, "cannot open the registry: %s", tp_error_message());
+  /* The problem (default dtypes, scales) follows the section's plugin; the
+   * reference makes scales for the plugins it knows, the int8_w8a8 problem
+   * for s8 operands of any other, else one without scale tensors. */
+  const char *plugin = tp_view_plugin_of(reg, a.payload);
   tp_operand_dtypes dt;
-  if ((rc = tp_dtype_args("run", a.payload, a.epilogue, a.dtype, a.op_dtype, &dt)) != TP_EXIT_OK)
+  if ((rc = tp_dtype_args("run", plugin, a.epilogue, a.dtype, a.op_dtype, &dt)) != TP_EXIT_OK) {
+    tp_registry_close(reg);
     return rc;
+  }
   if (isnan(a.beta)) a.beta = dt.c != TP_DTYPE_NONE ? 1.0f : 0.0f;
 
   tp_ref_problem_spec spec = {
-      .payload = a.payload, .a = dt.a, .b = dt.b, .c = dt.c, .d = dt.d,
+      .payload = tp_ref_problem_kind(plugin, dt.a), .a = dt.a, .b = dt.b, .c = dt.c, .d = dt.d,
       .sf_layout = strcmp(a.sf_layout, "128x4") == 0 ? TP_LAYOUT_SF_128X4 : TP_LAYOUT_STRIDED,
       .m = a.m, .n = a.n, .k = a.k, .alpha = a.alpha, .beta = a.beta};
-  /* The reference library makes scales for the payloads it knows by name;
-   * any other payload gets the int8_w8a8 problem for s8 operands, else one
-   * without scale tensors. */
-  spec.payload = tp_ref_problem_kind(a.payload, dt.a);
   printf("tilepipe run: %s x %s, M=%lld N=%lld K=%lld\n", a.payload, a.epilogue, (long long)a.m,
          (long long)a.n, (long long)a.k);
   printf("operands: A=%s B=%s D=%s C=%s alpha=%g beta=%g seed=%lld\n", tp_dtype_name(dt.a),
@@ -223,9 +229,6 @@ int tp_cmd_run(int argc, char **argv) {
          (double)a.beta, (long long)a.seed);
   fflush(stdout);
 
-  tp_registry *reg;
-  if (tp_registry_open(&reg, a.registry) != TP_OK)
-    return tp_cli_fail("run", TP_EXIT_ERROR, "cannot open the registry: %s", tp_error_message());
   tp_plan *plan;
   char err[256];
   tp_ref_problem p;

@@ -41,10 +41,11 @@ static const char *summary =
     "cache holds already are not linked again. The cache is $TILEPIPE_CACHE_DIR, else\n"
     "$XDG_CACHE_HOME/tilepipe, else ~/.cache/tilepipe.";
 
-/* The problem of one shape (data pointers NULL). */
-static int describe(const warm_args *a, const tp_operand_dtypes *dt, tp_shape shape,
+/* The problem of one shape for a section of plugin `plugin` (data
+ * pointers NULL). */
+static int describe(const char *plugin, const tp_operand_dtypes *dt, tp_shape shape,
                     tp_gemm_desc *desc) {
-  tp_ref_problem_spec spec = {.payload = tp_ref_problem_kind(a->payload, dt->a), .a = dt->a,
+  tp_ref_problem_spec spec = {.payload = tp_ref_problem_kind(plugin, dt->a), .a = dt->a,
                               .b = dt->b, .c = dt->c, .d = dt->d,
                               .sf_layout = TP_LAYOUT_SF_128X4, .m = shape.m, .n = shape.n,
                               .k = shape.k, .alpha = 1.0f,
@@ -96,12 +97,13 @@ static int warm(const warm_args *a, tp_registry *reg, const tp_link_target *targ
                 const tp_shape *shapes, size_t count) {
   tp_operand_dtypes dt;
   const char *no_flags[4] = {NULL, NULL, NULL, NULL};
-  int rc = tp_dtype_args("warm", a->payload, a->epilogue, a->dtype, no_flags, &dt);
+  const char *plugin = tp_view_plugin_of(reg, a->payload);
+  int rc = tp_dtype_args("warm", plugin, a->epilogue, a->dtype, no_flags, &dt);
   if (rc != TP_EXIT_OK) return rc;
   tp_gemm_desc *descs = calloc(count, sizeof *descs);
   if (descs == NULL) return tp_cli_fail("warm", TP_EXIT_ERROR, "out of host memory");
   for (size_t i = 0; i < count && rc == TP_EXIT_OK; i++)
-    rc = describe(a, &dt, shapes[i], &descs[i]);
+    rc = describe(plugin, &dt, shapes[i], &descs[i]);
   if (rc != TP_EXIT_OK) {
     free(descs);
     return rc;

@@ -25,3 +25,11 @@ void tp_view_device_code(const tp_plugin_info *info, char *buf, size_t size) {
     snprintf(buf, size, "yes (CUDA %d.%d)", info->cuda_version / 1000,
              info->cuda_version % 1000 / 10);
 }
+
+const char *tp_view_plugin_of(const tp_registry *registry, const char *section) {
+  tp_plugin_info info;
+  if (registry != NULL && section != NULL && tp_registry_find(registry, section, &info) == TP_OK &&
+      info.plugin[0] != '\0')
+    return info.plugin;
+  return section;
+}

@@ -380,6 +380,7 @@ static void fill_info(const tp_registry *reg, const tp_registry_entry *e, tp_plu
       .kind = e->kind,
       .library = e->library,
       .version = d ? d->version : "",
+      .plugin = d && d->name ? d->name : "",
       .enabled = e->enabled,
       .cuda_version = d ? d->cuda_version : 0,
       .has_device_code = d && tp_device_code_present(d),

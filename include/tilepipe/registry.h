@@ -39,6 +39,8 @@ typedef struct tp_plugin_info {
   tp_plugin_kind kind;     /* as the INI declares it */
   const char *library;     /* the path that was (or would be) opened */
   const char *version;     /* the plugin's own version; "" when not loaded */
+  const char *plugin;      /* the plugin's own name (its descriptor's, e.g. "blockwise_fp8"),
+                              whatever the section is called; "" when not loaded */
   int enabled;             /* the INI's enabled key; a disabled plugin is not loaded */
   int cuda_version;        /* toolkit of its device code (13000 = 13.0); 0: none */
   int has_device_code;     /* carries LTO-IR for the GPU backend */
