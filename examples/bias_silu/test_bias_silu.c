@@ -3,8 +3,8 @@
  *   test_bias_silu /abs/path/tp_bias_silu.so     (the Makefile's `make check`)
  *
  * Writes a registry into a fresh folder under $TMPDIR listing the installed
- * standard payload (TP_PLUGINDIR/tp_standard.so, from pkg-config) and the
- * bias_silu plugin given, then:
+ * standard and blockwise_fp8 payloads (TP_PLUGINDIR/tp_*.so, from
+ * pkg-config) and the bias_silu plugin given, then:
  *   - what the plan refuses: no bias, a bias of the wrong dtype, an
  *     unsupported D, a C it would ignore;
  *   - on the CPU backend, random problems over ragged shapes, with bf16, f16
@@ -12,11 +12,13 @@
  *     alpha not 1: D is poisoned (0xFF: NaN in every dtype) before each run,
  *     then every element is checked against an f64 computation written here
  *     (decode, triple loop, bias, silu in double), and D's row padding must
- *     still be 0xFF;
+ *     still be 0xFF; the same epilogue after blockwise_fp8 (e4m3 with f32
+ *     scales per 1x128 of A and 128x128 of B, K not a multiple of 128), the
+ *     reference scaling each k-block's sum;
  *   - on the GPU (when tp_device_info finds one), the same for the CUDA
- *     backend, standard payload x bias_silu fused at plan time, with bf16
- *     and e4m3 inputs, larger shapes included. Without a GPU it says so and
- *     checks only the CPU part.
+ *     backend, each payload x bias_silu fused at plan time, standard with
+ *     bf16 and e4m3 inputs, larger shapes included. Without a GPU it says so
+ *     and checks only the CPU part.
  * The per-element bound follows from unit roundoffs (see within_bound), and
  * a self-check shows it rejects a D computed without the silu. Exit 0 when
  * everything passed, 1 otherwise. */
@@ -63,12 +65,15 @@ static double uniform(void) {
 /* --------------------------------------------------------------- problems */
 
 typedef struct problem {
-  tp_gemm_desc desc; /* host pointers */
-  void *buf[4];      /* A, B, D, bias */
-  size_t bytes[4];
+  tp_gemm_desc desc;        /* host pointers */
+  void *buf[6];             /* A, B, D, bias, and blockwise_fp8's scales */
+  size_t bytes[6];
 } problem;
 
-enum { BUF_A, BUF_B, BUF_D, BUF_BIAS };
+enum { BUF_A, BUF_B, BUF_D, BUF_BIAS, BUF_A_SCALE, BUF_B_SCALE, NUM_BUFS };
+
+/* blockwise_fp8's scale block: 128 of K, 128 rows of B. */
+#define SCALE_BLOCK 128
 
 /* Row stride for `cols` elements plus a little padding, rounded up to 16
  * bytes (TMA's rule, so one layout serves both backends). */
@@ -78,13 +83,18 @@ static int64_t padded_ld(tp_dtype t, int64_t cols) {
 }
 
 static tp_tensor *tensor_of(problem *p, int i) {
-  tp_tensor *t[4] = {&p->desc.a, &p->desc.b, &p->desc.d, &p->desc.bias};
+  tp_tensor *t[NUM_BUFS] = {&p->desc.a,    &p->desc.b,       &p->desc.d,
+                            &p->desc.bias, &p->desc.a_scale, &p->desc.b_scale};
   return t[i];
 }
 
-/* A random problem; every buffer starts as 0xFF, then gets its elements. */
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* A random problem; every buffer starts as 0xFF, then gets its elements.
+ * `scaled`: blockwise_fp8's scale tensors too (docs/payloads.md), each
+ * scale 2^u for u uniform in [-3, 3). */
 static int problem_make(problem *p, int64_t m, int64_t n, int64_t k, tp_dtype in, tp_dtype out,
-                        tp_dtype bias, float alpha) {
+                        tp_dtype bias, float alpha, int scaled) {
   memset(p, 0, sizeof *p);
   tp_gemm_desc_init(&p->desc, m, n, k);
   p->desc.alpha = alpha;
@@ -92,8 +102,15 @@ static int problem_make(problem *p, int64_t m, int64_t n, int64_t k, tp_dtype in
   p->desc.b = tp_tensor_matrix(in, n, k, padded_ld(in, k), NULL);
   p->desc.d = tp_tensor_matrix(out, m, n, padded_ld(out, n), NULL);
   p->desc.bias = tp_tensor_vector(bias, n, NULL);
-  for (int i = 0; i < 4; i++) {
+  if (scaled) {
+    const int64_t blocks = ceil_div(k, SCALE_BLOCK);
+    p->desc.a_scale = tp_tensor_matrix(TP_DTYPE_F32, blocks, m, padded_ld(TP_DTYPE_F32, m), NULL);
+    p->desc.b_scale = tp_tensor_matrix(TP_DTYPE_F32, ceil_div(n, SCALE_BLOCK), blocks,
+                                       padded_ld(TP_DTYPE_F32, blocks), NULL);
+  }
+  for (int i = 0; i < NUM_BUFS; i++) {
     tp_tensor *t = tensor_of(p, i);
+    if (t->dtype == TP_DTYPE_NONE) continue;
     p->bytes[i] = (size_t)tp_tensor_span_bytes(t);
     p->buf[i] = malloc(p->bytes[i]);
     if (p->buf[i] == NULL) return 0;
@@ -108,11 +125,17 @@ static int problem_make(problem *p, int64_t m, int64_t n, int64_t k, tp_dtype in
   }
   for (int64_t c = 0; c < n; c++)
     tp_codec_store(bias, p->buf[BUF_BIAS], c, (float)(2.0 * uniform()));
+  for (int i = BUF_A_SCALE; scaled && i <= BUF_B_SCALE; i++) {
+    tp_tensor *t = tensor_of(p, i);
+    for (int64_t r = 0; r < t->shape[0]; r++)
+      for (int64_t c = 0; c < t->shape[1]; c++)
+        ((float *)t->data)[r * t->stride[0] + c] = exp2f((float)(3.0 * uniform()));
+  }
   return 1;
 }
 
 static void problem_free(problem *p) {
-  for (int i = 0; i < 4; i++) free(p->buf[i]);
+  for (int i = 0; i < NUM_BUFS; i++) free(p->buf[i]);
 }
 
 /* ------------------------------------------------------------- reference */
@@ -122,6 +145,15 @@ typedef struct reference {
   double *x;   /* alpha * acc + bias[n] (the self-check's wrong answer) */
   double *mag; /* |alpha| * sum |a b| + |bias[n]|: what bounds the f32 rounding of x */
 } reference;
+
+/* The scale of A(i, kk) times that of B(j, kk): 1 without scale tensors. */
+static double scale_of(const tp_gemm_desc *d, int64_t i, int64_t j, int64_t kk) {
+  if (d->a_scale.dtype == TP_DTYPE_NONE) return 1.0;
+  const int64_t kb = kk / SCALE_BLOCK;
+  const float *sa = d->a_scale.data, *sb = d->b_scale.data;
+  return (double)sa[kb * d->a_scale.stride[0] + i] *
+         (double)sb[j / SCALE_BLOCK * d->b_scale.stride[0] + kb];
+}
 
 /* t's rows decoded to f64, densely: rows x cols. */
 static double *decoded(const tp_tensor *t) {
@@ -145,8 +177,9 @@ static int reference_make(reference *r, const tp_gemm_desc *d) {
       const double *arow = a + i * d->k, *brow = b + j * d->k;
       double acc = 0.0, mag = 0.0;
       for (int64_t kk = 0; kk < d->k; kk++) {
-        acc += arow[kk] * brow[kk];
-        mag += fabs(arow[kk] * brow[kk]);
+        const double prod = scale_of(d, i, j, kk) * arow[kk] * brow[kk];
+        acc += prod;
+        mag += fabs(prod);
       }
       const double bias = tp_codec_load(d->bias.dtype, d->bias.data, j);
       const double x = (double)d->alpha * acc + bias;
@@ -220,13 +253,14 @@ static tp_registry *reg;
 /* Copies of the host buffers on the device; desc points at them. */
 typedef struct device_copy {
   tp_gemm_desc desc;
-  void *buf[4];
+  void *buf[NUM_BUFS];
 } device_copy;
 
 static int device_copy_make(device_copy *dc, const problem *p) {
   memset(dc, 0, sizeof *dc);
   dc->desc = p->desc;
-  for (int i = 0; i < 4; i++) {
+  for (int i = 0; i < NUM_BUFS; i++) {
+    if (p->buf[i] == NULL) continue;
     if (tp_device_alloc(&dc->buf[i], p->bytes[i]) != TP_OK ||
         tp_device_copy_to(dc->buf[i], p->buf[i], p->bytes[i]) != TP_OK)
       return 0;
@@ -235,20 +269,23 @@ static int device_copy_make(device_copy *dc, const problem *p) {
   dc->desc.b.data = dc->buf[BUF_B];
   dc->desc.d.data = dc->buf[BUF_D];
   dc->desc.bias.data = dc->buf[BUF_BIAS];
+  dc->desc.a_scale.data = dc->buf[BUF_A_SCALE];
+  dc->desc.b_scale.data = dc->buf[BUF_B_SCALE];
   return 1;
 }
 
 static void device_copy_free(device_copy *dc) {
-  for (int i = 0; i < 4; i++) tp_device_free(dc->buf[i]);
+  for (int i = 0; i < NUM_BUFS; i++) tp_device_free(dc->buf[i]);
 }
 
-/* Plans, poisons D, runs and checks p (on the device copy dc on the GPU). */
-static void plan_run_check(const char *what, tp_backend backend, problem *p, const reference *r,
-                           const device_copy *dc, int self_check) {
+/* Plans payload x bias_silu, poisons D, runs and checks p (on the device
+ * copy dc on the GPU). */
+static void plan_run_check(const char *what, const char *payload, tp_backend backend, problem *p,
+                           const reference *r, const device_copy *dc, int self_check) {
   const int on_gpu = backend == TP_BACKEND_CUDA;
   const tp_gemm_desc *run_desc = on_gpu ? &dc->desc : &p->desc;
   tp_plan *plan = NULL;
-  tp_status st = tp_plan_create(&plan, reg, "standard", "bias_silu", run_desc, backend);
+  tp_status st = tp_plan_create(&plan, reg, payload, "bias_silu", run_desc, backend);
   if (st != TP_OK) {
     CHECK(0, "%s: plan: %s", what, tp_error_message());
     return;
@@ -280,24 +317,26 @@ static void plan_run_check(const char *what, tp_backend backend, problem *p, con
           "%s: self-check: a D without silu would have passed", what);
 }
 
-/* One random problem through standard x bias_silu on `backend`, checked. */
-static void run_case(tp_backend backend, int64_t m, int64_t n, int64_t k, tp_dtype in,
-                     tp_dtype out, tp_dtype bias, float alpha, int self_check) {
-  char what[160];
-  snprintf(what, sizeof what, "%s %lldx%lldx%lld %s->%s bias %s alpha %g",
+/* One random problem through payload x bias_silu on `backend`, checked;
+ * blockwise_fp8's with its scale tensors. */
+static void run_case(const char *payload, tp_backend backend, int64_t m, int64_t n, int64_t k,
+                     tp_dtype in, tp_dtype out, tp_dtype bias, float alpha, int self_check) {
+  char what[192];
+  snprintf(what, sizeof what, "%s %s %lldx%lldx%lld %s->%s bias %s alpha %g", payload,
            tp_backend_name(backend), (long long)m, (long long)n, (long long)k,
            tp_codec_name(in), tp_codec_name(out), tp_codec_name(bias), (double)alpha);
+  const int scaled = strcmp(payload, "blockwise_fp8") == 0;
   problem p;
   reference r = {NULL, NULL, NULL};
   device_copy dc;
   memset(&dc, 0, sizeof dc);
   if (backend == TP_BACKEND_CUDA) printf("  %s\n", what); /* progress, a line per GPU case */
-  if (!problem_make(&p, m, n, k, in, out, bias, alpha) || !reference_make(&r, &p.desc))
+  if (!problem_make(&p, m, n, k, in, out, bias, alpha, scaled) || !reference_make(&r, &p.desc))
     CHECK(0, "%s: out of host memory", what);
   else if (backend == TP_BACKEND_CUDA && !device_copy_make(&dc, &p))
     CHECK(0, "%s: device buffers: %s", what, tp_error_message());
   else
-    plan_run_check(what, backend, &p, &r, &dc, self_check);
+    plan_run_check(what, payload, backend, &p, &r, &dc, self_check);
   device_copy_free(&dc);
   reference_free(&r);
   problem_free(&p);
@@ -319,7 +358,7 @@ static void expect_refused(const tp_gemm_desc *desc, tp_status status, const cha
 
 static void check_refusals(void) {
   problem p;
-  if (!problem_make(&p, 16, 24, 32, TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_F32, 1.0f)) {
+  if (!problem_make(&p, 16, 24, 32, TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_F32, 1.0f, 0)) {
     CHECK(0, "out of host memory");
     return;
   }
@@ -351,10 +390,11 @@ static int write_registry(const char *plugin, char *dir, size_t dir_size, char *
   FILE *f = fopen(path, "w");
   if (f == NULL) return 0;
   fprintf(f,
-          "; the installed standard payload and the bias_silu example\n"
+          "; the installed standard and blockwise_fp8 payloads and the bias_silu example\n"
           "[standard]\nkind = payload\nlibrary = %s/tp_standard.so\n\n"
+          "[blockwise_fp8]\nkind = payload\nlibrary = %s/tp_blockwise_fp8.so\n\n"
           "[bias_silu]\nkind = epilogue\nlibrary = %s\n",
-          TP_PLUGINDIR, plugin);
+          TP_PLUGINDIR, TP_PLUGINDIR, plugin);
   return fclose(f) == 0;
 }
 
@@ -378,9 +418,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "test_bias_silu: %s\n", tp_error_message());
     return 1;
   }
-  const char *names[2] = {"standard", "bias_silu"};
-  int device_code[2];
-  for (int i = 0; i < 2; i++) {
+  const char *names[3] = {"standard", "blockwise_fp8", "bias_silu"};
+  int device_code[3];
+  for (int i = 0; i < 3; i++) {
     tp_plugin_info info;
     if (tp_registry_find(reg, names[i], &info) != TP_OK || info.status != TP_OK) {
       fprintf(stderr, "test_bias_silu: plugin %s is unusable: %s\n", names[i],
@@ -389,7 +429,7 @@ int main(int argc, char **argv) {
       return 1;
     }
     device_code[i] = info.has_device_code;
-    printf("%-9s %s (device code: %s)\n", names[i], info.library,
+    printf("%-13s %s (device code: %s)\n", names[i], info.library,
            info.has_device_code ? "yes" : "no");
   }
 
@@ -403,17 +443,24 @@ int main(int argc, char **argv) {
   for (size_t s = 0; s < sizeof cpu_shapes / sizeof cpu_shapes[0]; s++)
     for (size_t i = 0; i < sizeof cpu_inputs / sizeof cpu_inputs[0]; i++)
       for (size_t o = 0; o < 3; o++, cases++)
-        run_case(TP_BACKEND_CPU, cpu_shapes[s][0], cpu_shapes[s][1], cpu_shapes[s][2],
-                 cpu_inputs[i], outs[o], cases % 2 ? outs[o] : TP_DTYPE_F32,
+        run_case("standard", TP_BACKEND_CPU, cpu_shapes[s][0], cpu_shapes[s][1],
+                 cpu_shapes[s][2], cpu_inputs[i], outs[o], cases % 2 ? outs[o] : TP_DTYPE_F32,
                  cases % 3 ? 0.75f : -1.25f, cases == 0 || s == 3);
+  /* blockwise_fp8: K past one scale block, and not a multiple of it. */
+  static const int64_t scaled_shapes[][3] = {{1, 1, 1}, {37, 129, 300}, {130, 257, 129}};
+  for (size_t s = 0; s < sizeof scaled_shapes / sizeof scaled_shapes[0]; s++)
+    for (size_t o = 0; o < 3; o++, cases++)
+      run_case("blockwise_fp8", TP_BACKEND_CPU, scaled_shapes[s][0], scaled_shapes[s][1],
+               scaled_shapes[s][2], TP_DTYPE_E4M3, outs[o], o % 2 ? outs[o] : TP_DTYPE_F32,
+               o == 1 ? -1.25f : 0.75f, s == 1);
   printf("CPU backend: %d problems checked\n", cases);
 
   tp_device_props props;
   if (tp_device_info(&props) != TP_OK) {
     printf("no GPU (%s): the CUDA backend is not checked\n", tp_error_message());
-  } else if (!device_code[0] || !device_code[1]) {
+  } else if (!device_code[0] || !device_code[1] || !device_code[2]) {
     printf("%s carries no device code (built without nvcc): the CUDA backend is not checked\n",
-           device_code[1] ? "standard" : "bias_silu");
+           !device_code[0] ? "standard" : !device_code[1] ? "blockwise_fp8" : "bias_silu");
   } else {
     static const int64_t gpu_shapes[][3] = {{1, 1, 1},       {7, 7, 7},        {127, 129, 129},
                                             {129, 257, 1009}, {1000, 1000, 1000}, {4097, 513, 257}};
@@ -425,11 +472,21 @@ int main(int argc, char **argv) {
         for (size_t o = 0; o < 3; o++) {
           /* Every combination on the small shapes, one D per input on the large ones. */
           if (s >= 3 && o != (s + i) % 3) continue;
-          run_case(TP_BACKEND_CUDA, gpu_shapes[s][0], gpu_shapes[s][1], gpu_shapes[s][2],
-                   gpu_inputs[i], outs[o], cases % 2 ? outs[o] : TP_DTYPE_F32,
+          run_case("standard", TP_BACKEND_CUDA, gpu_shapes[s][0], gpu_shapes[s][1],
+                   gpu_shapes[s][2], gpu_inputs[i], outs[o], cases % 2 ? outs[o] : TP_DTYPE_F32,
                    cases % 3 ? 0.75f : -1.25f, s == 2);
           cases++;
         }
+    /* blockwise_fp8 x bias_silu: every D on the small shapes, one each on
+     * the large ones. */
+    for (size_t s = 0; s < nshapes; s++)
+      for (size_t o = 0; o < 3; o++) {
+        if (s >= 3 && o != s % 3) continue;
+        run_case("blockwise_fp8", TP_BACKEND_CUDA, gpu_shapes[s][0], gpu_shapes[s][1],
+                 gpu_shapes[s][2], TP_DTYPE_E4M3, outs[o], o % 2 ? outs[o] : TP_DTYPE_F32,
+                 o == 1 ? -1.25f : 0.75f, s == 2);
+        cases++;
+      }
     printf("CUDA backend (%s): %d problems checked\n", props.name, cases);
   }
   tp_registry_close(reg);
