@@ -275,6 +275,11 @@ tests_test_cublaslt_problem_SOURCES = tests/test_cublaslt_problem.c tools/cublas
 	tools/align_rows.c
 tests_test_cublaslt_problem_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
 tests_test_cublaslt_problem_LDADD = tools/reference/libtp_reference.la $(TP_TEST_LIBS)
+# The order in which the benchmark times its sides (a Williams design).
+check_PROGRAMS += tests/test_timing_order
+tests_test_timing_order_SOURCES = tests/test_timing_order.c tools/timing.c
+tests_test_timing_order_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
+tests_test_timing_order_LDADD = $(TP_TEST_LIBS)
 # The benchmark's progress lines, SVG picture and CSV and JSON records.
 check_PROGRAMS += tests/test_bench_output
 tests_test_bench_output_SOURCES = tests/test_bench_output.c tools/bench_progress.c \

@@ -38,13 +38,9 @@ static tp_status time_on_host(int warmup, int iters, tp_timed_fn fn, void *ctx, 
   return st;
 }
 
-/* The side at position j of round `round`: a Williams design, so that over
- * 2n rounds every side runs right after every other side equally often
- * (twice), and none always follows the same kernel and meets what that
- * kernel left in L2 (a kernel that ends on the part of B the next one
- * starts on gives it a warm start). Row t < n is 0, 1, n-1, 2, n-2, ...
- * turned by t; rows n..2n-1 are the same rows backwards. */
-static int side_at(int n, int round, int j) {
+/* Row t < n of the design is 0, 1, n-1, 2, n-2, ... turned by t; rows
+ * n..2n-1 are the same rows backwards. */
+int tp_time_side_at(int n, int round, int j) {
   const int t = round % (2 * n);
   const int p = t < n ? j : n - 1 - j;
   const int w = p % 2 ? (p + 1) / 2 : (n - p / 2) % n;
@@ -70,12 +66,12 @@ static tp_status time_on_gpu(int n, int warmup, int iters, const tp_timed_side *
    * before it has just pulled into L2. */
   for (int i = 0; i < warmup && st == TP_OK; i++)
     for (int j = 0; j < n && st == TP_OK; j++) {
-      const int s = side_at(n, i, j);
+      const int s = tp_time_side_at(n, i, j);
       st = sides[s].fn(sides[s].ctx, i * n + j, err, errlen);
     }
   for (int i = 0; i < iters && st == TP_OK; i++) {
     for (int j = 0; j < n && st == TP_OK; j++) {
-      const int s = side_at(n, warmup + i, j);
+      const int s = tp_time_side_at(n, warmup + i, j);
       tp_device_timer *t = timers[(size_t)s * (size_t)iters + (size_t)i];
       if ((st = tp_device_timer_record(t, TP_TIMER_START, NULL)) != TP_OK) {
         tp_time_failed("timer start", st, err, errlen);

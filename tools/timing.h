@@ -43,6 +43,14 @@ tp_status tp_time_median(int on_gpu, int warmup, int iters, tp_timed_fn fn, void
 tp_status tp_time_medians_interleaved(int n, int warmup, int iters, const tp_timed_side *sides,
                                       double *median_ms, char *err, size_t errlen);
 
+/* The side (0..n-1) that runs at position j (0..n-1) of round `round` of
+ * tp_time_medians_interleaved, warm-up rounds counted: a Williams design,
+ * so that over 2n rounds every side runs right after every other side,
+ * inside a round, equally often (twice), and none always follows the same
+ * kernel and meets what that kernel left in L2 (a kernel that ends on the
+ * part of B the next one starts on gives it a warm start). */
+int tp_time_side_at(int n, int round, int j);
+
 /* For timed work (or its setup) whose tilepipe call failed with st: writes
  * "what: <the library's message>" into err and returns st. */
 tp_status tp_time_failed(const char *what, tp_status st, char *err, size_t errlen);
