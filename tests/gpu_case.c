@@ -120,23 +120,10 @@ int tp_gpu_cases_main(const char *name, const char *kind, const tp_test_tuning *
     printf("SKIP: no usable GPU: %s\n", tp_error_message());
     return 77;
   }
-  char dir[512], path[600];
-  if (tp_test_tmpdir_make(dir, sizeof dir, name) != 0) {
-    perror("setup failed: cannot make a scratch folder");
+  char dir[512];
+  if (!tp_test_tuned_registry_open(name, tunings, count, 0, dir, sizeof dir, &gpu_case_registry))
     return 99;
-  }
-  snprintf(path, sizeof path, "%s/registry.ini", dir);
-  const int written = tp_test_tuned_registry(dir, tunings, count);
-  const tp_status opened = written ? tp_registry_open(&gpu_case_registry, path) : TP_OK;
   tp_test_tmpdir_remove(dir);
-  if (!written) {
-    printf("setup failed: cannot write the tuned registry: %s\n", tp_error_message());
-    return 99;
-  }
-  if (opened != TP_OK) {
-    printf("setup failed: %s\n", tp_error_message());
-    return 99;
-  }
   printf("GPU: %s, %d SMs\n", dev.name, dev.sm_count);
   Suite *s = suite_create(name);
   TCase *tc = tcase_create(name);

@@ -320,21 +320,10 @@ static int enough_gpus(void) {
 
 int main(void) {
   if (!enough_gpus()) return 77;
-  char dir[512], path[600];
-  if (tp_test_tmpdir_make(dir, sizeof dir, "test_gpu_multi") != 0) {
-    perror("setup failed: cannot make a scratch folder");
+  char dir[512];
+  if (!tp_test_tuned_registry_open("test_gpu_multi", tunings, sizeof tunings / sizeof tunings[0], 1, dir,
+                                   sizeof dir, &reg))
     return 99;
-  }
-  /* An empty disk cache, read on the process cache's first use (below). */
-  snprintf(path, sizeof path, "%s/cache", dir);
-  setenv("TILEPIPE_CACHE_DIR", path, 1);
-  snprintf(path, sizeof path, "%s/registry.ini", dir);
-  if (!tp_test_tuned_registry(dir, tunings, sizeof tunings / sizeof tunings[0]) ||
-      tp_registry_open(&reg, path) != TP_OK) {
-    printf("setup failed: %s\n", tp_error_message());
-    tp_test_tmpdir_remove(dir);
-    return 99;
-  }
   Suite *s = suite_create("gpu_multi");
   TCase *tc = tcase_create("multi");
   tcase_set_timeout(tc, 900);

@@ -29,3 +29,29 @@ int tp_test_tuned_registry(const char *dir, const tp_test_tuning *tunings, size_
   tp_registry_close(base);
   return ok;
 }
+
+int tp_test_tuned_registry_open(const char *name, const tp_test_tuning *tunings, size_t count,
+                                int fresh_cache, char *dir, size_t dir_size, tp_registry **reg) {
+  if (tp_test_tmpdir_make(dir, dir_size, name) != 0) {
+    perror("setup failed: cannot make a scratch folder");
+    return 0;
+  }
+  char path[1100];
+  if (fresh_cache) {
+    /* Empty, and read on the process cache's first use. */
+    snprintf(path, sizeof path, "%s/cache", dir);
+    setenv("TILEPIPE_CACHE_DIR", path, 1);
+  }
+  snprintf(path, sizeof path, "%s/registry.ini", dir);
+  if (!tp_test_tuned_registry(dir, tunings, count)) {
+    printf("setup failed: cannot write the tuned registry: %s\n", tp_error_message());
+    tp_test_tmpdir_remove(dir);
+    return 0;
+  }
+  if (tp_registry_open(reg, path) != TP_OK) {
+    printf("setup failed: %s\n", tp_error_message());
+    tp_test_tmpdir_remove(dir);
+    return 0;
+  }
+  return 1;
+}

@@ -6,6 +6,8 @@
 
 #include <stddef.h>
 
+#include "tilepipe/registry.h"
+
 /* One extra section: [name], kind = payload, the library of the section
  * library_of, then keys ("splits = 3", lines separated by '\n'). */
 typedef struct tp_test_tuning {
@@ -17,5 +19,14 @@ typedef struct tp_test_tuning {
 /* Writes TP_TEST_REGISTRY followed by the count tunings to dir/registry.ini.
  * 1 on success; 0 with the reason in tp_error_message() or errno. */
 int tp_test_tuned_registry(const char *dir, const tp_test_tuning *tunings, size_t count);
+
+/* A test's setup: a scratch folder `name` (tests/tmpdir.h) into dir, with
+ * TILEPIPE_CACHE_DIR pointed at an empty disk cache in it when
+ * `fresh_cache`, the tuned registry written there and opened into *reg.
+ * 1 on success (the caller removes dir); 0 after printing "setup failed:
+ * <why>" with dir removed. */
+int tp_test_tuned_registry_open(const char *name, const tp_test_tuning *tunings, size_t count,
+                                int fresh_cache, char *dir, size_t dir_size,
+                                tp_registry **reg);
 
 #endif
