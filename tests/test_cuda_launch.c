@@ -95,7 +95,13 @@ static int buffers_wrong(buffers *b) {
 static tp_status launch_on(const tp_cuda_kernel *kernel, const tp_cuda_dims *dims, buffers *b,
                            int chunk) {
   void *params[] = {&b->dx, &b->dy, &b->dout, &b->n, &chunk};
-  return tp_cuda_launch(kernel, dims, NULL, params);
+  return tp_cuda_launch(kernel, dims, NULL, params, "the kernel");
+}
+
+/* A launch of k with no arguments, for the refusals. */
+static tp_status launch_refused(const tp_cuda_kernel *k, const tp_cuda_dims *dims,
+                                void **params) {
+  return tp_cuda_launch(k, dims, NULL, params, "the kernel");
 }
 
 /* Mismatches of one run of kernel over n fresh elements, or -1. */
@@ -227,18 +233,18 @@ START_TEST(bad_kernels_and_launches_are_refused) {
   ck_assert_int_eq(tp_cuda_kernel_get(&r, "tp_test_ws", 65536, &k), TP_OK);
   void *params[5] = {NULL};
   tp_cuda_dims cluster_mismatch = {{6, 1, 1}, {384, 1, 1}, {4, 1, 1}, 0};
-  ck_assert_int_eq(tp_cuda_launch(&k, &cluster_mismatch, NULL, params), TP_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(launch_refused(&k, &cluster_mismatch, params), TP_ERR_INVALID_ARGUMENT);
   tp_cuda_dims half_cluster = {{6, 1, 1}, {384, 1, 1}, {2, 0, 1}, 0};
-  ck_assert_int_eq(tp_cuda_launch(&k, &half_cluster, NULL, params), TP_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(launch_refused(&k, &half_cluster, params), TP_ERR_INVALID_ARGUMENT);
   tp_cuda_dims big_cluster = {{32, 1, 1}, {384, 1, 1}, {16, 1, 1}, 0};
-  ck_assert_int_eq(tp_cuda_launch(&k, &big_cluster, NULL, params), TP_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(launch_refused(&k, &big_cluster, params), TP_ERR_INVALID_ARGUMENT);
   tp_cuda_dims too_much_smem = {{2, 1, 1}, {384, 1, 1}, {0, 0, 0}, 65536 + 1024};
-  ck_assert_int_eq(tp_cuda_launch(&k, &too_much_smem, NULL, params), TP_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(launch_refused(&k, &too_much_smem, params), TP_ERR_INVALID_ARGUMENT);
   tp_cuda_dims too_many_threads = {{2, 1, 1}, {1024, 2, 1}, {0, 0, 0}, 0};
-  ck_assert_int_eq(tp_cuda_launch(&k, &too_many_threads, NULL, params), TP_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(launch_refused(&k, &too_many_threads, params), TP_ERR_INVALID_ARGUMENT);
   tp_cuda_dims zero = {{0, 1, 1}, {384, 1, 1}, {0, 0, 0}, 0};
-  ck_assert_int_eq(tp_cuda_launch(&k, &zero, NULL, params), TP_ERR_INVALID_ARGUMENT);
-  ck_assert_int_eq(tp_cuda_launch(NULL, &zero, NULL, params), TP_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(launch_refused(&k, &zero, params), TP_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(launch_refused(NULL, &zero, params), TP_ERR_INVALID_ARGUMENT);
 }
 END_TEST
 

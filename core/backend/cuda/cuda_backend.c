@@ -9,10 +9,10 @@
  * and the epilogue's are linked (only that kernel: -kernels-used), checked
  * and loaded through the kernel cache, whose key hashes those inputs; the
  * workspace the payload asks for is allocated and zeroed once, in the
- * plan's context. Run time: the device
- * is entered (a context of another device current is refused before
- * anything is queued), the plugins write the parameter block on the stack
- * (payload: tensor maps and sizes; epilogue: its user bytes), one launch. */
+ * plan's context. Run time: the plugins write the parameter block on the
+ * stack (payload: tensor maps and sizes; epilogue: its user bytes), then
+ * one launch, which enters the plan's device (a context of another device
+ * current is refused before anything is queued). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -231,15 +231,12 @@ tp_status tp_cuda_link_check(tp_binding *b, const tp_gemm_desc *desc, const tp_g
 }
 
 tp_status tp_cuda_plan_run(const tp_cuda_plan *plan, const tp_gemm_desc *desc, void *stream) {
-  /* First, so that a run refused for its context has queued nothing. */
-  tp_status st = tp_cuda_device_enter(plan->device, "run: the plan");
-  if (st != TP_OK) return st;
   const tp_binding *b = plan->binding;
   TP_ALIGNAS(64) unsigned char params[TP_CUDA_MAX_PARAMS];
   memset(params, 0, plan->launch.params_size);
   char err[512] = "";
-  st = b->payload->gpu_args(&b->payload_plan, &b->epilogue_plan, desc, tp_host_api_get(), params,
-                            err, sizeof err);
+  tp_status st = b->payload->gpu_args(&b->payload_plan, &b->epilogue_plan, desc,
+                                      tp_host_api_get(), params, err, sizeof err);
   if (st != TP_OK) {
     return tp_error_set(st, "payload '%s': %s", b->payload_name, err[0] ? err : tp_status_string(st));
   }
@@ -254,8 +251,11 @@ tp_status tp_cuda_plan_run(const tp_cuda_plan *plan, const tp_gemm_desc *desc, v
                           err[0] ? err : tp_status_string(st));
     }
   }
+  /* The launch enters the plan's device (its kernel's), or refuses a
+   * context of another device, before it queues anything. */
   void *kernel_params[1] = {params};
-  return tp_cuda_launch(&plan->kernel, &plan->dims, (CUstream)stream, kernel_params);
+  return tp_cuda_launch(&plan->kernel, &plan->dims, (CUstream)stream, kernel_params,
+                        "run: the plan");
 }
 
 int tp_cuda_plan_describe(const tp_cuda_plan *plan, char *buf, size_t size) {

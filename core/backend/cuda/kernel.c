@@ -162,20 +162,21 @@ static CUlaunchConfig launch_config(const tp_cuda_dims *dims, int clustered, CUs
 
 /* The kernel's device entered on the calling thread (tp_cuda_device_enter),
  * and the driver table. */
-static tp_status enter_device(const tp_cuda_kernel *kernel, const tp_cuda_driver **cu) {
-  tp_status st = tp_cuda_device_enter(kernel->device, "the kernel");
+static tp_status enter_device(const tp_cuda_kernel *kernel, const char *what,
+                              const tp_cuda_driver **cu) {
+  tp_status st = tp_cuda_device_enter(kernel->device, what);
   return st == TP_OK ? tp_cuda_driver_get(cu) : st;
 }
 
 tp_status tp_cuda_launch(const tp_cuda_kernel *kernel, const tp_cuda_dims *dims, CUstream stream,
-                         void **params) {
+                         void **params, const char *what) {
   if (!kernel || !kernel->kernel || !dims)
     return tp_error_set(TP_ERR_INVALID_ARGUMENT, "tp_cuda_launch: kernel or dims is NULL");
   int clustered = 0;
   /* The launching thread may not be the one that loaded the kernel. */
   const tp_cuda_driver *cu;
   tp_status st = check_dims(kernel, dims, &clustered);
-  if (st != TP_OK || (st = enter_device(kernel, &cu)) != TP_OK) return st;
+  if (st != TP_OK || (st = enter_device(kernel, what, &cu)) != TP_OK) return st;
   CUlaunchAttribute cluster;
   CUlaunchConfig config = launch_config(dims, clustered, stream, &cluster);
   return tp_cuda_check(cu->LaunchKernelEx(&config, (CUfunction)kernel->kernel, params, NULL),
@@ -187,7 +188,7 @@ tp_status tp_cuda_max_active_clusters(const tp_cuda_kernel *kernel, const tp_cud
   int clustered = 0;
   const tp_cuda_driver *cu;
   tp_status st = check_dims(kernel, dims, &clustered);
-  if (st != TP_OK || (st = enter_device(kernel, &cu)) != TP_OK) return st;
+  if (st != TP_OK || (st = enter_device(kernel, "the kernel", &cu)) != TP_OK) return st;
   CUfunction function;
   st = tp_cuda_check(cu->KernelGetFunction(&function, kernel->kernel), "cuKernelGetFunction");
   if (st != TP_OK) return st;

@@ -69,11 +69,12 @@ typedef struct tp_cuda_dims {
  * array of its signature (cuLaunchKernelEx's kernelParams), on kernel's
  * device: under the calling thread's context when it is on that device,
  * else under the device's primary context made current when no context is;
- * under another device's context, TP_ERR_INVALID_ARGUMENT
- * (tp_cuda_device_enter). Returns once it is queued; errors of the kernel
- * itself show at the next synchronisation. */
+ * under another device's context, TP_ERR_INVALID_ARGUMENT, the message
+ * naming `what` as the thing that belongs to kernel's device
+ * (tp_cuda_device_enter), with nothing queued. Returns once it is queued;
+ * errors of the kernel itself show at the next synchronisation. */
 tp_status tp_cuda_launch(const tp_cuda_kernel *kernel, const tp_cuda_dims *dims, CUstream stream,
-                         void **params);
+                         void **params, const char *what);
 
 /* How many clusters of dims' shape can be resident at once on kernel's
  * device (cuOccupancyMaxActiveClusters; its context as tp_cuda_launch's); a
