@@ -700,14 +700,19 @@ static tp_status gpu_plan_slot(loaded *l, const tp_gemm_desc *desc, tp_gpu_launc
   return gpu_plan_on(l, desc, 132, launch, err, errlen);
 }
 
-/* bf16 M x N x K with every pointer NULL: enough to plan. */
-static tp_gemm_desc sized(int64_t m, int64_t n, int64_t k) {
-  tp_ref_problem_spec spec = {.payload = "standard", .a = TP_DTYPE_BF16, .b = TP_DTYPE_BF16,
+/* M x N x K of `operands` A and B into a bf16 D, rows K elements apart,
+ * every pointer NULL: enough to plan. */
+static tp_gemm_desc sized_of(tp_dtype operands, int64_t m, int64_t n, int64_t k) {
+  tp_ref_problem_spec spec = {.payload = "standard", .a = operands, .b = operands,
                               .d = TP_DTYPE_BF16, .m = m, .n = n, .k = k, .alpha = 1.0f};
   tp_gemm_desc d;
   char err[256];
   ck_assert_msg(tp_ref_problem_describe(&spec, &d, err, sizeof err) == TP_OK, "%s", err);
   return d;
+}
+
+static tp_gemm_desc sized(int64_t m, int64_t n, int64_t k) {
+  return sized_of(TP_DTYPE_BF16, m, n, k);
 }
 
 /* Split-K's workspace for `tiles` tiles of tile_m x tile_n in `splits`:
@@ -820,6 +825,13 @@ START_TEST(test_gpu_plan_split_k) {
                   split_workspace_m(2, 64, 64, 16));
   expect_gpu_plan(&l, 128, 128, 8192, "tp_standard_bf16_bf16_128x64_c1", 32,
                   split_workspace(2, 64, 16));
+  /* More rows than one tile: 64 wide no more (each column of narrow tiles
+   * would read all of A again); 128 wide, K split in 2. 192 x 4096 x 14336
+   * makes 64 such tiles, 1024 x 1024 x 32768 as many. */
+  expect_gpu_plan(&l, 192, 4096, 14336, "tp_standard_bf16_bf16_128x128_c1", 128,
+                  split_workspace(64, 128, 2));
+  expect_gpu_plan(&l, 1024, 1024, 32768, "tp_standard_bf16_bf16_128x128_c1", 128,
+                  split_workspace(64, 128, 2));
   /* Short K: a split takes at least 4 k-blocks; 7 k-blocks stay whole. */
   expect_gpu_plan(&l, 128, 128, 448, "tp_standard_bf16_bf16_128x64_c1", 2, 0);
   /* Many tiles: never 64 wide (4096 x 2112: 544 tiles of 128 would fill 8
@@ -861,6 +873,46 @@ START_TEST(test_gpu_plan_split_k) {
   expect_gpu_plan_refused(&l, 4096, 2112, 7168,
                           "for a bf16 D in clusters of 2 take tiles (MxN) 128x256, 128x192, "
                           "128x128, 128x64, 64x64,");
+  unload(&l);
+}
+END_TEST
+
+/* The kernel and grid gpu_plan picks for d. */
+static tp_gpu_launch planned(loaded *l, const tp_gemm_desc *d) {
+  char err[256];
+  tp_gpu_launch launch;
+  ck_assert_msg(gpu_plan_slot(l, d, &launch, err, sizeof err) == TP_OK, "%s", err);
+  return launch;
+}
+
+/* Rows of A and B off the 128-byte lines (K = 5008: rows 10016 bytes
+ * apart in bf16, 5008 in e4m3): no tail-chunk width, and 1-byte operands
+ * in 2-CTA clusters, unless the shape has few tiles or the INI sets the
+ * cluster. The same shapes with rows on the lines keep their plans. */
+START_TEST(test_gpu_plan_rows_off_lines) {
+  char err[256];
+  loaded l = load("standard");
+  /* bf16 5008^3: 128 x 256 (800 tiles, the last 8 split in 2), not the
+   * 176 that rows on the lines get (K = 5120). */
+  expect_gpu_plan(&l, 5008, 5008, 5008, "tp_standard_bf16_bf16_128x256_c1", 132,
+                  split_workspace(8, 256, 2));
+  expect_gpu_plan(&l, 5008, 5008, 5120, "tp_standard_bf16_bf16_128x176_c1", 132, 0);
+  /* e4m3: 2-CTA clusters, no split. */
+  tp_gemm_desc d = sized_of(TP_DTYPE_E4M3, 5008, 5008, 5008);
+  tp_gpu_launch launch = planned(&l, &d);
+  ck_assert_str_eq(launch.kernel, "tp_standard_e4m3_e4m3_bf16_128x256_c2");
+  ck_assert_uint_eq(launch.cluster[0], 2);
+  ck_assert_uint_eq(launch.workspace_bytes, 0);
+  /* The same K with rows padded to 5120 bytes: single CTAs. */
+  d.a.stride[0] = d.b.stride[0] = 5120;
+  ck_assert_str_eq(planned(&l, &d).kernel, "tp_standard_e4m3_e4m3_bf16_128x176_c1");
+  /* Few tiles (64 x 4096): their K split, single CTAs. */
+  d = sized_of(TP_DTYPE_E4M3, 64, 4096, 5008);
+  ck_assert_str_eq(planned(&l, &d).kernel, "tp_standard_e4m3_e4m3_bf16_64x64_c1");
+  /* The INI's cluster holds. */
+  ck_assert_int_eq(set(&l, "cluster", "1x1", err, sizeof err), TP_OK);
+  d = sized_of(TP_DTYPE_E4M3, 5008, 5008, 5008);
+  ck_assert_str_eq(planned(&l, &d).kernel, "tp_standard_e4m3_e4m3_bf16_128x256_c1");
   unload(&l);
 }
 END_TEST
@@ -1062,6 +1114,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_gpu_plan_split_k);
   tcase_add_test(tc, test_gpu_plan_width_176_needs_16bit_d);
   tcase_add_test(tc, test_gpu_plan_tile_m64);
+  tcase_add_test(tc, test_gpu_plan_rows_off_lines);
   tcase_add_test(tc, test_gpu_plan_tail_split);
   suite_add_tcase(s, tc);
 

@@ -32,12 +32,16 @@
  *     full tile of that width runs (SPEED in tiles.h), by the share of its
  *     columns inside N and by what the split costs. Shapes with fewer
  *     128 x 128 tiles than SMs (few tiles: bound by memory) may also take
- *     64-wide tiles, and 64 x 64 ones where M <= 64, and split every
+ *     64-wide tiles where one tile row holds M, and 64 x 64 ones where
+ *     M <= 64, and split every
  *     tile's K when the tiles alone occupy fewer than SPLIT_SATURATION of
  *     the SMs, into the fewest splits that reach it; other shapes may
  *     split the tiles of their partial last wave (tail splits) and may
  *     take a width that is not whole chunks of D (176);
- *   - single CTAs: 2-CTA clusters (B multicast) only when the INI asks;
+ *   - single CTAs: 2-CTA clusters (B multicast) when the INI asks, or for
+ *     1-byte operands whose rows are not whole 128-byte lines apart
+ *     (tp_kernel_rows_on_lines), on shapes of more tiles than SMs; such
+ *     rows also rule out the tail-chunk width;
  *   - stages: as many as the shared memory holds;
  *   - tiles walked in groups of raster_m cluster rows, for L2 reuse; with
  *     one tile row, B's loads evict first and A's last. */
@@ -100,7 +104,7 @@ typedef struct tp_kernel_plan {
 #define TP_KERNEL_SPLIT_LEAD_KB 4
 #define TP_KERNEL_SPLIT_LEAD_SHARE 4
 #define TP_KERNEL_COUNTER_ALIGN 256
-/* The narrowest width, only for shapes of few tiles. */
+/* The narrowest width, only for shapes of few tiles in one tile row. */
 #define TP_KERNEL_NARROW_WIDTH 64
 
 /* One kernel of tiles.h on the host. */
@@ -234,6 +238,22 @@ static inline double tp_kernel_tail_split_waves(int64_t tiles, int64_t k_blocks,
              (double)k_blocks;
 }
 
+/* Whether M x N makes fewer 128 x 128 tiles than the GPU has SMs: a shape
+ * bound by memory, whose tiles split K rather than fill waves. */
+static inline bool tp_kernel_few_tiles(int64_t m, int64_t n, int32_t sm_count) {
+  return (int64_t)tp_kernel_ceil_div(m, 128) * tp_kernel_ceil_div(n, 128) < sm_count;
+}
+
+/* Whether the rows of A and B lie whole 128-byte lines apart. Where they do
+ * not, each row of a k-block's TMA box spans two L2 lines, and the kernels
+ * run out of L2 bandwidth before the tensor cores do (ncu at 5008^3: L2 79%
+ * busy, against 55% at 4096^3). */
+static inline bool tp_kernel_rows_on_lines(const tp_gemm_desc *desc) {
+  const int64_t a = desc->a.stride[0] * tp_codec_bits(desc->a.dtype) / 8;
+  const int64_t b = desc->b.stride[0] * tp_codec_bits(desc->b.dtype) / 8;
+  return a % TP_KERNEL_ROW_BYTES == 0 && b % TP_KERNEL_ROW_BYTES == 0;
+}
+
 /* The tile and its splits that fill whole waves of SMs best, weighted by
  * speed and split cost: for few tiles every tile split (forced_splits
  * forces that), else the partial last wave's (forced_tail forces its split
@@ -247,14 +267,17 @@ static inline void tp_kernel_best_shape(tp_kernel_plan *kp, int64_t m, int64_t n
   const tp_kernel_instance *all = tp_kernel_instances(&count);
   const int64_t k_blocks = kp->k_blocks;
   double best_score = -1.0;
-  const bool few_tiles =
-      (int64_t)tp_kernel_ceil_div(m, 128) * tp_kernel_ceil_div(n, 128) < sm_count;
+  const bool few_tiles = tp_kernel_few_tiles(m, n, sm_count);
   for (size_t i = 0; i < count; ++i) {
     const tp_kernel_instance *t = &all[i];
     if (!tp_kernel_instance_serves(t, kp)) continue;
     if ((forced_m && t->tile_m != forced_m) || (forced_n && t->tile_n != forced_n)) continue;
     const bool tail = tp_kernel_has_tail(t->tile_n, kp->d_dtype);
-    if (!forced_n && ((t->tile_n == TP_KERNEL_NARROW_WIDTH && !few_tiles) ||
+    /* The narrow width only where its tiles are few and one tile row holds
+     * M: over more rows, each column of narrow tiles reads all of A again,
+     * where a wider tile's K split reads it once per column. */
+    const bool narrow_ok = few_tiles && m <= t->tile_m;
+    if (!forced_n && ((t->tile_n == TP_KERNEL_NARROW_WIDTH && !narrow_ok) ||
                       (tail && (few_tiles || !tail_ok))))
       continue;
     /* 64-row tiles only where one holds M: over more rows, each B tile
@@ -357,6 +380,18 @@ static inline tp_status tp_kernel_plan_shape(tp_kernel_plan *kp, const tp_kernel
   /* Tile rows: the INI's, or one 64-row block per consumer warpgroup. */
   const int32_t forced_m =
       tu->tile_m ? tu->tile_m : tu->consumers * TP_KERNEL_WARPGROUP_ROWS;
+  /* Rows off the L2 lines (tp_kernel_rows_on_lines) call for the tiles
+   * that read the least per FLOP: no tail-chunk width (below) and, for
+   * 1-byte operands, which the tensor cores consume twice as fast, B shared
+   * through 2-CTA clusters; not where the INI sets the cluster or a split,
+   * nor on shapes of few tiles (those split K, and clusters do not). */
+  const bool on_lines = tp_kernel_rows_on_lines(desc);
+  if (!on_lines && !tu->cluster_m && !tu->splits && !tu->tail_splits &&
+      tp_codec_bits(desc->a.dtype) == 8 && tp_codec_bits(desc->b.dtype) == 8 &&
+      !tp_kernel_few_tiles(desc->m, desc->n, gpu->sm_count)) {
+    kp->cluster_m = 2;
+    if (tp_kernel_instance_find(kp, forced_m, tu->tile_n) == NULL) kp->cluster_m = 1;
+  }
   if (tp_kernel_instance_find(kp, forced_m, tu->tile_n) == NULL ||
       (tu->tile_k && tu->tile_k != k_elems) ||
       (tu->consumers && forced_m != tu->consumers * TP_KERNEL_WARPGROUP_ROWS)) {
@@ -391,7 +426,8 @@ static inline tp_status tp_kernel_plan_shape(tp_kernel_plan *kp, const tp_kernel
       tu->tile_n ? tu->tile_n : tp_kernel_only_width(kp, forced_m);
   const bool clustered = kp->cluster_m > 1;
   tp_kernel_best_shape(kp, desc->m, desc->n, gpu->sm_count, forced_m, forced_n,
-                       clustered ? 1 : tu->splits, clustered ? 1 : tu->tail_splits, tail_ok);
+                       clustered ? 1 : tu->splits, clustered ? 1 : tu->tail_splits,
+                       tail_ok && on_lines);
   kp->tiles_m = tp_kernel_ceil_div(desc->m, kp->tile_m);
   kp->tiles_n = tp_kernel_ceil_div(desc->n, kp->tile_n);
   kp->raster_m = tp_kernel_raster_rows(kp->tile_m, kp->tile_n, kp->cluster_m, gpu->sm_count);
