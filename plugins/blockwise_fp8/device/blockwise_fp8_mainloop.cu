@@ -4,35 +4,37 @@
  *   acc(m, n) = sum_kb a_scale[kb][m] * b_scale[n / 128][kb]
  *                      * sum_{k in block kb} A(m, k) B(n, k)
  *
- * e4m3 A and B; per 128-wide k-block, four k32 wgmma into a temporary
- * accumulator, then its promotion into the skeleton's f32 accumulator with
- * the row's and the column block's scales (one FFMA per element). The
- * skeleton (tilepipe/device/kernel.h) runs the rest: the tile schedule,
- * split-K (the partial sums are scaled already), C and the epilogue hook.
- *
- * Each consumer warpgroup waits for its own group before it promotes
- * (groups_in_flight 0); the other consumer warpgroup's group keeps the
- * tensor cores busy meanwhile. (A second temporary, to promote one
- * k-block while the next one's group runs, makes ptxas serialize the
- * wgmma: docs/kernel.md.)
+ * e4m3 A and B. A step of the skeleton's k-loop (one stage) holds
+ * BLOCKWISE_STEP_BLOCKS scale blocks of 128 of K. Each block's four k32
+ * wgmma, over the tile's whole width, go into one of two temporary
+ * accumulators in turn, and each temporary is promoted into the skeleton's
+ * f32 accumulator with the row's and the column block's scales (one FFMA
+ * per element) while the next block's group runs; only the step's last
+ * promotion waits for the drain. The skeleton (tilepipe/device/kernel.h)
+ * runs the rest: the tile schedule, split-K (the partial sums are scaled
+ * already), C and the epilogue hook.
  *
  * The mainloop, as tilepipe/device/kernel_mainloop.h asks:
- *   load          a k-block of A and B (the skeleton's operand loads) and
- *                 the k-block's row of a_scale for the tile's rows (one TMA
- *                 box of tile_m f32, stage tensor 2);
- *   mma           the thread's two rows' A scales from the stage (read
- *                 before the group is issued, so that their latency hides
- *                 under it), then four k32 steps into the temporary;
- *   k_block_done  once that group has retired, acc (+)= (a_scale x
- *                 b_scale) x tmp, then the next k-block's B scale from
- *                 global memory, a k-block ahead of its use;
- *   tile_begin    the unit's first k-block and its B scale.
+ *   load          the step's blocks of A and B (the skeleton's operand
+ *                 loads) and the step's rows of a_scale for the tile's rows
+ *                 (one TMA box of BLOCKWISE_STEP_BLOCKS x tile_m f32, stage
+ *                 tensor 2);
+ *   mma           the thread's rows' A scales from the stage (read before
+ *                 the groups are issued, so that their latency hides under
+ *                 them), then the blocks' groups, each but the last
+ *                 promoted while the one after it runs;
+ *   k_block_done  once the last group has retired (groups_in_flight 0: one
+ *                 group in flight across the skeleton's k-loop makes ptxas
+ *                 serialize the wgmma, docs/kernel.md), its promotion, then
+ *                 the next step's B scales from global memory, a step ahead
+ *                 of their use;
+ *   tile_begin    the unit's first step's B scales.
  *
  * Invariants: K-major operands, 1024-byte aligned tiles (the storage
- * planner's layout); a k-block is 128 e4m3 of K, one scale block (the last
- * one's columns past K read as zero from TMA, and its scales cover what
- * exists); tiles at most 128 wide (BLOCKWISE_MAX_TILE_N), so that a tile's
- * columns lie in one 128-column block of B.
+ * planner's layout); a scale block is 128 e4m3 of K (the blocks past K
+ * arrive zero-filled from TMA, and their scales are the last block's);
+ * tiles at most 128 wide (BLOCKWISE_MAX_TILE_N), so that a tile's columns
+ * lie in one 128-column block of B.
  *
  * Built by build-aux/device.mk into LTO-IR that plugins/blockwise_fp8/
  * embeds; tests/test_gpu_blockwise.c runs it, `tilepipe link` links it
@@ -44,47 +46,65 @@
 #include "tilepipe/device/kernel_operands.h"
 #include "tilepipe/device/wgmma.h"
 
-/* One scale block: 128 of K, 128 rows of B. */
+/* One scale block: 128 of K, 128 rows of B. A step of the skeleton (its
+ * k-block) is BLOCKWISE_STEP_BLOCKS of them: one stage, one drain. */
 #define BLOCKWISE_BLOCK 128
 
 static_assert(BLOCKWISE_BLOCK % BLOCKWISE_MAX_TILE_N == 0,
               "a tile's columns must lie in one block of B's scales");
 
-struct blockwise_fp8_mainloop : tp_kernel_operands_mainloop<BLOCKWISE_BLOCK> {
+struct blockwise_fp8_mainloop : tp_kernel_mainloop_defaults {
   typedef tp_blockwise_fp8_params params;
   static constexpr int max_tile_n = BLOCKWISE_MAX_TILE_N;
-  static constexpr int step_bytes = 32; /* K of one wgmma: 32 e4m3 */
+  static constexpr int sub = BLOCKWISE_STEP_BLOCKS; /* scale blocks a step */
+  static constexpr int step_bytes = 32;             /* K of one wgmma: 32 e4m3 */
   static constexpr int steps = TP_KERNEL_ROW_BYTES / step_bytes;
 
+  static_assert(sub >= 2, "a step's last group is promoted while the one before it runs");
+
+  /* A step's groups (one per scale block) go into two temporaries in turn. */
   template <int BM, int BN>
   struct consumer_state {
-    float tmp[BN / 2];  /* the k-block's sums, wgmma's fragment layout */
-    float sa[2];        /* the k-block's A scales of this thread's two rows */
-    float b;            /* the k-block's B scale */
-    const float *b_row; /* b_scale's row of the tile's block */
-    int32_t kb_begin;   /* the unit's first k-block */
+    float tmp[2][BN / 2]; /* wgmma's fragment layout */
+    float f[2];           /* the last scale block's a_scale x b_scale, per row of the thread */
+    float b[sub];         /* the step's B scales */
+    const float *b_row;   /* b_scale's row of the tile's block */
+    int32_t kb_begin;     /* the unit's first step */
+    int32_t blocks;       /* scale blocks of K: ceil(K / 128) */
   };
 
-  /* The temporary is read as soon as its group retires. */
+  /* The last group is promoted as soon as it retires. */
   template <int BM, int BN>
   static constexpr __host__ __device__ int groups_in_flight() {
     return 0;
   }
 
+  template <class P>
+  static __device__ __forceinline__ void prefetch(const P &p) {
+    tp_tma_prefetch_desc(&p.ab.a);
+    tp_tma_prefetch_desc(&p.ab.b);
+    tp_tma_prefetch_desc(&p.a_scale);
+  }
+
+  /* Step kb: scale block j's A and B tiles at j x the tiles' bytes in the
+   * stage's tensors 0 and 1 (each 128-byte-swizzled tile 1024-aligned),
+   * and the step's sub rows of a_scale (one TMA box, sub x tile_m f32) in
+   * tensor 2. Blocks past K arrive zero-filled. */
   template <int BM, int BN, int CLUSTER_M>
   static __device__ __forceinline__ void load(const params &p, const tp_input_producer_stage *st,
                                               const tp_kernel_tile &t, int32_t kb) {
     tp_input_producer_stage_arrive_expect_bytes(
-        st, tp_kernel_operand_bytes<BN>(t) + BM * (uint32_t)sizeof(float));
-    tp_kernel_load_operands<BM, BN, CLUSTER_M>(p.ab, st, kb * BLOCKWISE_BLOCK, t);
-    tp_tma_load_2d(tp_input_producer_stage_tile(st, 2, 0), &p.a_scale,
-                   tp_input_producer_stage_barrier(st), t.m0, kb);
-  }
-
-  template <class P>
-  static __device__ __forceinline__ void prefetch(const P &p) {
-    tp_kernel_operands_mainloop<BLOCKWISE_BLOCK>::prefetch(p);
-    tp_tma_prefetch_desc(&p.a_scale);
+        st, sub * (tp_kernel_operand_bytes<BN>(t) + BM * (uint32_t)sizeof(float)));
+    tp_mbar *full = tp_input_producer_stage_barrier(st);
+    unsigned char *a = (unsigned char *)tp_input_producer_stage_tile(st, 0, 0);
+    unsigned char *b = (unsigned char *)tp_input_producer_stage_tile(st, 1, 0);
+#pragma unroll
+    for (int j = 0; j < sub; ++j) {
+      const int32_t k0 = (kb * sub + j) * BLOCKWISE_BLOCK;
+      tp_kernel_load_b<BN, CLUSTER_M>(p.ab, b + j * BN * TP_KERNEL_ROW_BYTES, full, k0, t);
+      tp_kernel_load_a(p.ab, a + j * BM * TP_KERNEL_ROW_BYTES, full, k0, t);
+    }
+    tp_tma_load_2d(tp_input_producer_stage_tile(st, 2, 0), &p.a_scale, full, t.m0, kb * sub);
   }
 
   template <int BM, int BN>
@@ -92,17 +112,22 @@ struct blockwise_fp8_mainloop : tp_kernel_operands_mainloop<BLOCKWISE_BLOCK> {
                                                     const tp_kernel_tile &t, uint32_t) {
     s.b_row = p.b_scale + (int64_t)(t.n0 / BLOCKWISE_BLOCK) * p.b_scale_ld;
     s.kb_begin = t.kb_begin;
-    s.b = __ldg(s.b_row + t.kb_begin);
+    s.blocks = (p.kernel.k + BLOCKWISE_BLOCK - 1) / BLOCKWISE_BLOCK;
+    load_b_scales(s, t.kb_begin);
   }
 
-  /* Issues and commits k-block kb's group into tmp: the stage's rows of A
-   * for wg x the tile's B. The first step overwrites tmp, whose old values
-   * are then dead (not kept alive in registers elsewhere). */
+  /* Step kb's B scales (a block past K takes the last one: its tiles are
+   * zero). */
+  template <int BM, int BN>
+  static __device__ __forceinline__ void load_b_scales(consumer_state<BM, BN> &s, int32_t kb) {
+#pragma unroll
+    for (int j = 0; j < sub; ++j) s.b[j] = __ldg(s.b_row + min(kb * sub + j, s.blocks - 1));
+  }
+
+  /* Issues and commits one scale block's group into tmp: the rows of A at
+   * a x the BN rows of B at b. */
   template <int BN>
-  static __device__ __forceinline__ void issue(float *tmp, const tp_input_consumer_stage *st,
-                                               uint32_t wg) {
-    uint32_t a, b;
-    tp_kernel_operand_addrs(st, wg, &a, &b);
+  static __device__ __forceinline__ void issue_block(float *tmp, uint32_t a, uint32_t b) {
 #pragma unroll
     for (int i = 0; i < BN / 2; ++i) asm volatile("" : "=f"(tmp[i]));
     tp_wgmma_fence();
@@ -114,46 +139,66 @@ struct blockwise_fp8_mainloop : tp_kernel_operands_mainloop<BLOCKWISE_BLOCK> {
     tp_wgmma_commit_group();
   }
 
+  /* The step's groups in order, each issued once the group two before it
+   * has retired and been promoted; all but the last group's promotion
+   * happen here. */
   template <int BM, int BN>
-  static __device__ __forceinline__ void mma(consumer_state<BM, BN> &s, const params &, float *,
-                                             const tp_input_consumer_stage *st, uint32_t wg,
-                                             bool) {
+  static __device__ __forceinline__ void mma(consumer_state<BM, BN> &s, const params &,
+                                             float *acc, const tp_input_consumer_stage *st,
+                                             uint32_t wg, bool accumulate) {
     const uint32_t row = wg * TP_KERNEL_WARPGROUP_ROWS + threadIdx.x % 128u / 32u * 16u +
                          threadIdx.x % 32u / 4u;
     const float *sa = (const float *)tp_input_consumer_stage_tile(st, 2, 0) + row;
-    s.sa[0] = sa[0];
-    s.sa[1] = sa[8];
-    issue<BN>(s.tmp, st, wg);
+    float f[sub][2];
+#pragma unroll
+    for (int j = 0; j < sub; ++j) {
+      f[j][0] = sa[j * BM] * s.b[j];
+      f[j][1] = sa[j * BM + 8] * s.b[j];
+    }
+    uint32_t a, b;
+    tp_kernel_operand_addrs(st, wg, &a, &b);
+#pragma unroll
+    for (int j = 0; j < sub; ++j) {
+      if (j >= 2) {
+        /* group j - 2 retired; j - 1 runs */
+        tp_wgmma_wait_group<1>();
+        promote<BN>(s.tmp[j % 2], f[j - 2], acc, !accumulate && j == 2);
+      }
+      issue_block<BN>(s.tmp[j % 2], a + j * BM * TP_KERNEL_ROW_BYTES,
+                      b + j * BN * TP_KERNEL_ROW_BYTES);
+    }
+    /* group sub - 2 retired; the last runs */
+    constexpr int q = sub - 2;
+    tp_wgmma_wait_group<1>();
+    promote<BN>(s.tmp[q % 2], f[q], acc, !accumulate && q == 0);
+    s.f[0] = f[sub - 1][0];
+    s.f[1] = f[sub - 1][1];
   }
 
-  /* acc (+)= (a_scale of the row x b_scale of the tile's block) x tmp;
-   * acc starts over at the unit's first k-block. */
+  /* The last group's promotion, then the next step's B scales, a whole
+   * step ahead of their use (the last step loads its own again). */
   template <int BM, int BN>
   static __device__ __forceinline__ void k_block_done(consumer_state<BM, BN> &s, const params &p,
                                                       float *acc, const tp_input_consumer_stage *,
                                                       int32_t kb, uint32_t) {
-    const float f[2] = {s.sa[0] * s.b, s.sa[1] * s.b};
-    promote<BN>(s.tmp, f, acc, kb == s.kb_begin);
-    /* The next k-block's, a whole k-block ahead of its use (the last
-     * k-block loads its own again). */
-    s.b = __ldg(s.b_row + min(kb + 1, p.kernel.k_blocks - 1));
+    promote<BN>(s.tmp[(sub - 1) % 2], s.f, acc, false);
+    load_b_scales(s, min(kb + 1, p.kernel.k_blocks - 1));
   }
 
-  /* acc (+)= f[h] x tmp. Thread l of warp w holds rows 16 w + l / 4 (h =
-   * 0) and 8 below (h = 1): tmp[4 j + 2 h + e] (wgmma.h). A loop of its
-   * own for each of acc's cases, since a select per element would cost as
-   * much as the FFMA. */
-  template <int BN>
+  /* acc (+)= f[row] x tmp over the thread's fragment of H columns (wgmma.h:
+   * tmp[4j + 2h + e] is row h of the thread, column 8j + 2(l%4) + e). A loop of its own for each of acc's
+   * cases, since a select per element would cost as much as the FFMA. */
+  template <int H>
   static __device__ __forceinline__ void promote(float *tmp, const float (&f)[2], float *acc,
                                                  bool first) {
 #pragma unroll
-    for (int i = 0; i < BN / 2; ++i) tp_wgmma_fence_operand(tmp[i]);
+    for (int i = 0; i < H / 2; ++i) tp_wgmma_fence_operand(tmp[i]);
     if (first) {
 #pragma unroll
-      for (int i = 0; i < BN / 2; ++i) acc[i] = f[i / 2 % 2] * tmp[i];
+      for (int i = 0; i < H / 2; ++i) acc[i] = f[i / 2 % 2] * tmp[i];
     } else {
 #pragma unroll
-      for (int i = 0; i < BN / 2; ++i) acc[i] = fmaf(f[i / 2 % 2], tmp[i], acc[i]);
+      for (int i = 0; i < H / 2; ++i) acc[i] = fmaf(f[i / 2 % 2], tmp[i], acc[i]);
     }
   }
 };

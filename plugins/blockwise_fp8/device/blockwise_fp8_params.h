@@ -14,6 +14,10 @@
  * skeleton's, either spill or run slower: docs/kernel.md). */
 #define BLOCKWISE_MAX_TILE_N 128
 
+/* Scale blocks (128 of K) in one step of the kernel's k-loop, one stage:
+ * the consumers drain their wgmma once per step. */
+#define BLOCKWISE_STEP_BLOCKS 2
+
 typedef struct tp_blockwise_fp8_params {
   tp_kernel_operands ab; /* e4m3 A and B, K-major, 128 of K per k-block */
   /* a_scale [ceil(K/128), M] f32, M contiguous: boxes of tile_m scales of
