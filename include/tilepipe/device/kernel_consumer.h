@@ -3,10 +3,11 @@
  * Warpgroup wg (1 or 2 of the CTA's consumer warpgroups) owns rows
  * 64wg..64wg+63 of each output tile. Per work unit: the mainloop's
  * tile_begin; for each k-block, acquire the input stage, the mainloop's
- * mma (one wgmma group), and release the stage once that group has retired
- * (after the mainloop's k_block_done): with groups_in_flight() == 1 a stage
- * stays held while the next k-block's group is issued, so one group is
- * always in flight behind the issue; then tile_end, split-K, and the
+ * mma (one wgmma group), and release the stage once that group has
+ * retired, then the mainloop's k_block_done while the producer refills it:
+ * with groups_in_flight() == 1 a stage stays held while the next k-block's
+ * group is issued, so one group is always in flight behind the issue; then
+ * tile_end, split-K, and the
  * epilogue (kernel_epilogue.h), after which it goes on with the next
  * unit's mainloop while the store warp drains the tile's chunks. */
 #ifndef TILEPIPE_DEVICE_KERNEL_CONSUMER_H
@@ -90,21 +91,23 @@ TP_KERNEL_FN void tp_kernel_consumer(const typename ML::params &p, uint32_t wg) 
       if (rows_in_m) ML::template mma<BM, BN>(ms, p, acc, &st, wg, kb > w.kb_begin);
       if (in_flight == 0) {
         tp_wgmma_wait_group<0>();
-        if (rows_in_m) ML::template k_block_done<BM, BN>(ms, p, acc, &st, kb, wg);
+        /* Each stage goes back to the producer before k_block_done: its
+         * refill starts under the mainloop's step. */
         tp_input_consumer_stage_release(&st);
+        if (rows_in_m) ML::template k_block_done<BM, BN>(ms, p, acc, kb, wg);
         continue;
       }
       tp_wgmma_wait_group<1>();
       if (kb > w.kb_begin) {
-        if (rows_in_m) ML::template k_block_done<BM, BN>(ms, p, acc, &held, kb - 1, wg);
         tp_input_consumer_stage_release(&held);
+        if (rows_in_m) ML::template k_block_done<BM, BN>(ms, p, acc, kb - 1, wg);
       }
       held = st;
     }
     tp_wgmma_wait_group<0>();
     if (in_flight == 1) {
-      if (rows_in_m) ML::template k_block_done<BM, BN>(ms, p, acc, &held, w.kb_end - 1, wg);
       tp_input_consumer_stage_release(&held);
+      if (rows_in_m) ML::template k_block_done<BM, BN>(ms, p, acc, w.kb_end - 1, wg);
     }
     ML::template tile_end<BM, BN>(ms, p, acc, t, wg);
     if (w.split_k && !tp_kernel_split_k_reduce<BM, BN>(k, acc, w, wg)) continue;

@@ -53,11 +53,12 @@
  *       scales into registers or shared memory).
  *   template <int BM, int BN>
  *   static void k_block_done(consumer_state<BM, BN> &s, const params &p,
- *                            float *acc, const tp_input_consumer_stage *st,
- *                            int32_t kb, uint32_t wg);
- *       Once k-block kb's wgmma group has retired, before its stage is
- *       released (e.g. promote a temporary accumulator into acc with the
- *       stage's scales). Only where wg's rows start inside M.
+ *                            float *acc, int32_t kb, uint32_t wg);
+ *       Once k-block kb's wgmma group has retired, after its stage went
+ *       back to the producer, so that the refill runs under this step
+ *       (e.g. promote a temporary accumulator into acc, groups_in_flight
+ *       0, with scales that mma read from the stage). Only where wg's rows
+ *       start inside M.
  *   template <int BM, int BN>
  *   static void tile_end(consumer_state<BM, BN> &s, const params &p,
  *                        float *acc, const tp_kernel_tile &t, uint32_t wg);
@@ -108,8 +109,7 @@ struct tp_kernel_mainloop_defaults {
                                                     uint32_t) {}
 
   template <int BM, int BN, class S, class P>
-  static __device__ __forceinline__ void k_block_done(S &, const P &, float *,
-                                                      const tp_input_consumer_stage *, int32_t,
+  static __device__ __forceinline__ void k_block_done(S &, const P &, float *, int32_t,
                                                       uint32_t) {}
 
   template <int BM, int BN, class S, class P>

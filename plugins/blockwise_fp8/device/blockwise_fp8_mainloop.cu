@@ -179,8 +179,7 @@ struct blockwise_fp8_mainloop : tp_kernel_mainloop_defaults {
    * step ahead of their use (the last step loads its own again). */
   template <int BM, int BN>
   static __device__ __forceinline__ void k_block_done(consumer_state<BM, BN> &s, const params &p,
-                                                      float *acc, const tp_input_consumer_stage *,
-                                                      int32_t kb, uint32_t) {
+                                                      float *acc, int32_t kb, uint32_t) {
     promote<BN>(s.tmp[(sub - 1) % 2], s.f, acc, false);
     load_b_scales(s, min(kb + 1, p.kernel.k_blocks - 1));
   }
