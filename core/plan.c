@@ -181,9 +181,11 @@ tp_backend tp_plan_backend(const tp_plan *plan) {
 int tp_plan_describe(const tp_plan *plan, char *buf, size_t size) {
   if (plan == NULL) return snprintf(buf, size, "(no plan)");
   const tp_tile_config *t = &plan->binding.payload_plan.tile;
-  int n = snprintf(buf, size, "%s x %s on %s: tile %dx%dx%d, %lld k-blocks, ", plan->payload_name,
+  char group[32] = "";
+  if (t->k_group_size > 1) snprintf(group, sizeof group, " of %d k-tiles", t->k_group_size);
+  int n = snprintf(buf, size, "%s x %s on %s: tile %dx%dx%d, %lld k-blocks%s, ", plan->payload_name,
                    plan->epilogue_name, tp_backend_name(plan->backend), t->tile_m, t->tile_n,
-                   t->tile_k, (long long)plan->binding.payload_plan.k_blocks);
+                   t->tile_k, (long long)plan->binding.payload_plan.k_blocks, group);
   if (n < 0 || (size_t)n >= size) return n;
   int m = plan->backend == TP_BACKEND_CPU ? tp_cpu_plan_describe(plan->cpu, buf + n, size - (size_t)n)
                                           : tp_cuda_plan_describe(plan->cuda, buf + n, size - (size_t)n);

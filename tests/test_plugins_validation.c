@@ -942,6 +942,43 @@ START_TEST(test_gpu_plan_tile_m64) {
 }
 END_TEST
 
+/* blockwise_fp8's k-block is a step of two scale blocks (k_group 2), each
+ * a k-tile of the stage; the INI's tile K stays one scale block, and a
+ * refusal names that K and the INI's tile as written. */
+START_TEST(test_gpu_plan_blockwise_k_group) {
+  char err[256];
+  loaded l = load("blockwise_fp8");
+  tp_ref_problem_spec spec = {.payload = "blockwise_fp8", .a = TP_DTYPE_E4M3,
+                              .b = TP_DTYPE_E4M3, .d = TP_DTYPE_BF16, .m = 4096, .n = 7168,
+                              .k = 16384, .alpha = 1.0f};
+  tp_gemm_desc d;
+  ck_assert_msg(tp_ref_problem_describe(&spec, &d, err, sizeof err) == TP_OK, "%s", err);
+  tp_gpu_info h100 = {.sm_count = 132, .cc_major = 9, .smem_per_block = 232448,
+                      .l2_bytes = 50u << 20, .name = "H100 (figures)"};
+  tp_epilogue_plan epi;
+  tp_payload_plan plan;
+  tp_gpu_launch launch;
+  memset(&epi, 0, sizeof epi);
+  ck_assert_int_eq(plan_slot(&l, &d, TP_BACKEND_CUDA, &plan, err, sizeof err), TP_OK);
+  ck_assert_msg(l.desc->payload->gpu_plan(l.state, &d, &h100, &epi, &plan, &launch, err,
+                                          sizeof err) == TP_OK,
+                "%s", err);
+  ck_assert_int_eq(plan.tile.tile_k, 128);
+  ck_assert_int_eq(plan.tile.k_group_size, 2);
+  ck_assert_int_eq(plan.k_blocks, 16384 / 256);
+  ck_assert_str_eq(launch.kernel, "tp_blockwise_fp8_e4m3_bf16_128x128_c1");
+  /* The INI's K of one scale block is taken. */
+  ck_assert_int_eq(set(&l, "tile", "128x64x128", err, sizeof err), TP_OK);
+  ck_assert_msg(gpu_plan_slot(&l, &d, &launch, err, sizeof err) == TP_OK, "%s", err);
+  ck_assert_str_eq(launch.kernel, "tp_blockwise_fp8_e4m3_bf16_128x64_c1");
+  ck_assert_int_eq(set(&l, "tile", "128x192x128", err, sizeof err), TP_OK);
+  ck_assert_int_eq(gpu_plan_slot(&l, &d, &launch, err, sizeof err), TP_ERR_UNSUPPORTED);
+  ASSERT_HAS(err, "take tiles (MxN) 128x128, 128x64, 64x64, K 128,");
+  ASSERT_HAS(err, "the registry asks for 128x192x128,");
+  unload(&l);
+}
+END_TEST
+
 /* The 176-wide kernels exist for a 16-bit D only (their last chunk is 48
  * columns of it): under an f32 D the heuristic keeps 4096 x 2112 at 192
  * wide, and a forced 176 is refused, naming D's dtype. */
@@ -1115,6 +1152,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_gpu_plan_width_176_needs_16bit_d);
   tcase_add_test(tc, test_gpu_plan_tile_m64);
   tcase_add_test(tc, test_gpu_plan_rows_off_lines);
+  tcase_add_test(tc, test_gpu_plan_blockwise_k_group);
   tcase_add_test(tc, test_gpu_plan_tail_split);
   suite_add_tcase(s, tc);
 

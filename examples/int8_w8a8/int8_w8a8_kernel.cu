@@ -55,7 +55,7 @@ struct w8a8_mainloop : tp_kernel_operands_mainloop<TP_KERNEL_ROW_BYTES> {
                                              const tp_input_consumer_stage *st, uint32_t wg,
                                              bool accumulate) {
     uint32_t a, b;
-    tp_kernel_operand_addrs(st, wg, &a, &b);
+    tp_kernel_operand_addrs(st, 0, wg, &a, &b);
     tp_wgmma_fence();
 #pragma unroll
     for (int k = 0; k < steps; ++k) {

@@ -3,10 +3,10 @@
  *
  * gpu_plan picks one of device/blockwise_fp8_mainloop.cu's kernels through
  * the core's planner for the structured kernel (tilepipe/kernel/plan.h): a
- * k-block is a step of BLOCKWISE_STEP_BLOCKS 128-wide scale blocks, tiles
- * are at most BLOCKWISE_MAX_TILE_N wide, and a stage holds the step's A and
- * B tiles and its rows of a_scale for the tile's rows (tile_m f32 each,
- * one TMA box).
+ * k-tile is one 128-wide scale block and a k-block (a stage) a step of
+ * BLOCKWISE_STEP_BLOCKS of them, tiles are at most BLOCKWISE_MAX_TILE_N
+ * wide, and each k-tile of a stage holds the block's A and B tiles and its
+ * row of a_scale for the tile's rows (tile_m f32, loaded by TMA).
  * gpu_args fills the kernel's parameters for each run (tilepipe/kernel/
  * args.h), a_scale's TMA descriptor and where B's scales are. */
 #include <stddef.h>
@@ -26,18 +26,14 @@ tp_status blockwise_gpu_plan(void *state, const tp_gemm_desc *desc, const tp_gpu
                              tp_gpu_launch *launch, char *err, size_t errlen) {
   const tpc_tuning *tu = state;
   tp_kernel_plan kp;
-  /* The kernels' k-block is a step of BLOCKWISE_STEP_BLOCKS scale blocks;
-   * the INI's tile K is one scale block (tuning.c checks it). */
-  tp_kernel_tuning kt = tu->kernel;
-  kt.tile_k = 0;
-  tp_status st = tp_kernel_plan_shape(&kp, &kt, desc, epi->source_dtype, gpu,
-                                      BLOCKWISE_BLOCK * BLOCKWISE_STEP_BLOCKS,
+  /* A k-tile is one scale block (the INI's tile K), a k-block a step of
+   * BLOCKWISE_STEP_BLOCKS of them. */
+  tp_status st = tp_kernel_plan_shape(&kp, &tu->kernel, desc, epi->source_dtype, gpu,
+                                      BLOCKWISE_BLOCK, BLOCKWISE_STEP_BLOCKS,
                                       BLOCKWISE_MAX_TILE_N, err, errlen);
   if (st != TP_OK) return st;
   tp_kernel_plan_operand_tensors(&kp, plan);
-  plan->tensors[0].bytes *= BLOCKWISE_STEP_BLOCKS; /* a scale block's A tile each */
-  plan->tensors[1].bytes *= BLOCKWISE_STEP_BLOCKS;
-  plan->tensors[2].bytes = BLOCKWISE_STEP_BLOCKS * (uint32_t)kp.tile_m * (uint32_t)sizeof(float);
+  plan->tensors[2].bytes = (uint32_t)kp.tile_m * (uint32_t)sizeof(float); /* a_scale */
   plan->tensors[2].align = BLOCKWISE_SCALE_ALIGN;
   plan->num_tensors = 3;
   return tp_kernel_plan_finish(&kp, tu->kernel.stages, gpu, "tp_blockwise_fp8", "e4m3",
@@ -62,7 +58,7 @@ tp_status blockwise_gpu_args(const tp_payload_plan *plan, const tp_epilogue_plan
                    .rows = as->shape[0],
                    .cols = as->shape[1],
                    .row_stride = as->stride[0],
-                   .box_rows = BLOCKWISE_STEP_BLOCKS,
+                   .box_rows = 1,
                    .box_cols = (uint32_t)kp.tile_m,
                    .swizzle = 0};
     st = host->tma_encode_2d(&p->a_scale, &r, err, errlen);

@@ -67,12 +67,13 @@ TP_KERNEL_FN void tp_kernel_load_operands(const tp_kernel_operands &o,
 }
 
 /* The shared-memory addresses of consumer warpgroup wg's 64 rows of A and
- * of the B tile in stage st, for its wgmma descriptors. */
-TP_KERNEL_FN void tp_kernel_operand_addrs(const tp_input_consumer_stage *st, uint32_t wg,
-                                          uint32_t *a, uint32_t *b) {
-  *a = tp_smem_addr(tp_input_consumer_stage_tile(st, 0, 0)) +
+ * of the B tile of k-tile j (0 .. the plan's k_group - 1) in stage st, for
+ * its wgmma descriptors. */
+TP_KERNEL_FN void tp_kernel_operand_addrs(const tp_input_consumer_stage *st, uint32_t j,
+                                          uint32_t wg, uint32_t *a, uint32_t *b) {
+  *a = tp_smem_addr(tp_input_consumer_stage_tile(st, 0, j)) +
        wg * TP_KERNEL_WARPGROUP_ROWS * TP_KERNEL_ROW_BYTES;
-  *b = tp_smem_addr(tp_input_consumer_stage_tile(st, 1, 0));
+  *b = tp_smem_addr(tp_input_consumer_stage_tile(st, 1, j));
 }
 
 /* The prefetch and load of a mainloop whose stage holds A and B alone, in

@@ -76,6 +76,7 @@ typedef struct tp_kernel_plan {
   int32_t tile_m, tile_n, cluster_m, raster_m;
   int32_t tiles_m, tiles_n;
   int32_t k_elems, k_blocks; /* K of a k-block; k-blocks per tile */
+  int32_t k_group;           /* k-tiles per k-block (one stage: the layout's k_group_size) */
   int32_t max_tile_n;        /* the mainloop's widest tile (its max_tile_n) */
   int32_t splits;            /* K split over this many CTAs per tile, */
   int32_t split_from;        /* for the tiles from this one on */
@@ -246,8 +247,8 @@ static inline bool tp_kernel_few_tiles(int64_t m, int64_t n, int32_t sm_count) {
 
 /* Whether the rows of A and B lie whole 128-byte lines apart. Where they do
  * not, each row of a k-block's TMA box spans two L2 lines, and the kernels
- * run out of L2 bandwidth before the tensor cores do (ncu at 5008^3: L2 79%
- * busy, against 55% at 4096^3). */
+ * run out of L2 bandwidth before the tensor cores do (docs/kernel.md,
+ * "Choosing the tile"). */
 static inline bool tp_kernel_rows_on_lines(const tp_gemm_desc *desc) {
   const int64_t a = desc->a.stride[0] * tp_codec_bits(desc->a.dtype) / 8;
   const int64_t b = desc->b.stride[0] * tp_codec_bits(desc->b.dtype) / 8;
@@ -349,15 +350,17 @@ static inline int32_t tp_kernel_only_width(const tp_kernel_plan *kp, int32_t til
 }
 
 /* Step 1: the tile shape, the splits, the cluster and the tile walk of D =
- * desc's for a mainloop whose k-block is k_elems elements of K and whose
- * widest tile is max_tile_n (its max_tile_n: tilepipe/device/
- * kernel_mainloop.h); the INI's (tu) where it set them, checked against
- * the kernels, the heuristic's elsewhere. source_dtype: the epilogue's C
- * (tp_epilogue_plan.source_dtype). */
+ * desc's for a mainloop whose k-tile is k_elems elements of K (the INI's
+ * tile K), whose k-block (one stage, one step of the k-loop) holds k_group
+ * k-tiles (the seeds' k_group_size) and whose widest tile is max_tile_n
+ * (its max_tile_n: tilepipe/device/kernel_mainloop.h); the INI's (tu) where
+ * it set them, checked against the kernels, the heuristic's elsewhere.
+ * source_dtype: the epilogue's C (tp_epilogue_plan.source_dtype). */
 static inline tp_status tp_kernel_plan_shape(tp_kernel_plan *kp, const tp_kernel_tuning *tu,
                                              const tp_gemm_desc *desc, tp_dtype source_dtype,
                                              const tp_gpu_info *gpu, int32_t k_elems,
-                                             int32_t max_tile_n, char *err, size_t errlen) {
+                                             int32_t k_group, int32_t max_tile_n, char *err,
+                                             size_t errlen) {
   memset(kp, 0, sizeof *kp);
   kp->d_dtype = desc->d.dtype;
   kp->max_tile_n = max_tile_n;
@@ -368,8 +371,9 @@ static inline tp_status tp_kernel_plan_shape(tp_kernel_plan *kp, const tp_kernel
                                tp_codec_name(desc->d.dtype));
   }
   kp->source_dtype = source_dtype;
-  kp->k_elems = k_elems;
-  kp->k_blocks = tp_kernel_ceil_div(desc->k, k_elems);
+  kp->k_group = k_group;
+  kp->k_elems = k_elems * k_group;
+  kp->k_blocks = tp_kernel_ceil_div(desc->k, kp->k_elems);
   if ((tu->cluster_m && tu->cluster_m > 2) || (tu->cluster_n && tu->cluster_n != 1)) {
     return tp_kernel_plan_fail(err, errlen, TP_ERR_UNSUPPORTED,
                                "the GPU kernels take clusters 1x1 or 2x1 (the registry asks for "
@@ -414,7 +418,7 @@ static inline tp_status tp_kernel_plan_shape(tp_kernel_plan *kp, const tp_kernel
   if (tu->splits > kp->k_blocks) {
     return tp_kernel_plan_fail(err, errlen, TP_ERR_UNSUPPORTED,
                                "splits %d: K = %lld has only %d k-blocks of %d to split", tu->splits,
-                               (long long)desc->k, kp->k_blocks, k_elems);
+                               (long long)desc->k, kp->k_blocks, kp->k_elems);
   }
   if (tu->splits > 1 && tu->cluster_m > 1) {
     return tp_kernel_plan_fail(err, errlen, TP_ERR_UNSUPPORTED,
@@ -445,9 +449,10 @@ static inline tp_status tp_kernel_plan_shape(tp_kernel_plan *kp, const tp_kernel
   return TP_OK;
 }
 
-/* Step 2: shared memory for stages of plan's stage tensors (its tensors 0
- * and 1, the operand tiles, also hold staged chunks of C), `stages` of them
- * (0: as many as fit gpu's budget). The output ring holds at least
+/* Step 2: shared memory for stages of plan's stage tensors, k_group tiles
+ * of each a stage (a k-tile's; tensors 0 and 1, the operand tiles, also
+ * hold staged chunks of C in their first), `stages` of them (0: as many as
+ * fit gpu's budget). The output ring holds at least
  * TP_KERNEL_OUTPUT_STAGES chunks, as many more, up to a whole tile's, as
  * the stages leave room for, and with C each chunk also prefetches a chunk
  * of C (the source ring lives in them). The chunks of C past the ring go
@@ -464,6 +469,7 @@ static inline tp_status tp_kernel_plan_lay_out(tp_kernel_plan *kp, const tp_payl
   }
   r.num_tensors = plan->num_tensors;
   for (uint32_t i = 0; i < plan->num_tensors; ++i) r.tensors[i] = plan->tensors[i];
+  r.k_group_size = (uint32_t)kp->k_group;
   r.stages = (uint32_t)stages;
   const uint32_t d_bits = tp_codec_bits(kp->d_dtype);
   const uint32_t chunks = (uint32_t)tp_kernel_plan_chunks(kp);
@@ -562,9 +568,9 @@ static inline tp_status tp_kernel_plan_launch(const tp_kernel_plan *kp, const ch
 
   plan->tile.tile_m = kp->tile_m;
   plan->tile.tile_n = kp->tile_n;
-  plan->tile.tile_k = kp->k_elems;
+  plan->tile.tile_k = kp->k_elems / kp->k_group;
   plan->tile.stages = (int32_t)kp->smem.stages;
-  plan->tile.k_group_size = 1;
+  plan->tile.k_group_size = kp->k_group;
   plan->tile.cluster_m = kp->cluster_m;
   plan->tile.cluster_n = 1;
   plan->tile.consumers = kp->tile_m / TP_KERNEL_WARPGROUP_ROWS;
@@ -629,7 +635,8 @@ static inline tp_status tp_kernel_plan_operands(const tp_kernel_tuning *tu,
   tp_kernel_plan kp;
   tp_status st =
       tp_kernel_plan_shape(&kp, tu, desc, epi->source_dtype, gpu,
-                           (int32_t)tp_kernel_row_elems(desc->a.dtype), max_tile_n, err, errlen);
+                           (int32_t)tp_kernel_row_elems(desc->a.dtype), 1, max_tile_n, err,
+                           errlen);
   if (st != TP_OK) return st;
   tp_kernel_plan_operand_tensors(&kp, plan);
   return tp_kernel_plan_finish(&kp, tu->stages, gpu, prefix, operands, params_size, kernel_offset,

@@ -73,7 +73,7 @@ struct standard_mainloop : tp_kernel_operands_mainloop<standard_k<A>::elems> {
                                              const tp_input_consumer_stage *st, uint32_t wg,
                                              bool accumulate) {
     uint32_t a, b;
-    tp_kernel_operand_addrs(st, wg, &a, &b);
+    tp_kernel_operand_addrs(st, 0, wg, &a, &b);
     tp_wgmma_fence();
 #pragma unroll
     for (int k = 0; k < steps; ++k) {
