@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "tests/gpu_case.h"
-#include "tests/tmpdir.h"
 #include "tilepipe/device.h"
 #include "tools/align_rows.h"
 #include "tools/gpu_problem.h"
@@ -120,21 +119,6 @@ int tp_gpu_cases_main(const char *name, const char *kind, const tp_test_tuning *
     printf("SKIP: no usable GPU: %s\n", tp_error_message());
     return 77;
   }
-  char dir[512];
-  if (!tp_test_tuned_registry_open(name, tunings, count, 0, dir, sizeof dir, &gpu_case_registry))
-    return 99;
-  tp_test_tmpdir_remove(dir);
   printf("GPU: %s, %d SMs\n", dev.name, dev.sm_count);
-  Suite *s = suite_create(name);
-  TCase *tc = tcase_create(name);
-  tcase_set_timeout(tc, 1200);
-  add_tests(tc);
-  suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_set_fork_status(sr, CK_NOFORK);
-  srunner_run_all(sr, CK_NORMAL);
-  const int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  tp_registry_close(gpu_case_registry);
-  return failed == 0 ? 0 : 1;
+  return tp_test_tuned_run(name, tunings, count, 0, 1200, &gpu_case_registry, add_tests);
 }

@@ -30,7 +30,6 @@
 #include <check.h>
 
 #include "tests/gemm_case.h"
-#include "tests/tmpdir.h"
 #include "tests/tuned_registry.h"
 #include "tilepipe/device.h"
 #include "tilepipe/tilepipe.h"
@@ -318,25 +317,14 @@ static int enough_gpus(void) {
   return 1;
 }
 
-int main(void) {
-  if (!enough_gpus()) return 77;
-  char dir[512];
-  if (!tp_test_tuned_registry_open("test_gpu_multi", tunings, sizeof tunings / sizeof tunings[0], 1, dir,
-                                   sizeof dir, &reg))
-    return 99;
-  Suite *s = suite_create("gpu_multi");
-  TCase *tc = tcase_create("multi");
-  tcase_set_timeout(tc, 900);
+static void add_tests(TCase *tc) {
   tcase_add_test(tc, side_by_side);
   tcase_add_test(tc, wrong_device_is_refused);
   tcase_add_test(tc, no_context_runs_on_the_plans_device);
-  suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_set_fork_status(sr, CK_NOFORK);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  tp_registry_close(reg);
-  tp_test_tmpdir_remove(dir);
-  return failed == 0 ? 0 : 1;
+}
+
+int main(void) {
+  if (!enough_gpus()) return 77;
+  return tp_test_tuned_run("test_gpu_multi", tunings, sizeof tunings / sizeof tunings[0], 1, 900,
+                           &reg, add_tests);
 }

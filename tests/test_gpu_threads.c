@@ -26,7 +26,6 @@
 #include "core/backend/cuda/driver.h"
 #include "core/backend/cuda/kernel_cache.h"
 #include "tests/gemm_case.h"
-#include "tests/tmpdir.h"
 #include "tests/tuned_registry.h"
 #include "tilepipe/device.h"
 #include "tilepipe/tilepipe.h"
@@ -252,29 +251,18 @@ START_TEST(one_kernel_two_plans) {
 }
 END_TEST
 
+static void add_tests(TCase *tc) {
+  tcase_add_test(tc, cold_then_warm);
+  tcase_add_test(tc, one_kernel_two_plans);
+}
+
 int main(void) {
   tp_device_props props;
   if (tp_device_info(&props) != TP_OK) {
     printf("SKIP: no usable GPU: %s\n", tp_error_message());
     return 77;
   }
-  char dir[512];
-  if (!tp_test_tuned_registry_open("test_gpu_threads", tunings, sizeof tunings / sizeof tunings[0], 1, dir,
-                                   sizeof dir, &reg))
-    return 99;
   printf("GPU: %s, %d SMs\n", props.name, props.sm_count);
-  Suite *s = suite_create("gpu_threads");
-  TCase *tc = tcase_create("threads");
-  tcase_set_timeout(tc, 900);
-  tcase_add_test(tc, cold_then_warm);
-  tcase_add_test(tc, one_kernel_two_plans);
-  suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_set_fork_status(sr, CK_NOFORK);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  tp_registry_close(reg);
-  tp_test_tmpdir_remove(dir);
-  return failed == 0 ? 0 : 1;
+  return tp_test_tuned_run("test_gpu_threads", tunings, sizeof tunings / sizeof tunings[0], 1, 900,
+                           &reg, add_tests);
 }

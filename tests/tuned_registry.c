@@ -55,3 +55,24 @@ int tp_test_tuned_registry_open(const char *name, const tp_test_tuning *tunings,
   }
   return 1;
 }
+
+int tp_test_tuned_run(const char *name, const tp_test_tuning *tunings, size_t count,
+                      int fresh_cache, int timeout, tp_registry **reg,
+                      void (*add_tests)(TCase *tc)) {
+  char dir[512];
+  if (!tp_test_tuned_registry_open(name, tunings, count, fresh_cache, dir, sizeof dir, reg))
+    return 99;
+  Suite *s = suite_create(name);
+  TCase *tc = tcase_create(name);
+  tcase_set_timeout(tc, timeout);
+  add_tests(tc);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_set_fork_status(sr, CK_NOFORK);
+  srunner_run_all(sr, CK_NORMAL);
+  const int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  tp_registry_close(*reg);
+  tp_test_tmpdir_remove(dir);
+  return failed == 0 ? 0 : 1;
+}

@@ -4,6 +4,7 @@
 #ifndef TP_TESTS_TUNED_REGISTRY_H
 #define TP_TESTS_TUNED_REGISTRY_H
 
+#include <check.h>
 #include <stddef.h>
 
 #include "tilepipe/registry.h"
@@ -28,5 +29,14 @@ int tp_test_tuned_registry(const char *dir, const tp_test_tuning *tunings, size_
 int tp_test_tuned_registry_open(const char *name, const tp_test_tuning *tunings, size_t count,
                                 int fresh_cache, char *dir, size_t dir_size,
                                 tp_registry **reg);
+
+/* A GPU test program's run after its GPU check: the setup above into *reg,
+ * the tests add_tests puts in one test case of `timeout` seconds, run
+ * without fork (CUDA cannot be used in a child forked after cuInit), then
+ * *reg closed and the scratch folder removed. The exit status: 0 when all
+ * pass, 1 when one fails, 99 when the setup fails. */
+int tp_test_tuned_run(const char *name, const tp_test_tuning *tunings, size_t count,
+                      int fresh_cache, int timeout, tp_registry **reg,
+                      void (*add_tests)(TCase *tc));
 
 #endif
