@@ -35,6 +35,14 @@ tp_status blockwise_gpu_plan(void *state, const tp_gemm_desc *desc, const tp_gpu
   tp_kernel_plan_operand_tensors(&kp, plan);
   plan->tensors[2].bytes = (uint32_t)kp.tile_m * (uint32_t)sizeof(float); /* a_scale */
   plan->tensors[2].align = BLOCKWISE_SCALE_ALIGN;
+  /* The kernels reach a stage's k-tiles as offsets from its first (one
+   * TMA box fills the scale rows): every tile must end on its alignment. */
+  for (uint32_t i = 0; i < 3; i++)
+    if (plan->tensors[i].bytes % plan->tensors[i].align != 0)
+      return tpc_fail(err, errlen, TP_ERR_INTERNAL,
+                      "blockwise_fp8: stage tensor %u's tiles (%u bytes) are not whole %u-byte "
+                      "units: its k-tiles would not lie back to back",
+                      i, plan->tensors[i].bytes, plan->tensors[i].align);
   plan->num_tensors = 3;
   return tp_kernel_plan_finish(&kp, tu->kernel.stages, gpu, "tp_blockwise_fp8", "e4m3",
                                sizeof(tp_blockwise_fp8_params),
@@ -58,7 +66,7 @@ tp_status blockwise_gpu_args(const tp_payload_plan *plan, const tp_epilogue_plan
                    .rows = as->shape[0],
                    .cols = as->shape[1],
                    .row_stride = as->stride[0],
-                   .box_rows = 1,
+                   .box_rows = BLOCKWISE_STEP_BLOCKS, /* the step's k-tiles, back to back */
                    .box_cols = (uint32_t)kp.tile_m,
                    .swizzle = 0};
     st = host->tma_encode_2d(&p->a_scale, &r, err, errlen);
