@@ -129,6 +129,10 @@ for step in $steps; do
     sanitize_gemm m64 "memcheck racecheck synccheck" --payload standard_m64_cluster2 \
       --epilogue residual -m 300 -n 264 -k 300
     sanitize_gemm split-k "memcheck racecheck synccheck" --epilogue residual -m 128 -n 264 -k 2048
+    # Decode-sized M: A's box of 16 rows, rows 16..63 of every A tile zeroed
+    # by the consumers at the start while the loader fills the first stages.
+    sanitize_gemm decode "memcheck racecheck synccheck" --epilogue residual -m 13 \
+      -n 3000 -k 1009
     # blockwise FP8: A's scale rows by TMA in each stage, B's scales read by
     # the consumers, the promotion after each k-block's group; K 1009 ends
     # in a partial scale block.

@@ -80,7 +80,9 @@ START_TEST(residual_sources) {
 }
 END_TEST
 
-/* Each tile, forced, over tiles past M and N and more tiles than SMs;
+/* Each tile, forced, over tiles past M and N and more tiles than SMs, and
+ * M = 20 under the heuristic (A's box of 24 rows, the rest of every A
+ * tile zeroed at the kernel's start);
  * a tile wider than 128 (its columns would span two blocks of B's scales)
  * is refused at plan time, naming the tiles there are. */
 START_TEST(tiles) {
@@ -97,6 +99,8 @@ START_TEST(tiles) {
        1000, 3, 1},
       {"bw_m64", E4M3, E4M3, TP_DTYPE_BF16, TP_DTYPE_F32, "residual", 0, 0, 1.0f, 1.0f, 7, 129,
        4097, 3, 1},
+      {BW, E4M3, E4M3, TP_DTYPE_BF16, TP_DTYPE_NONE, "store", 0, 0, 1.0f, 0.0f, 20, 3000, 2000,
+       0, 2},
   };
   run_cases(cases, sizeof cases / sizeof cases[0], 4000u);
 

@@ -210,6 +210,34 @@ START_TEST(tile_m64) {
 }
 END_TEST
 
+/* Decode-sized M (< 64), where A's box holds only M rounded up to 8 rows
+ * and the rest of every A tile stays as zeroed at the kernel's start: the
+ * heuristic's 128 x 64 at 1 x 6144 x 4096, split K at 13 x 3000 x 4104,
+ * more tiles than CTAs (7 x 20012: each CTA reuses its stages over
+ * several tiles), 64 x 64 tiles with C aliasing D, a 2-CTA cluster whose
+ * second CTA lies past M, an uneven 3-way split, f32 C and D, fp8, and
+ * M = 63, the last M under a whole box. */
+START_TEST(decode_rows) {
+  static const gpu_case cases[] = {
+      {"standard", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_NONE, "store", 0, 0,
+       1.0f, 0.0f, 1, 6144, 4096, 0, 2},
+      {"standard", TP_DTYPE_E4M3, TP_DTYPE_E4M3, TP_DTYPE_BF16, TP_DTYPE_F32, "residual", 0, 0,
+       0.5f, 2.0f, 13, 3000, 4104, 8, 2},
+      {"standard_n64", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_F32, TP_DTYPE_NONE, "store", 0, 0,
+       1.5f, 0.0f, 7, 20012, 300, 4, 2},
+      {"standard_m64", TP_DTYPE_F16, TP_DTYPE_F16, TP_DTYPE_F16, TP_DTYPE_F16, "residual", 1, 0,
+       0.75f, -1.25f, 33, 1000, 1000, 8, 1},
+      {"standard_m64_cluster2", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_NONE,
+       "store", 0, 0, 1.5f, 0.0f, 40, 521, 1009, 15, 2},
+      {"standard_m64_split3", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_F32, TP_DTYPE_F32,
+       "residual", 0, 0, 0.5f, 2.0f, 57, 1009, 1009, 15, 2},
+      {"standard", TP_DTYPE_E5M2, TP_DTYPE_E4M3, TP_DTYPE_F16, TP_DTYPE_NONE, "store", 0, 0,
+       1.0f, 0.0f, 63, 2009, 777, 7, 1},
+  };
+  run_cases(cases, sizeof cases / sizeof cases[0], 20000u);
+}
+END_TEST
+
 /* Two splits per tile, the first handing k-blocks on to the last
  * (split_lead: 2 of its 8 at K = 996, 1000 and 1009 in bf16 and f16, 4 of
  * 56 at 64 x 4096 x 7168, none of 1 in fp8 at K = 305), over more tiles
@@ -297,6 +325,7 @@ static void add_tests(TCase *tc) {
   tcase_add_test(tc, tile_n176);
   tcase_add_test(tc, tile_m64);
   tcase_add_test(tc, split_two);
+  tcase_add_test(tc, decode_rows);
 }
 
 int main(void) {

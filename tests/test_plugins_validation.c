@@ -917,6 +917,84 @@ START_TEST(test_gpu_plan_rows_off_lines) {
 }
 END_TEST
 
+/* A host API whose encoder records each descriptor's box rows, in order. */
+static uint32_t box_rows[8];
+static int boxes;
+
+static tp_status record_box(void *out, const tp_tma_2d *r, char *err, size_t errlen) {
+  (void)err;
+  (void)errlen;
+  memset(out, 0, sizeof(tp_tma_desc));
+  if (boxes < 8) box_rows[boxes] = r->box_rows;
+  boxes++;
+  return TP_OK;
+}
+
+/* The standard payload's kernel parameters for bf16 m x n x k with C of
+ * dtype `source` (TP_DTYPE_NONE: none), as gpu_args fills them. */
+static tp_standard_params standard_args(loaded *l, int64_t m, int64_t n, int64_t k,
+                                        tp_dtype source) {
+  static char workspace[256];
+  char err[256] = "";
+  tp_ref_problem_spec spec = {.payload = "standard", .a = TP_DTYPE_BF16, .b = TP_DTYPE_BF16,
+                              .d = TP_DTYPE_BF16, .c = source, .m = m, .n = n, .k = k,
+                              .alpha = 1.0f, .beta = source == TP_DTYPE_NONE ? 0.0f : 1.0f};
+  tp_gemm_desc d;
+  ck_assert_msg(tp_ref_problem_describe(&spec, &d, err, sizeof err) == TP_OK, "%s", err);
+  tp_gpu_info h100 = {.sm_count = 132, .cc_major = 9, .smem_per_block = 232448,
+                      .l2_bytes = 50u << 20, .name = "H100 (figures)"};
+  tp_epilogue_plan epi;
+  tp_payload_plan plan;
+  tp_gpu_launch launch;
+  memset(&epi, 0, sizeof epi);
+  memset(&plan, 0, sizeof plan);
+  epi.source_dtype = source;
+  ck_assert_msg(plan_slot(l, &d, TP_BACKEND_CUDA, &plan, err, sizeof err) == TP_OK, "%s", err);
+  ck_assert_msg(l->desc->payload->gpu_plan(l->state, &d, &h100, &epi, &plan, &launch, err,
+                                           sizeof err) == TP_OK, "%s", err);
+  ck_assert_uint_eq(launch.params_size, sizeof(tp_standard_params));
+  plan.workspace = launch.workspace_bytes ? workspace : NULL;
+  tp_host_api host = {.struct_size = sizeof host, .abi_major = TP_PLUGIN_ABI_MAJOR,
+                      .abi_minor = TP_PLUGIN_ABI_MINOR, .tma_encode_2d = record_box};
+  tp_standard_params p;
+  memset(&p, 0xff, sizeof p);
+  boxes = 0;
+  ck_assert_msg(l->desc->payload->gpu_args(&plan, &epi, &d, &host, &p, err, sizeof err) == TP_OK,
+                "%s", err);
+  return p;
+}
+
+/* A's box holds M rounded up to 8 rows where M < 64 (the kernel zeroes the
+ * rest of each A tile once), 64 elsewhere and wherever C is staged through
+ * the input stages (it lands in A's tiles). */
+START_TEST(test_gpu_args_a_rows) {
+  loaded l = load("standard");
+  const struct {
+    int64_t m, n, k;
+    tp_dtype source;
+    int32_t rows;
+  } cases[] = {
+      {1, 6144, 4096, TP_DTYPE_NONE, 8},       {13, 3000, 4104, TP_DTYPE_NONE, 16},
+      {8, 7168, 5120, TP_DTYPE_BF16, 8},       {63, 4096, 7168, TP_DTYPE_NONE, 64},
+      {64, 4096, 7168, TP_DTYPE_NONE, 64},     {4096, 4096, 4096, TP_DTYPE_NONE, 64},
+      {32, 106496, 16384, TP_DTYPE_NONE, 32},  {32, 106496, 16384, TP_DTYPE_BF16, 64},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const tp_standard_params p = standard_args(&l, cases[i].m, cases[i].n, cases[i].k,
+                                               cases[i].source);
+    ck_assert_msg(p.kernel.a_rows == cases[i].rows && box_rows[0] == (uint32_t)cases[i].rows,
+                  "%lldx%lldx%lld: a_rows %d, A's box %u rows, want %d", (long long)cases[i].m,
+                  (long long)cases[i].n, (long long)cases[i].k, p.kernel.a_rows, box_rows[0],
+                  cases[i].rows);
+    /* Staged C is what keeps the full box at M = 32 with C. */
+    if (cases[i].m == 32) {
+      ck_assert_int_eq(p.kernel.c_staged_count > 0, cases[i].source != TP_DTYPE_NONE);
+    }
+  }
+  unload(&l);
+}
+END_TEST
+
 /* 64-row tiles, forced: through `tile` or through `consumers = 1` (one
  * consumer warpgroup per 64 rows), 64 wide only, in 2-CTA clusters too;
  * the other shapes are refused, naming those there are. */
@@ -1153,6 +1231,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_gpu_plan_tile_m64);
   tcase_add_test(tc, test_gpu_plan_rows_off_lines);
   tcase_add_test(tc, test_gpu_plan_blockwise_k_group);
+  tcase_add_test(tc, test_gpu_args_a_rows);
   tcase_add_test(tc, test_gpu_plan_tail_split);
   suite_add_tcase(s, tc);
 

@@ -32,7 +32,7 @@ tp_status blockwise_gpu_plan(void *state, const tp_gemm_desc *desc, const tp_gpu
                                       BLOCKWISE_BLOCK, BLOCKWISE_STEP_BLOCKS,
                                       BLOCKWISE_MAX_TILE_N, err, errlen);
   if (st != TP_OK) return st;
-  tp_kernel_plan_operand_tensors(&kp, plan);
+  tp_kernel_plan_operand_tensors(&kp, desc, plan);
   plan->tensors[2].bytes = (uint32_t)kp.tile_m * (uint32_t)sizeof(float); /* a_scale */
   plan->tensors[2].align = BLOCKWISE_SCALE_ALIGN;
   /* The kernels reach a stage's k-tiles as offsets from its first (one

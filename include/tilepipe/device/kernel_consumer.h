@@ -17,6 +17,7 @@
 
 #include "tilepipe/device/kernel_epilogue.h"
 #include "tilepipe/device/kernel_mainloop.h"
+#include "tilepipe/device/kernel_operands.h"
 #include "tilepipe/device/split_k.h"
 #include "tilepipe/device/wgmma.h"
 #include "tilepipe/pipeline/storage.h"
@@ -73,6 +74,10 @@ TP_KERNEL_FN void tp_kernel_consumer(const typename ML::params &p, uint32_t wg) 
   float acc[BN / 2];
 #pragma unroll
   for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
+  /* Short A boxes (M < 64): only warpgroup 0's rows are ever multiplied.
+   * Zeroing here, not before the kernel's first barrier, lets the loader's
+   * first stages fly meanwhile (docs/kernel.md, "One tile"). */
+  if (wg == 0) tp_kernel_zero_a_rows(k, threadIdx.x % 128u, TP_KERNEL_BAR_CONSUMER_0);
 
   for (int32_t u = s.first; u < s.units; u += s.stride) {
     const tp_kernel_unit w = tp_kernel_unit_of(k, u);

@@ -6,9 +6,13 @@
  * 64-row box per consumer warpgroup (tensor 0) and B as the tile's BN rows
  * (tensor 1), 128 bytes of K each. A box whose rows
  * all lie past M is not loaded (its warpgroup only passes the stage on):
- * TMA's zero fill of a box wholly past M is not free. In a cluster each CTA
- * loads its slice of B (BN / CLUSTER_M rows) and multicasts it to every
- * CTA of the cluster, whose stages then hold the whole B tile. */
+ * TMA's zero fill of a box wholly past M is not free. Where M < 64 the
+ * box is only a_rows rows (M rounded up to 8, tp_kernel_params.a_rows),
+ * and rows a_rows..63 of every A tile, zeroed once by the consumers
+ * (tp_kernel_zero_a_rows), give the wgmma the zeros it needs there. In a
+ * cluster each CTA loads its slice of B (BN / CLUSTER_M rows) and
+ * multicasts it to every CTA of the cluster, whose stages then hold the
+ * whole B tile. */
 #ifndef TILEPIPE_DEVICE_KERNEL_OPERANDS_H
 #define TILEPIPE_DEVICE_KERNEL_OPERANDS_H
 
@@ -17,12 +21,41 @@
 #include "tilepipe/device/kernel_mainloop.h"
 #include "tilepipe/device/kernel_schedule.h"
 #include "tilepipe/device/tma.h"
+#include "tilepipe/device/warpgroup.h"
 #include "tilepipe/pipeline/input_tile_pipeline.h"
+#include "tilepipe/pipeline/storage.h"
 
-/* The bytes one k-block of A and B brings into this CTA's stage. */
+/* The bytes one k-block of A and B brings into this CTA's stage: a box
+ * of A per warpgroup whose rows start inside M, the last of them a_rows
+ * rows (below 64 only where there is one), and B. */
 template <int BN>
-TP_KERNEL_FN uint32_t tp_kernel_operand_bytes(const tp_kernel_tile &t) {
-  return (t.warpgroups_in_m * TP_KERNEL_WARPGROUP_ROWS + BN) * TP_KERNEL_ROW_BYTES;
+TP_KERNEL_FN uint32_t tp_kernel_operand_bytes(const tp_kernel_params &k,
+                                              const tp_kernel_tile &t) {
+  const uint32_t a_rows =
+      t.warpgroups_in_m == 0
+          ? 0u
+          : (t.warpgroups_in_m - 1u) * TP_KERNEL_WARPGROUP_ROWS + (uint32_t)k.a_rows;
+  return (a_rows + BN) * TP_KERNEL_ROW_BYTES;
+}
+
+/* Consumer warpgroup 0's 128 threads (t: 0..127), once before their first
+ * wgmma: zero rows a_rows..63 of every A tile of every stage, which no
+ * load writes (a_rows < 64 only where the tile holds one warpgroup's rows
+ * of M), and make the zeros visible to wgmma's reads (the async proxy)
+ * through named barrier `bar`. */
+TP_KERNEL_FN void tp_kernel_zero_a_rows(const tp_kernel_params &k, uint32_t t, uint32_t bar) {
+  if (k.a_rows >= TP_KERNEL_WARPGROUP_ROWS) return;
+  const tp_tile_payload pl = tp_storage_input_payload(tp_kernel_smem(), &k.smem);
+  const uint32_t first = (uint32_t)k.a_rows * TP_KERNEL_ROW_BYTES / sizeof(uint4);
+  const uint32_t end = TP_KERNEL_WARPGROUP_ROWS * TP_KERNEL_ROW_BYTES / sizeof(uint4);
+  for (uint32_t s = 0; s < k.smem.stages; ++s) {
+    for (uint32_t j = 0; j < pl.k_group_size; ++j) {
+      uint4 *a = (uint4 *)tp_tile_payload_tile(&pl, s, 0, j);
+      for (uint32_t i = first + t; i < end; i += 128u) a[i] = make_uint4(0u, 0u, 0u, 0u);
+    }
+  }
+  tp_fence_proxy_async_smem();
+  tp_named_barrier_sync(bar, 128u);
 }
 
 /* A k-block's A boxes (from column k0 of the tile's rows) into `a`. */
@@ -91,7 +124,7 @@ struct tp_kernel_operands_mainloop : tp_kernel_mainloop_defaults {
   template <int BM, int BN, int CLUSTER_M, class P>
   static __device__ __forceinline__ void load(const P &p, const tp_input_producer_stage *st,
                                               const tp_kernel_tile &t, int32_t kb) {
-    tp_input_producer_stage_arrive_expect_bytes(st, tp_kernel_operand_bytes<BN>(t));
+    tp_input_producer_stage_arrive_expect_bytes(st, tp_kernel_operand_bytes<BN>(p.kernel, t));
     tp_kernel_load_operands<BM, BN, CLUSTER_M>(p.ab, st, kb * K_ELEMS, t);
   }
 };

@@ -81,6 +81,7 @@ static inline tp_status tp_kernel_args_fill(const tp_kernel_plan *kp, const tp_p
   k->c_staged_first = kp->c_staged_first;
   k->c_staged_count = kp->c_staged_count;
   k->c_staged_a_slots = kp->c_staged_a_slots;
+  k->a_rows = kp->a_rows;
   if (kp->splits > 1) {
     if (plan->workspace == NULL) {
       return tp_kernel_plan_fail(err, errlen, TP_ERR_INTERNAL,
@@ -92,7 +93,7 @@ static inline tp_status tp_kernel_args_fill(const tp_kernel_plan *kp, const tp_p
   return TP_OK;
 }
 
-/* A's and B's descriptors (A in 64-row boxes, B in boxes of its slice of
+/* A's and B's descriptors (A in boxes of kp->a_rows rows, B in boxes of its slice of
  * the tile in a cluster) and the L2 policies of their loads. With one tile
  * row (M within a tile, decode-sized shapes, bound by the bytes of B) each
  * k-block of B is read by one CTA and never again, while every CTA reads
@@ -103,7 +104,7 @@ static inline tp_status tp_kernel_operands_fill(const tp_kernel_plan *kp, const 
                                                 const tp_host_api *host, tp_kernel_operands *o,
                                                 char *err, size_t errlen) {
   tp_status st = tp_kernel_encode(host, &o->a, desc->a.dtype, desc->a.data, desc->m, desc->k,
-                                  desc->a.stride[0], TP_KERNEL_WARPGROUP_ROWS, 0, err, errlen);
+                                  desc->a.stride[0], (uint32_t)kp->a_rows, 0, err, errlen);
   if (st == TP_OK) {
     st = tp_kernel_encode(host, &o->b, desc->b.dtype, desc->b.data, desc->n, desc->k,
                           desc->b.stride[0], (uint32_t)(kp->tile_n / kp->cluster_m), 0, err,

@@ -65,12 +65,15 @@ typedef struct tp_kernel_params {
    * first c_staged_a_slots of them in its tensor 0, the rest in its tensor
    * 1, one output chunk's bytes apart (tilepipe/device/kernel_source.h). */
   int32_t c_staged_first, c_staged_count, c_staged_a_slots;
+  /* Rows of A's box (tilepipe/kernel/plan.h, tp_kernel_a_rows): below 64,
+   * rows a_rows..63 of every A tile are zeroed once and never loaded. */
+  int32_t a_rows;
   tp_epilogue_args epilogue;
 } tp_kernel_params;
 
 /* The operands of a mainloop that loads K-major A and B tiles
  * (tilepipe/device/kernel_operands.h): their descriptors (A in boxes of
- * 64 rows, B in boxes of tile_n / cluster_m rows, 128 bytes of K each,
+ * a_rows rows, B in boxes of tile_n / cluster_m rows, 128 bytes of K each,
  * 128-byte swizzle) and the L2 cache policies of their loads (TP_TMA_L2_*). */
 typedef struct tp_kernel_operands {
   tp_tma_desc a, b;

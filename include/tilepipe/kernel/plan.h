@@ -86,6 +86,7 @@ typedef struct tp_kernel_plan {
   tp_fast_div group_div, rows_div, last_rows_div, splits_div;
   int32_t last_group;
   int32_t c_staged_first, c_staged_count, c_staged_a_slots;
+  int32_t a_rows; /* rows of A's TMA box: 64, fewer only for tp_kernel_plan_operand_tensors */
   tp_dtype d_dtype, source_dtype;
 } tp_kernel_plan;
 
@@ -243,6 +244,15 @@ static inline double tp_kernel_tail_split_waves(int64_t tiles, int64_t k_blocks,
  * bound by memory, whose tiles split K rather than fill waves. */
 static inline bool tp_kernel_few_tiles(int64_t m, int64_t n, int32_t sm_count) {
   return (int64_t)tp_kernel_ceil_div(m, 128) * tp_kernel_ceil_div(n, 128) < sm_count;
+}
+
+/* The rows of A's TMA box: 64 (a consumer warpgroup's), or M rounded up
+ * to 8 where M < 64. TMA's zero fill of rows past M costs about as much
+ * as loading them, so a decode-sized M loads only its own rows and the
+ * rest of each A tile, which no load then touches, is zeroed once at the
+ * kernel's start (tilepipe/device/kernel_operands.h; docs/kernel.md). */
+static inline int32_t tp_kernel_a_rows(int64_t m) {
+  return m < TP_KERNEL_WARPGROUP_ROWS ? (int32_t)((m + 7) / 8 * 8) : TP_KERNEL_WARPGROUP_ROWS;
 }
 
 /* Whether the rows of A and B lie whole 128-byte lines apart. Where they do
@@ -433,6 +443,7 @@ static inline tp_status tp_kernel_plan_shape(tp_kernel_plan *kp, const tp_kernel
                        clustered ? 1 : tu->splits, clustered ? 1 : tu->tail_splits,
                        tail_ok && on_lines);
   kp->tiles_m = tp_kernel_ceil_div(desc->m, kp->tile_m);
+  kp->a_rows = TP_KERNEL_WARPGROUP_ROWS;
   kp->tiles_n = tp_kernel_ceil_div(desc->n, kp->tile_n);
   kp->raster_m = tp_kernel_raster_rows(kp->tile_m, kp->tile_n, kp->cluster_m, gpu->sm_count);
   const int32_t cluster_rows = tp_kernel_ceil_div(kp->tiles_m, kp->cluster_m);
@@ -504,6 +515,8 @@ static inline tp_status tp_kernel_plan_lay_out(tp_kernel_plan *kp, const tp_payl
   kp->c_staged_first = (int32_t)kp->smem.source_stages;
   kp->c_staged_count = !staged || past_ring <= 0 ? 0 : (past_ring < slots ? past_ring : slots);
   kp->c_staged_a_slots = a_slots;
+  /* Staged C lands in tensor 0 and would overwrite the rows kept zero. */
+  if (kp->c_staged_count > 0) kp->a_rows = TP_KERNEL_WARPGROUP_ROWS;
   return TP_OK;
 }
 
@@ -591,11 +604,12 @@ static inline void tp_kernel_plan_load(const tp_payload_plan *plan, tp_kernel_pl
 }
 
 /* A stage's first two tensors: A's and B's k-block tiles for kp's tile
- * (tilepipe/device/kernel_operands.h: one 128-byte row of K each). A
- * mainloop with per-stage extras (a row of scales) adds its tensors after
- * them. */
-static inline void tp_kernel_plan_operand_tensors(const tp_kernel_plan *kp,
+ * (tilepipe/device/kernel_operands.h: one 128-byte row of K each), A's
+ * box of tp_kernel_a_rows(M) rows. A mainloop with per-stage extras (a row
+ * of scales) adds its tensors after them. */
+static inline void tp_kernel_plan_operand_tensors(tp_kernel_plan *kp, const tp_gemm_desc *desc,
                                                   tp_payload_plan *plan) {
+  kp->a_rows = tp_kernel_a_rows(desc->m);
   plan->num_tensors = 2;
   plan->tensors[0].bytes = (uint32_t)kp->tile_m * TP_KERNEL_ROW_BYTES; /* A */
   plan->tensors[0].align = TP_SWIZZLE_128B_ALIGN;
@@ -638,7 +652,7 @@ static inline tp_status tp_kernel_plan_operands(const tp_kernel_tuning *tu,
                            (int32_t)tp_kernel_row_elems(desc->a.dtype), 1, max_tile_n, err,
                            errlen);
   if (st != TP_OK) return st;
-  tp_kernel_plan_operand_tensors(&kp, plan);
+  tp_kernel_plan_operand_tensors(&kp, desc, plan);
   return tp_kernel_plan_finish(&kp, tu->stages, gpu, prefix, operands, params_size, kernel_offset,
                                plan, launch, err, errlen);
 }

@@ -98,7 +98,7 @@ struct blockwise_fp8_mainloop : tp_kernel_mainloop_defaults {
   static __device__ __forceinline__ void load(const params &p, const tp_input_producer_stage *st,
                                               const tp_kernel_tile &t, int32_t kb) {
     tp_input_producer_stage_arrive_expect_bytes(
-        st, sub * (tp_kernel_operand_bytes<BN>(t) + BM * (uint32_t)sizeof(float)));
+        st, sub * (tp_kernel_operand_bytes<BN>(p.kernel, t) + BM * (uint32_t)sizeof(float)));
     tp_mbar *full = tp_input_producer_stage_barrier(st);
     unsigned char *a = (unsigned char *)tp_input_producer_stage_tile(st, 0, 0);
     unsigned char *b = (unsigned char *)tp_input_producer_stage_tile(st, 1, 0);
