@@ -90,6 +90,7 @@ for step in $steps; do
     section standard_tail3 'tile = 128x128x64\ntail_splits = 3'
     section standard_n176 'tile = 128x176x64'
     section standard_n64 'tile = 128x64x64'
+    section standard_stream 'tile = 128x256x64\nstream_k = on'
     # sanitize_gemm NAME "TOOLS" ARGS...: `tilepipe run --verify ARGS` under
     # each tool, its log sanitize-NAME-TOOL.log.
     sanitize_gemm() {
@@ -129,6 +130,10 @@ for step in $steps; do
     sanitize_gemm m64 "memcheck racecheck synccheck" --payload standard_m64_cluster2 \
       --epilogue residual -m 300 -n 264 -k 300
     sanitize_gemm split-k "memcheck racecheck synccheck" --epilogue residual -m 128 -n 264 -k 2048
+    # Stream-K with C staged through an input stage: 12 tiles of 128 x 256,
+    # each CTA a share of their 756 k-blocks, a tile over up to 3 CTAs.
+    sanitize_gemm stream "memcheck racecheck synccheck" --payload standard_stream \
+      --epilogue residual -m 300 -n 1000 -k 4000
     # Decode-sized M: A's box of 16 rows, rows 16..63 of every A tile zeroed
     # by the consumers at the start while the loader fills the first stages.
     sanitize_gemm decode "memcheck racecheck synccheck" --epilogue residual -m 13 \

@@ -14,7 +14,7 @@
  * The 64-wide tile, the 64 x 64 tile, the 176-wide tile (its last chunk
  * narrower), 2-CTA clusters and the split of a partial last wave run forced
  * the same way (`tile = 128x64x..`, `tile = 64x64x..`, `tile = 128x176x..`,
- * `cluster = 2x1`, `tail_splits`).
+ * `cluster = 2x1`, `tail_splits`), and stream-K (`stream_k = on`).
  * Exits 77 when there is no usable GPU (tests/gpu_case.h runs the cases). */
 #include <check.h>
 #include <string.h>
@@ -238,6 +238,30 @@ START_TEST(decode_rows) {
 }
 END_TEST
 
+/* Stream-K, forced: 1025 x 2561 (189 tiles of 128 x 128: a wave of whole
+ * tiles, then 57 tiles' k-blocks shared by all 132 CTAs, each tile over up
+ * to 4 of them); few tiles wholly as a stream (15 tiles over 132 CTAs, a
+ * tile over up to 10, ragged N, f32 C and D); 128 x 256 with C staged
+ * through an input stage, C aliasing D; 64 x 64 fp8 into f16; a decode M
+ * (short A box) as a stream. Two runs of a plan where C is not D: the
+ * counters must return to 0. */
+START_TEST(stream_k) {
+  static const gpu_case cases[] = {
+      {"standard_stream", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_NONE, "store", 0,
+       0, 1.5f, 0.0f, 1025, 2561, 1009, 15, 2},
+      {"standard_stream", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_F32, TP_DTYPE_F32, "residual", 0,
+       0, 0.5f, 2.0f, 300, 528, 4000, 0, 2},
+      {"standard_stream_n256", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16,
+       "residual", 1, 0, 0.75f, -1.25f, 300, 1000, 4000, 8, 1},
+      {"standard_stream_m64_fp8", TP_DTYPE_E4M3, TP_DTYPE_E4M3, TP_DTYPE_F16, TP_DTYPE_NONE,
+       "store", 0, 0, 1.0f, 0.0f, 100, 1009, 3000, 7, 2},
+      {"standard_stream", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16, "residual",
+       0, 0, 1.0f, 1.0f, 9, 3000, 4104, 8, 2},
+  };
+  run_cases(cases, sizeof cases / sizeof cases[0], 21000u);
+}
+END_TEST
+
 /* Two splits per tile, the first handing k-blocks on to the last
  * (split_lead: 2 of its 8 at K = 996, 1000 and 1009 in bf16 and f16, 4 of
  * 56 at 64 x 4096 x 7168, none of 1 in fp8 at K = 305), over more tiles
@@ -311,6 +335,9 @@ static const tp_test_tuning tunings[] = {
     {"standard_m64_split3", "standard", "tile = 64x64x64\nsplits = 3"},
     {"standard_m64_split2", "standard", "tile = 64x64x64\nsplits = 2"},
     {"standard_m64_split2_fp8", "standard", "tile = 64x64x128\nsplits = 2"},
+    {"standard_stream", "standard", "tile = 128x128x64\nstream_k = on"},
+    {"standard_stream_n256", "standard", "tile = 128x256x64\nstream_k = on"},
+    {"standard_stream_m64_fp8", "standard", "tile = 64x64x128\nstream_k = on"},
 };
 
 static void add_tests(TCase *tc) {
@@ -326,6 +353,7 @@ static void add_tests(TCase *tc) {
   tcase_add_test(tc, tile_m64);
   tcase_add_test(tc, split_two);
   tcase_add_test(tc, decode_rows);
+  tcase_add_test(tc, stream_k);
 }
 
 int main(void) {

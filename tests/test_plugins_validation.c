@@ -531,6 +531,10 @@ START_TEST(test_tuning_keys) {
       {"tail_splits", "0", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT,
        "tail_splits '0' must be 1..16"},
       {"tail_splits", "17", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "1..16"},
+      {"stream_k", "on", TP_OK, TP_OK, ""},
+      {"stream_k", "off", TP_OK, TP_OK, ""},
+      {"stream_k", "1", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT,
+       "stream_k '1' must be on or off"},
       {"tiles", "128x128x128", TP_ERR_NOT_FOUND, TP_ERR_NOT_FOUND, "unknown key 'tiles'"},
   };
   const char *payloads[3] = {"standard", "blockwise_fp8", "block_scaled"};
@@ -995,6 +999,41 @@ START_TEST(test_gpu_args_a_rows) {
 }
 END_TEST
 
+/* Stream-K: the heuristic's at 777 x 3584 x 18944 bf16 (98 tiles of 128 x
+ * 256, a partial wave: every SM an equal share of their 98 x 296
+ * k-blocks), and forced (`stream_k = on`) after a wave of whole tiles and
+ * over few tiles; `stream_k = off` keeps 128 x 128 with a tail split. */
+START_TEST(test_gpu_plan_stream_k) {
+  char err[256];
+  loaded l = load("standard");
+  tp_standard_params p = standard_args(&l, 777, 3584, 18944, TP_DTYPE_NONE);
+  ck_assert_int_eq(p.kernel.stream_iters, 98 * 296);
+  ck_assert_int_eq(p.kernel.split_from, 0);
+  ck_assert_int_eq(p.kernel.split_lead, 0);
+  /* Shares of 219.8 k-blocks: a tile's 296 fall to at most 3 CTAs. */
+  ck_assert_int_eq(p.kernel.splits, 3);
+  expect_gpu_plan(&l, 777, 3584, 18944, "tp_standard_bf16_bf16_128x256_c1", 132,
+                  split_workspace(98, 256, 3));
+  ck_assert_int_eq(set(&l, "stream_k", "off", err, sizeof err), TP_OK);
+  expect_gpu_plan(&l, 777, 3584, 18944, "tp_standard_bf16_bf16_128x128_c1", 132,
+                  split_workspace(64, 128, 2));
+  ck_assert_int_eq(standard_args(&l, 777, 3584, 18944, TP_DTYPE_NONE).kernel.stream_iters, 0);
+  ck_assert_int_eq(set(&l, "stream_k", "on", err, sizeof err), TP_OK);
+  ck_assert_int_eq(set(&l, "tile", "128x128x64", err, sizeof err), TP_OK);
+  /* 189 tiles: 132 whole, 57 x 16 k-blocks as the stream. */
+  p = standard_args(&l, 1025, 2561, 1009, TP_DTYPE_NONE);
+  ck_assert_int_eq(p.kernel.split_from, 132);
+  ck_assert_int_eq(p.kernel.stream_iters, 57 * 16);
+  /* Few tiles, all of them the stream. */
+  p = standard_args(&l, 300, 528, 4000, TP_DTYPE_NONE);
+  ck_assert_int_eq(p.kernel.split_from, 0);
+  ck_assert_int_eq(p.kernel.stream_iters, 15 * 63);
+  /* Shares under 4 k-blocks: the tail split instead. */
+  ck_assert_int_eq(standard_args(&l, 1025, 2017, 1009, TP_DTYPE_NONE).kernel.stream_iters, 0);
+  unload(&l);
+}
+END_TEST
+
 /* 64-row tiles, forced: through `tile` or through `consumers = 1` (one
  * consumer warpgroup per 64 rows), 64 wide only, in 2-CTA clusters too;
  * the other shapes are refused, naming those there are. */
@@ -1168,7 +1207,7 @@ START_TEST(test_installed_registry_names_the_keys) {
     k += len;
     k += strspn(k, ", ");
   }
-  ck_assert_int_eq(n, 6);
+  ck_assert_int_eq(n, 7);
 }
 END_TEST
 
@@ -1232,6 +1271,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_gpu_plan_rows_off_lines);
   tcase_add_test(tc, test_gpu_plan_blockwise_k_group);
   tcase_add_test(tc, test_gpu_args_a_rows);
+  tcase_add_test(tc, test_gpu_plan_stream_k);
   tcase_add_test(tc, test_gpu_plan_tail_split);
   suite_add_tcase(s, tc);
 

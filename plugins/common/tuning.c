@@ -134,6 +134,17 @@ static tp_status set_tail_splits(tpc_tuning *t, const char *v, char *err, size_t
   return set_count("tail_splits", v, TPC_MAX_SPLITS, &t->kernel.tail_splits, err, errlen);
 }
 
+static tp_status set_stream_k(tpc_tuning *t, const char *v, char *err, size_t errlen) {
+  if (strcmp(v, "on") == 0) {
+    t->kernel.stream_k = TP_KERNEL_STREAM_ON;
+  } else if (strcmp(v, "off") == 0) {
+    t->kernel.stream_k = TP_KERNEL_STREAM_OFF;
+  } else {
+    return tpc_fail(err, errlen, TP_ERR_INVALID_ARGUMENT, "stream_k '%s' must be on or off", v);
+  }
+  return TP_OK;
+}
+
 tp_status tpc_tuning_set_option(void *state, const char *key, const char *value, char *err,
                                 size_t errlen) {
   static const struct {
@@ -144,7 +155,8 @@ tp_status tpc_tuning_set_option(void *state, const char *key, const char *value,
               {"cluster", set_cluster},
               {"consumers", set_consumers},
               {"splits", set_splits},
-              {"tail_splits", set_tail_splits}};
+              {"tail_splits", set_tail_splits},
+              {"stream_k", set_stream_k}};
   if (state == NULL || key == NULL || value == NULL)
     return tpc_fail(err, errlen, TP_ERR_INVALID_ARGUMENT, "set_option: NULL argument");
   for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
@@ -152,6 +164,6 @@ tp_status tpc_tuning_set_option(void *state, const char *key, const char *value,
       return keys[i].set(state, value, err, errlen);
   return tpc_fail(err, errlen, TP_ERR_NOT_FOUND,
                   "unknown key '%s' (payloads take tile, stages, cluster, consumers, splits, "
-                  "tail_splits)",
+                  "tail_splits, stream_k)",
                   key);
 }

@@ -14,6 +14,8 @@
  *                        partial sums meet in a workspace (split-K)
  *   tail_splits S        1..16: the same for the tiles of a partial last wave
  *                        only (1: none)
+ *   stream_k   on|off    the tiles of a partial last wave as stream-K: every
+ *                        CTA an equal share of their k-blocks
  *
  * Only `stages` steers the CPU backend (the pipeline depth means the same
  * there); the rest shape the GPU kernel. Keys arrive one at a time in file

@@ -1,8 +1,9 @@
 /* plugins/standard/plugin.c: the standard payload's descriptor and entry
- * point. Its tuning keys (tile, stages, cluster, consumers, splits, tail_splits)
- * are the common ones (plugins/common/tuning.h); its device code is device/standard_mainloop.cu
- * (gpu.c picks and parameterises the kernel), one image per operand pair,
- * each listing the kernels it holds. */
+ * point. Its tuning keys (tile, stages, cluster, consumers, splits,
+ * tail_splits, stream_k) are the common ones (plugins/common/tuning.h); its
+ * device code is device/standard_mainloop.cu (gpu.c picks and
+ * parameterises the kernel), one image per operand pair, each listing the
+ * kernels it holds. */
 #include "config.h"
 #include "plugins/common/device_image.h"
 #include "plugins/common/cpu_stage.h"

@@ -26,9 +26,10 @@
  * TP_KERNEL_BAR_CONSUMER_0 + w for its split-K handshakes. */
 enum { TP_KERNEL_BAR_CONSUMER_0 = 1 };
 
-/* Split-K for consumer warpgroup wg: a split other than the last leaves its
- * partial sums in its workspace slot and returns false; the last adds every
- * other split's (in split order) into acc and returns true. */
+/* Split-K (and stream-K's shared tiles) for consumer warpgroup wg: a split
+ * other than the last leaves its partial sums in its workspace slot and
+ * returns false; the last adds the other splits' (in slot order, which is
+ * K's) into acc and returns true. */
 template <int BM, int BN>
 TP_KERNEL_FN bool tp_kernel_split_k_reduce(const tp_kernel_params &k, float *acc,
                                            const tp_kernel_unit &w, uint32_t wg) {
@@ -46,8 +47,8 @@ TP_KERNEL_FN bool tp_kernel_split_k_reduce(const tp_kernel_params &k, float *acc
     tp_split_k_arrive(counter, TP_KERNEL_BAR_CONSUMER_0 + wg, t, 128u);
     return false;
   }
-  tp_split_k_wait(counter, (uint32_t)k.splits - 1u, TP_KERNEL_BAR_CONSUMER_0 + wg, t, 128u);
-  for (int32_t s = 0; s < k.splits - 1; ++s)
+  tp_split_k_wait(counter, (uint32_t)w.partials, TP_KERNEL_BAR_CONSUMER_0 + wg, t, 128u);
+  for (int32_t s = 0; s < w.partials; ++s)
     tp_split_k_add<floats>(acc, slots + (size_t)s * wgs * slot_float4s, t, 128u);
   return true;
 }
@@ -67,7 +68,7 @@ TP_KERNEL_FN void tp_kernel_consumer(const typename ML::params &p, uint32_t wg) 
   tp_output_writer out = tp_output_pipeline_writer(&op, tp_arrival_warp());
   tp_input_pipeline ep = tp_storage_epi_load_pipeline(tp_kernel_smem(), &k.smem);
   tp_input_consumer src = tp_input_pipeline_consumer(&ep, tp_arrival_warp());
-  const tp_kernel_schedule s = tp_kernel_schedule_make<CLUSTER_M>(k);
+  tp_kernel_walk wk = tp_kernel_walk_make<CLUSTER_M>(k);
   typename ML::template consumer_state<BM, BN> ms;
   /* Zeroed once: a warpgroup whose rows all lie past M never writes them,
    * and its dropped results should still come from defined values. */
@@ -79,8 +80,7 @@ TP_KERNEL_FN void tp_kernel_consumer(const typename ML::params &p, uint32_t wg) 
    * first stages fly meanwhile (docs/kernel.md, "One tile"). */
   if (wg == 0) tp_kernel_zero_a_rows(k, threadIdx.x % 128u, TP_KERNEL_BAR_CONSUMER_0);
 
-  for (int32_t u = s.first; u < s.units; u += s.stride) {
-    const tp_kernel_unit w = tp_kernel_unit_of(k, u);
+  for (tp_kernel_unit w; tp_kernel_walk_next(k, &wk, &w);) {
     const tp_kernel_tile t = tp_kernel_tile_of<CLUSTER_M, BM, BN>(k, w);
     /* Rows wholly past M: the mainloop left our operand rows unloaded, so
      * we only pass the stages on. The accumulators keep whatever they held:

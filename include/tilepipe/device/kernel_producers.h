@@ -26,9 +26,8 @@ TP_KERNEL_FN void tp_kernel_loader(const typename ML::params &p) {
   tp_input_producer prod = tp_input_pipeline_producer(&ip);
   const tp_load_order order = tp_storage_load_order(tp_kernel_smem(), &k.smem);
   const bool has_source = k.epilogue.source_dtype != TP_DTYPE_NONE;
-  const tp_kernel_schedule s = tp_kernel_schedule_make<CLUSTER_M>(k);
-  for (int32_t u = s.first; u < s.units; u += s.stride) {
-    const tp_kernel_unit w = tp_kernel_unit_of(k, u);
+  tp_kernel_walk wk = tp_kernel_walk_make<CLUSTER_M>(k);
+  for (tp_kernel_unit w; tp_kernel_walk_next(k, &wk, &w);) {
     const tp_kernel_tile t = tp_kernel_tile_of<CLUSTER_M, BM, BN>(k, w);
     const int32_t c_ring_kb = w.kb_end - tp_kernel_c_ring_lead(w); /* releases the ring's C */
     for (int32_t kb = w.kb_begin; kb < w.kb_end; ++kb) {
@@ -65,9 +64,8 @@ TP_KERNEL_FN void tp_kernel_storer(const tp_kernel_params &k) {
   tp_input_pipeline ep = tp_storage_epi_load_pipeline(tp_kernel_smem(), &k.smem);
   tp_input_consumer freer = tp_input_pipeline_consumer(&ep, tp_arrival_thread());
   const bool has_source = k.epilogue.source_dtype != TP_DTYPE_NONE;
-  const tp_kernel_schedule s = tp_kernel_schedule_make<CLUSTER_M>(k);
-  for (int32_t u = s.first; u < s.units; u += s.stride) {
-    const tp_kernel_unit w = tp_kernel_unit_of(k, u);
+  tp_kernel_walk wk = tp_kernel_walk_make<CLUSTER_M>(k);
+  for (tp_kernel_unit w; tp_kernel_walk_next(k, &wk, &w);) {
     if (!w.last) continue;
     int32_t m0, n0;
     tp_kernel_tile_origin<CLUSTER_M, BM, BN>(k, w.tile, &m0, &n0);
@@ -98,10 +96,9 @@ TP_KERNEL_FN void tp_kernel_source_loader(const tp_kernel_params &k) {
   tp_input_pipeline ep = tp_storage_epi_load_pipeline(tp_kernel_smem(), &k.smem);
   tp_input_producer prod = tp_input_pipeline_producer(&ep);
   const tp_load_order order = tp_storage_load_order(tp_kernel_smem(), &k.smem);
-  const tp_kernel_schedule s = tp_kernel_schedule_make<CLUSTER_M>(k);
+  tp_kernel_walk wk = tp_kernel_walk_make<CLUSTER_M>(k);
   const tp_kernel_staged_c sc = tp_kernel_staged_c_of<DT>(k);
-  for (int32_t u = s.first; u < s.units; u += s.stride) {
-    const tp_kernel_unit w = tp_kernel_unit_of(k, u);
+  for (tp_kernel_unit w; tp_kernel_walk_next(k, &wk, &w);) {
     if (!w.last) continue;
     int32_t m0, n0;
     tp_kernel_tile_origin<CLUSTER_M, BM, BN>(k, w.tile, &m0, &n0);

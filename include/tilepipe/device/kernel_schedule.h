@@ -14,9 +14,16 @@
  * consecutive CTAs: the host makes split_from and the grid multiples of
  * splits, so none straddles the grid's end, and the last split, which
  * waits for the others' partial sums, only ever waits for CTAs of lower
- * index (already resident). The divisions are tilepipe/fast_div.h's: every
- * role maps a unit at every tile, the consumers between one tile's
- * epilogue and the next tile's mainloop. */
+ * index (already resident). Under stream-K the units before split_from
+ * are whole tiles, and after them each CTA takes its share of the
+ * stream-K tiles' k-blocks (tilepipe/kernel/params.h) in pieces of one
+ * tile each, walked from the end of its share down: a CTA first does the
+ * first k-blocks of the tile its share ends in, which the CTA above it,
+ * holding that tile's last k-blocks, adds up last, so the partial sums are
+ * ready by then and a CTA again only waits for CTAs of lower index. The
+ * divisions are tilepipe/fast_div.h's: every role maps a unit at every
+ * tile, the consumers between one tile's epilogue and the next tile's
+ * mainloop. */
 #ifndef TILEPIPE_DEVICE_KERNEL_SCHEDULE_H
 #define TILEPIPE_DEVICE_KERNEL_SCHEDULE_H
 
@@ -27,14 +34,18 @@
 
 #define TP_KERNEL_FN static __device__ __forceinline__
 
-typedef struct tp_kernel_schedule {
-  int32_t cluster_rows, units, first, stride;
-} tp_kernel_schedule;
+/* A CTA's walk: the units u = first, first + stride, ... below units, then
+ * its share [lo, hi) of the stream-K k-blocks, hi moving down. */
+typedef struct tp_kernel_walk {
+  int32_t u, units, stride;
+  int32_t lo, hi;
+} tp_kernel_walk;
 
 typedef struct tp_kernel_unit {
   int32_t tile;             /* cluster tile */
   int32_t kb_begin, kb_end; /* its k-blocks */
-  int32_t split;
+  int32_t split;            /* split_k, not last: its slot among the tile's partial sums */
+  int32_t partials;         /* split_k and last: how many partial sums it adds */
   bool split_k;             /* one of several splits of its tile */
   bool last;                /* the split that adds up and runs the epilogue */
 } tp_kernel_unit;
@@ -47,13 +58,25 @@ typedef struct tp_kernel_tile {
 } tp_kernel_tile;
 
 template <int CLUSTER_M>
-TP_KERNEL_FN tp_kernel_schedule tp_kernel_schedule_make(const tp_kernel_params &k) {
-  tp_kernel_schedule s;
-  s.cluster_rows = (k.tiles_m + CLUSTER_M - 1) / CLUSTER_M;
-  s.units = k.split_from + (s.cluster_rows * k.tiles_n - k.split_from) * k.splits;
-  s.first = (int32_t)blockIdx.x / CLUSTER_M;
-  s.stride = (int32_t)gridDim.x / CLUSTER_M;
-  return s;
+TP_KERNEL_FN tp_kernel_walk tp_kernel_walk_make(const tp_kernel_params &k) {
+  tp_kernel_walk wk;
+  const int32_t cluster_rows = (k.tiles_m + CLUSTER_M - 1) / CLUSTER_M;
+  wk.units = k.stream_iters ? k.split_from
+                            : k.split_from + (cluster_rows * k.tiles_n - k.split_from) * k.splits;
+  wk.u = (int32_t)blockIdx.x / CLUSTER_M;
+  wk.stride = (int32_t)gridDim.x / CLUSTER_M;
+  wk.lo = wk.hi = 0;
+  if (k.stream_iters) { /* single CTAs; the plan keeps stream_iters x grid < 2^31 */
+    wk.lo = (int32_t)tp_fast_div_quot(k.grid_div, (uint32_t)wk.u * k.stream_iters);
+    wk.hi = (int32_t)tp_fast_div_quot(k.grid_div, (uint32_t)(wk.u + 1) * k.stream_iters);
+  }
+  return wk;
+}
+
+/* The stream-K CTA whose share holds k-block x of the stream
+ * (tp_kernel_stream_owner in tilepipe/kernel/plan.h). */
+TP_KERNEL_FN int32_t tp_kernel_stream_owner(const tp_kernel_params &k, int32_t x, int32_t grid) {
+  return (int32_t)tp_fast_div_quot(k.stream_div, (uint32_t)((x + 1) * grid - 1));
 }
 
 /* Unit u. Splits get k_blocks / splits k-blocks each, give or take one,
@@ -64,6 +87,7 @@ TP_KERNEL_FN tp_kernel_unit tp_kernel_unit_of(const tp_kernel_params &k, int32_t
   if (u < k.split_from) {
     w.tile = u;
     w.split = 0;
+    w.partials = 0;
     w.kb_begin = 0;
     w.kb_end = k.k_blocks;
     w.split_k = false;
@@ -74,6 +98,7 @@ TP_KERNEL_FN tp_kernel_unit tp_kernel_unit_of(const tp_kernel_params &k, int32_t
   const int32_t t = (int32_t)tp_fast_div_quot(k.splits_div, (uint32_t)v);
   w.tile = k.split_from + t;
   w.split = v - t * k.splits;
+  w.partials = k.splits - 1;
   w.split_k = k.splits > 1;
   w.last = w.split == k.splits - 1;
   w.kb_begin = (int32_t)tp_fast_div_quot(k.splits_div, (uint32_t)(w.split * k.k_blocks)) -
@@ -83,6 +108,33 @@ TP_KERNEL_FN tp_kernel_unit tp_kernel_unit_of(const tp_kernel_params &k, int32_t
                                                 (uint32_t)((w.split + 1) * k.k_blocks)) -
                           (w.split + 1) * k.split_lead;
   return w;
+}
+
+/* The walk's next unit into *w; false once it is done. A stream-K piece
+ * is the part of its share that lies in one tile, taken from the share's
+ * end: split_k where the tile falls to several CTAs, last for the one with
+ * the tile's last k-blocks, slots in CTA order. */
+TP_KERNEL_FN bool tp_kernel_walk_next(const tp_kernel_params &k, tp_kernel_walk *wk,
+                                      tp_kernel_unit *w) {
+  if (wk->u < wk->units) {
+    *w = tp_kernel_unit_of(k, wk->u);
+    wk->u += wk->stride;
+    return true;
+  }
+  if (wk->hi <= wk->lo) return false;
+  const int32_t rel = (int32_t)tp_fast_div_quot(k.k_blocks_div, (uint32_t)(wk->hi - 1));
+  const int32_t start = rel * k.k_blocks;
+  const int32_t first = tp_kernel_stream_owner(k, start, wk->stride);
+  const int32_t final_cta = tp_kernel_stream_owner(k, start + k.k_blocks - 1, wk->stride);
+  w->tile = k.split_from + rel;
+  w->kb_begin = max(start, wk->lo) - start;
+  w->kb_end = wk->hi - start;
+  w->split_k = first != final_cta;
+  w->last = w->kb_end == k.k_blocks;
+  w->split = (int32_t)blockIdx.x - first;
+  w->partials = final_cta - first;
+  wk->hi = start + w->kb_begin;
+  return true;
 }
 
 /* Output tile origin (m0, n0) of cluster tile t for this CTA. */

@@ -78,6 +78,10 @@ static inline tp_status tp_kernel_args_fill(const tp_kernel_plan *kp, const tp_p
   k->splits = kp->splits;
   k->split_from = kp->split_from;
   k->split_lead = kp->split_lead;
+  k->stream_iters = kp->stream_iters;
+  k->stream_div = kp->stream_div;
+  k->k_blocks_div = kp->k_blocks_div;
+  k->grid_div = kp->grid_div;
   k->c_staged_first = kp->c_staged_first;
   k->c_staged_count = kp->c_staged_count;
   k->c_staged_a_slots = kp->c_staged_a_slots;

@@ -60,6 +60,15 @@ typedef struct tp_kernel_params {
   int32_t splits, split_from, split_lead;
   uint32_t *counters;
   float *partials;
+  /* Stream-K (stream_iters > 0): the tiles from split_from on are one
+   * stream of stream_iters k-blocks (tile by tile, k_blocks each); CTA c of
+   * a grid of G takes [c * stream_iters / G, (c + 1) * stream_iters / G)
+   * of it, in pieces of one tile each. A tile whose k-blocks fall to
+   * several CTAs meets as in split-K, the CTA with its last k-blocks adding
+   * up (splits: the most CTAs a tile falls to). The divisors divide by
+   * stream_iters, k_blocks and G (tilepipe/device/kernel_schedule.h). */
+  uint32_t stream_iters;
+  tp_fast_div stream_div, k_blocks_div, grid_div;
   /* With C: the chunks [c_staged_first, c_staged_first + c_staged_count)
    * of a tile's C past the ring come through one more input stage, the
    * first c_staged_a_slots of them in its tensor 0, the rest in its tensor

@@ -68,7 +68,10 @@ typedef struct tp_kernel_tuning {
   int32_t consumers;
   int32_t splits;      /* every tile's K split this many ways */
   int32_t tail_splits; /* the partial last wave's tiles split this many ways (1: none) */
+  int32_t stream_k;    /* TP_KERNEL_STREAM_ON / _OFF; 0: the heuristic's choice */
 } tp_kernel_tuning;
+
+enum { TP_KERNEL_STREAM_OFF = 1, TP_KERNEL_STREAM_ON = 2 };
 
 /* What the planner decided for one GEMM. */
 typedef struct tp_kernel_plan {
@@ -81,10 +84,16 @@ typedef struct tp_kernel_plan {
   int32_t splits;            /* K split over this many CTAs per tile, */
   int32_t split_from;        /* for the tiles from this one on */
   int32_t split_lead;        /* k-blocks each split hands on to the last */
+  /* Stream-K: the tiles from split_from on are one stream of k-blocks that
+   * every CTA takes an equal share of (splits: the most CTAs a tile's
+   * k-blocks then fall to). */
+  int32_t stream_k;
   /* The schedule's divisors (tilepipe/kernel/params.h), made once here:
    * gpu_args runs at every launch. */
   tp_fast_div group_div, rows_div, last_rows_div, splits_div;
   int32_t last_group;
+  uint32_t stream_iters; /* stream-K: the stream's k-blocks; 0 without */
+  tp_fast_div stream_div, k_blocks_div, grid_div;
   int32_t c_staged_first, c_staged_count, c_staged_a_slots;
   int32_t a_rows; /* rows of A's TMA box: 64, fewer only for tp_kernel_plan_operand_tensors */
   tp_dtype d_dtype, source_dtype;
@@ -106,6 +115,10 @@ typedef struct tp_kernel_plan {
 #define TP_KERNEL_SPLIT_LEAD_KB 4
 #define TP_KERNEL_SPLIT_LEAD_SHARE 4
 #define TP_KERNEL_COUNTER_ALIGN 256
+/* Stream-K only where the rows of A and B hold at most this many bytes of
+ * K: CTAs sharing a tile row or column read it at different k, and past
+ * this their reads no longer meet in L2 (docs/kernel.md, "Stream-K"). */
+#define TP_KERNEL_STREAM_MAX_ROW_BYTES 40960
 /* The narrowest width, only for shapes of few tiles in one tile row. */
 #define TP_KERNEL_NARROW_WIDTH 64
 
@@ -240,6 +253,35 @@ static inline double tp_kernel_tail_split_waves(int64_t tiles, int64_t k_blocks,
              (double)k_blocks;
 }
 
+/* Stream-K instead: the whole waves of tiles, then every CTA an equal share
+ * of the remaining tiles' k-blocks (a tile's k-blocks may fall to several
+ * CTAs, whose partial sums meet as in split-K). The time in waves of whole
+ * tiles, a split's cost counted for each share a tile's k-blocks may
+ * spill into (the CTA that adds a tile up reads that many partial sums),
+ * and where the stream's tiles start. HUGE_VAL without a partial wave,
+ * where a share would be under MIN_SPLIT_K_BLOCKS, or where the stream's
+ * k-blocks times the grid reach 2^31 (the kernel's arithmetic). */
+static inline double tp_kernel_stream_waves(int64_t tiles, int64_t k_blocks, int32_t sm_count,
+                                            int64_t *split_from) {
+  const int64_t full = tiles / sm_count * sm_count, tail = tiles - full;
+  const int64_t iters = tail * k_blocks;
+  if (tail == 0 || iters / sm_count < TP_KERNEL_MIN_SPLIT_K_BLOCKS ||
+      iters * sm_count >= ((int64_t)1 << 31))
+    return HUGE_VAL;
+  *split_from = full;
+  const double share = (double)iters / sm_count;
+  return (double)(full / sm_count) +
+         (share + TP_KERNEL_TAIL_SPLIT_COST_KB * ceil((double)k_blocks / share)) /
+             (double)k_blocks;
+}
+
+/* The CTA of a stream-K grid of `grid` CTAs whose share of `iters`
+ * k-blocks holds k-block x: CTA c takes [c * iters / grid, (c + 1) * iters
+ * / grid). The kernel computes the same (tilepipe/device/kernel_schedule.h). */
+static inline int64_t tp_kernel_stream_owner(int64_t x, int64_t iters, int64_t grid) {
+  return ((x + 1) * grid - 1) / iters;
+}
+
 /* Whether M x N makes fewer 128 x 128 tiles than the GPU has SMs: a shape
  * bound by memory, whose tiles split K rather than fill waves. */
 static inline bool tp_kernel_few_tiles(int64_t m, int64_t n, int32_t sm_count) {
@@ -267,13 +309,15 @@ static inline bool tp_kernel_rows_on_lines(const tp_gemm_desc *desc) {
 
 /* The tile and its splits that fill whole waves of SMs best, weighted by
  * speed and split cost: for few tiles every tile split (forced_splits
- * forces that), else the partial last wave's (forced_tail forces its split
- * count, 1: none); forced_m and forced_n, when not 0, are the only tile
- * rows and width tried; the narrow width only for few tiles, a tail-chunk
- * width only where tail_ok and not. */
+ * forces that), else the partial last wave's, split (forced_tail forces
+ * its split count, 1: none) or as stream-K (stream_k forces it on or off;
+ * the heuristic's only where stream_ok); forced_m and forced_n, when not
+ * 0, are the only tile rows and width tried; the narrow width only for few
+ * tiles, a tail-chunk width only where tail_ok and not. */
 static inline void tp_kernel_best_shape(tp_kernel_plan *kp, int64_t m, int64_t n,
                                         int32_t sm_count, int32_t forced_m, int32_t forced_n,
-                                        int32_t forced_splits, int32_t forced_tail, bool tail_ok) {
+                                        int32_t forced_splits, int32_t forced_tail,
+                                        int32_t stream_k, bool stream_ok, bool tail_ok) {
   size_t count;
   const tp_kernel_instance *all = tp_kernel_instances(&count);
   const int64_t k_blocks = kp->k_blocks;
@@ -300,10 +344,17 @@ static inline void tp_kernel_best_shape(tp_kernel_plan *kp, int64_t m, int64_t n
     const double used = (double)n / ((double)tiles_n * t->tile_n);
     int32_t splits = 1;
     int64_t split_from = 0;
+    bool stream = false;
     double score;
     if (few_tiles || forced_splits) {
       splits = forced_splits ? forced_splits : tp_kernel_best_splits(tiles, k_blocks, sm_count);
       score = tp_kernel_shape_score(tiles * splits, splits, t, used, sm_count);
+      /* Stream-K over few tiles only when the INI asks for it. */
+      if (stream_k == TP_KERNEL_STREAM_ON && !forced_splits &&
+          tp_kernel_stream_waves(tiles, k_blocks, sm_count, &split_from) < HUGE_VAL) {
+        splits = 2;
+        stream = true;
+      }
     } else {
       /* Forced, the split count holds where the tail fits it; else the
        * tail stays whole. */
@@ -318,6 +369,22 @@ static inline void tp_kernel_best_shape(tp_kernel_plan *kp, int64_t m, int64_t n
           split_from = from;
         }
       }
+      /* Stream-K by the heuristic over more than one tile row (one holding
+       * M is bound by memory, which an even share does not lessen) and
+       * rows of A and B short enough (stream_ok). */
+      int64_t from = 0;
+      const bool stream_try =
+          stream_k == TP_KERNEL_STREAM_ON ||
+          (stream_k == 0 && stream_ok && m > t->tile_m);
+      const double w = !stream_try || forced_tail
+                           ? HUGE_VAL
+                           : tp_kernel_stream_waves(tiles, k_blocks, sm_count, &from);
+      if (w < HUGE_VAL && (w < waves - 1e-9 || stream_k == TP_KERNEL_STREAM_ON)) {
+        waves = w;
+        splits = 2;
+        split_from = from;
+        stream = true;
+      }
       score = (double)tiles / (waves * sm_count) * t->speed * used;
     }
     if (score > best_score + 1e-9) {
@@ -326,6 +393,7 @@ static inline void tp_kernel_best_shape(tp_kernel_plan *kp, int64_t m, int64_t n
       kp->tile_n = t->tile_n;
       kp->splits = splits;
       kp->split_from = splits > 1 ? (int32_t)split_from : 0;
+      kp->stream_k = stream;
     }
   }
 }
@@ -441,6 +509,10 @@ static inline tp_status tp_kernel_plan_shape(tp_kernel_plan *kp, const tp_kernel
   const bool clustered = kp->cluster_m > 1;
   tp_kernel_best_shape(kp, desc->m, desc->n, gpu->sm_count, forced_m, forced_n,
                        clustered ? 1 : tu->splits, clustered ? 1 : tu->tail_splits,
+                       clustered ? TP_KERNEL_STREAM_OFF : tu->stream_k,
+                       desc->k * tp_codec_bits(desc->a.dtype) / 8 <= TP_KERNEL_STREAM_MAX_ROW_BYTES &&
+                           desc->k * tp_codec_bits(desc->b.dtype) / 8 <=
+                               TP_KERNEL_STREAM_MAX_ROW_BYTES,
                        tail_ok && on_lines);
   kp->tiles_m = tp_kernel_ceil_div(desc->m, kp->tile_m);
   kp->a_rows = TP_KERNEL_WARPGROUP_ROWS;
@@ -452,11 +524,28 @@ static inline tp_status tp_kernel_plan_shape(tp_kernel_plan *kp, const tp_kernel
   kp->rows_div = tp_fast_div_make((uint32_t)kp->raster_m);
   kp->last_rows_div =
       tp_fast_div_make((uint32_t)(cluster_rows - kp->last_group * kp->raster_m));
+  if (kp->stream_k) {
+    /* The grid is every SM; splits the most CTAs one tile's k-blocks fall
+     * to, for the workspace's slots. */
+    const int64_t tiles = (int64_t)kp->tiles_m * kp->tiles_n, kb = kp->k_blocks;
+    const int64_t iters = (tiles - kp->split_from) * kb;
+    kp->stream_iters = (uint32_t)iters;
+    kp->stream_div = tp_fast_div_make((uint32_t)iters);
+    kp->grid_div = tp_fast_div_make((uint32_t)gpu->sm_count);
+    kp->splits = 1;
+    for (int64_t t = 0; t < tiles - kp->split_from; ++t) {
+      const int64_t ctas = tp_kernel_stream_owner(t * kb + kb - 1, iters, gpu->sm_count) -
+                           tp_kernel_stream_owner(t * kb, iters, gpu->sm_count) + 1;
+      if (ctas > kp->splits) kp->splits = (int32_t)ctas;
+    }
+  }
+  kp->k_blocks_div = tp_fast_div_make((uint32_t)kp->k_blocks);
   kp->splits_div = tp_fast_div_make((uint32_t)kp->splits);
   const int64_t lead_max = kp->k_blocks / kp->splits / TP_KERNEL_SPLIT_LEAD_SHARE;
-  kp->split_lead = kp->splits == 1 ? 0
-                   : (int32_t)(lead_max < TP_KERNEL_SPLIT_LEAD_KB ? lead_max
-                                                                   : TP_KERNEL_SPLIT_LEAD_KB);
+  kp->split_lead = kp->splits == 1 || kp->stream_k
+                       ? 0
+                       : (int32_t)(lead_max < TP_KERNEL_SPLIT_LEAD_KB ? lead_max
+                                                                       : TP_KERNEL_SPLIT_LEAD_KB);
   return TP_OK;
 }
 
@@ -568,7 +657,8 @@ static inline tp_status tp_kernel_plan_launch(const tp_kernel_plan *kp, const ch
   const int64_t tiles = (int64_t)tp_kernel_ceil_div(kp->tiles_m, kp->cluster_m) * kp->tiles_n;
   const int64_t units = kp->split_from + (tiles - kp->split_from) * kp->splits;
   const int64_t slots = gpu->sm_count / kp->cluster_m / kp->splits * kp->splits;
-  launch->grid[0] = (uint32_t)((units < slots ? units : slots) * kp->cluster_m);
+  launch->grid[0] = kp->stream_k ? (uint32_t)gpu->sm_count
+                                 : (uint32_t)((units < slots ? units : slots) * kp->cluster_m);
   launch->grid[1] = launch->grid[2] = 1;
   launch->block[0] = TP_KERNEL_THREADS;
   launch->block[1] = launch->block[2] = 1;
