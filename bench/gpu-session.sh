@@ -19,8 +19,9 @@
 #   check     make check (GPU tests included; 77 would mean no GPU)
 #   sanitize  compute-sanitizer memcheck/racecheck/synccheck on the pipeline
 #             test and on fused GEMMs (store, residual with f32 C, 2-CTA
-#             clusters, split-K, a split last wave, 176-wide tiles, 128 x 64
-#             and 64 x 64 tiles, blockwise FP8)
+#             clusters, split-K, a split last wave, stream-K, 176-wide
+#             tiles, 128 x 64 and 64 x 64 tiles, a decode M's short A box,
+#             blockwise FP8)
 #   example   installs into /tmp/tp-prefix, builds examples/bias_silu and
 #             examples/int8_w8a8 out of tree and runs their tests (CPU and
 #             CUDA), and the int8 payload's fused GEMM under compute-sanitizer
