@@ -612,12 +612,18 @@ START_TEST(test_cpu_plans) {
 }
 END_TEST
 
+/* An H100's figures with `sm_count` SMs, for GPU planning without a GPU. */
+static tp_gpu_info h100_figures(int32_t sm_count) {
+  tp_gpu_info h100 = {.sm_count = sm_count, .cc_major = 9, .smem_per_block = 232448,
+                      .l2_bytes = 50u << 20, .name = "H100 (figures)"};
+  return h100;
+}
+
 START_TEST(test_cuda_plans) {
   char err[256];
   tp_payload_plan out;
   tp_gpu_launch launch;
-  tp_gpu_info h100 = {.sm_count = 132, .cc_major = 9, .smem_per_block = 232448,
-                      .l2_bytes = 50u << 20, .name = "H100 (figures)"};
+  tp_gpu_info h100 = h100_figures(132);
   tp_epilogue_plan epi;
   memset(&epi, 0, sizeof epi);
   /* standard: on the CUDA backend plan only validates; the tile is
@@ -683,20 +689,27 @@ START_TEST(test_cuda_plans) {
 }
 END_TEST
 
-/* The standard payload's gpu_plan on an H100's figures with `sm_count` SMs
- * (no GPU needed): plan, then gpu_plan, as the core calls them. */
+/* A payload's plan, then gpu_plan, as the core calls them, on an H100's
+ * figures with `sm_count` SMs (no GPU needed), for the epilogue plan epi;
+ * the payload plan into *plan. */
+static tp_status gpu_plan_with(loaded *l, const tp_gemm_desc *desc, int32_t sm_count,
+                               const tp_epilogue_plan *epi, tp_payload_plan *plan,
+                               tp_gpu_launch *launch, char *err, size_t errlen) {
+  const tp_gpu_info h100 = h100_figures(sm_count);
+  memset(plan, 0, sizeof *plan);
+  memset(launch, 0, sizeof *launch);
+  tp_status st = plan_slot(l, desc, TP_BACKEND_CUDA, plan, err, errlen);
+  if (st != TP_OK) return st;
+  return l->desc->payload->gpu_plan(l->state, desc, &h100, epi, plan, launch, err, errlen);
+}
+
+/* The same with no epilogue source. */
 static tp_status gpu_plan_on(loaded *l, const tp_gemm_desc *desc, int32_t sm_count,
                              tp_gpu_launch *launch, char *err, size_t errlen) {
-  tp_gpu_info h100 = {.sm_count = sm_count, .cc_major = 9, .smem_per_block = 232448,
-                      .l2_bytes = 50u << 20, .name = "H100 (figures)"};
   tp_epilogue_plan epi;
   tp_payload_plan plan;
   memset(&epi, 0, sizeof epi);
-  memset(&plan, 0, sizeof plan);
-  memset(launch, 0, sizeof *launch);
-  tp_status st = plan_slot(l, desc, TP_BACKEND_CUDA, &plan, err, errlen);
-  if (st != TP_OK) return st;
-  return l->desc->payload->gpu_plan(l->state, desc, &h100, &epi, &plan, launch, err, errlen);
+  return gpu_plan_with(l, desc, sm_count, &epi, &plan, launch, err, errlen);
 }
 
 static tp_status gpu_plan_slot(loaded *l, const tp_gemm_desc *desc, tp_gpu_launch *launch,
@@ -945,17 +958,13 @@ static tp_standard_params standard_args(loaded *l, int64_t m, int64_t n, int64_t
                               .alpha = 1.0f, .beta = source == TP_DTYPE_NONE ? 0.0f : 1.0f};
   tp_gemm_desc d;
   ck_assert_msg(tp_ref_problem_describe(&spec, &d, err, sizeof err) == TP_OK, "%s", err);
-  tp_gpu_info h100 = {.sm_count = 132, .cc_major = 9, .smem_per_block = 232448,
-                      .l2_bytes = 50u << 20, .name = "H100 (figures)"};
   tp_epilogue_plan epi;
   tp_payload_plan plan;
   tp_gpu_launch launch;
   memset(&epi, 0, sizeof epi);
-  memset(&plan, 0, sizeof plan);
   epi.source_dtype = source;
-  ck_assert_msg(plan_slot(l, &d, TP_BACKEND_CUDA, &plan, err, sizeof err) == TP_OK, "%s", err);
-  ck_assert_msg(l->desc->payload->gpu_plan(l->state, &d, &h100, &epi, &plan, &launch, err,
-                                           sizeof err) == TP_OK, "%s", err);
+  ck_assert_msg(gpu_plan_with(l, &d, 132, &epi, &plan, &launch, err, sizeof err) == TP_OK, "%s",
+                err);
   ck_assert_uint_eq(launch.params_size, sizeof(tp_standard_params));
   plan.workspace = launch.workspace_bytes ? workspace : NULL;
   tp_host_api host = {.struct_size = sizeof host, .abi_major = TP_PLUGIN_ABI_MAJOR,
@@ -1070,8 +1079,7 @@ START_TEST(test_gpu_plan_blockwise_k_group) {
                               .k = 16384, .alpha = 1.0f};
   tp_gemm_desc d;
   ck_assert_msg(tp_ref_problem_describe(&spec, &d, err, sizeof err) == TP_OK, "%s", err);
-  tp_gpu_info h100 = {.sm_count = 132, .cc_major = 9, .smem_per_block = 232448,
-                      .l2_bytes = 50u << 20, .name = "H100 (figures)"};
+  tp_gpu_info h100 = h100_figures(132);
   tp_epilogue_plan epi;
   tp_payload_plan plan;
   tp_gpu_launch launch;
@@ -1117,8 +1125,7 @@ START_TEST(test_gpu_plan_width_176_needs_16bit_d) {
   /* Under a bf16 D, 176 wide takes C only in D's dtype. */
   spec.d = TP_DTYPE_BF16;
   ck_assert_msg(tp_ref_problem_describe(&spec, &d, err, sizeof err) == TP_OK, "%s", err);
-  tp_gpu_info h100 = {.sm_count = 132, .cc_major = 9, .smem_per_block = 232448,
-                      .l2_bytes = 50u << 20, .name = "H100 (figures)"};
+  tp_gpu_info h100 = h100_figures(132);
   tp_epilogue_plan epi;
   tp_payload_plan plan;
   memset(&epi, 0, sizeof epi);
