@@ -97,8 +97,8 @@ static inline tp_status tp_kernel_args_fill(const tp_kernel_plan *kp, const tp_p
   return TP_OK;
 }
 
-/* A's and B's descriptors (A in boxes of kp->a_rows rows, B in boxes of its slice of
- * the tile in a cluster) and the L2 policies of their loads. With one tile
+/* A's and B's descriptors (A in boxes of kp->a_rows rows, B in boxes of
+ * its slice of the tile in a cluster) and the L2 policies of their loads. With one tile
  * row (M within a tile, decode-sized shapes, bound by the bytes of B) each
  * k-block of B is read by one CTA and never again, while every CTA reads
  * the same few rows of A: B's lines go first (EVICT_FIRST), so that A's

@@ -352,7 +352,7 @@ static inline void tp_kernel_best_shape(tp_kernel_plan *kp, int64_t m, int64_t n
       /* Stream-K over few tiles only when the INI asks for it. */
       if (stream_k == TP_KERNEL_STREAM_ON && !forced_splits &&
           tp_kernel_stream_waves(tiles, k_blocks, sm_count, &split_from) < HUGE_VAL) {
-        splits = 2;
+        splits = 1;
         stream = true;
       }
     } else {
@@ -381,7 +381,7 @@ static inline void tp_kernel_best_shape(tp_kernel_plan *kp, int64_t m, int64_t n
                            : tp_kernel_stream_waves(tiles, k_blocks, sm_count, &from);
       if (w < HUGE_VAL && (w < waves - 1e-9 || stream_k == TP_KERNEL_STREAM_ON)) {
         waves = w;
-        splits = 2;
+        splits = 1;
         split_from = from;
         stream = true;
       }
@@ -391,8 +391,9 @@ static inline void tp_kernel_best_shape(tp_kernel_plan *kp, int64_t m, int64_t n
       best_score = score;
       kp->tile_m = t->tile_m;
       kp->tile_n = t->tile_n;
+      /* Under stream-K, plan_shape sets splits from the stream's shares. */
       kp->splits = splits;
-      kp->split_from = splits > 1 ? (int32_t)split_from : 0;
+      kp->split_from = splits > 1 || stream ? (int32_t)split_from : 0;
       kp->stream_k = stream;
     }
   }
@@ -507,15 +508,15 @@ static inline tp_status tp_kernel_plan_shape(tp_kernel_plan *kp, const tp_kernel
   const int32_t forced_n =
       tu->tile_n ? tu->tile_n : tp_kernel_only_width(kp, forced_m);
   const bool clustered = kp->cluster_m > 1;
+  const bool rows_short =
+      desc->k * tp_codec_bits(desc->a.dtype) / 8 <= TP_KERNEL_STREAM_MAX_ROW_BYTES &&
+      desc->k * tp_codec_bits(desc->b.dtype) / 8 <= TP_KERNEL_STREAM_MAX_ROW_BYTES;
   tp_kernel_best_shape(kp, desc->m, desc->n, gpu->sm_count, forced_m, forced_n,
                        clustered ? 1 : tu->splits, clustered ? 1 : tu->tail_splits,
-                       clustered ? TP_KERNEL_STREAM_OFF : tu->stream_k,
-                       desc->k * tp_codec_bits(desc->a.dtype) / 8 <= TP_KERNEL_STREAM_MAX_ROW_BYTES &&
-                           desc->k * tp_codec_bits(desc->b.dtype) / 8 <=
-                               TP_KERNEL_STREAM_MAX_ROW_BYTES,
+                       clustered ? TP_KERNEL_STREAM_OFF : tu->stream_k, rows_short,
                        tail_ok && on_lines);
-  kp->tiles_m = tp_kernel_ceil_div(desc->m, kp->tile_m);
   kp->a_rows = TP_KERNEL_WARPGROUP_ROWS;
+  kp->tiles_m = tp_kernel_ceil_div(desc->m, kp->tile_m);
   kp->tiles_n = tp_kernel_ceil_div(desc->n, kp->tile_n);
   kp->raster_m = tp_kernel_raster_rows(kp->tile_m, kp->tile_n, kp->cluster_m, gpu->sm_count);
   const int32_t cluster_rows = tp_kernel_ceil_div(kp->tiles_m, kp->cluster_m);
