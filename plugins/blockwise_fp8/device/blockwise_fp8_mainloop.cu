@@ -189,9 +189,9 @@ struct blockwise_fp8_mainloop : tp_kernel_mainloop_defaults {
     load_b_scales(s, min(kb + 1, p.kernel.k_blocks - 1));
   }
 
-  /* acc (+)= f[row] x tmp over the thread's fragment of H columns (wgmma.h:
-   * tmp[4j + 2h + e] is row h of the thread, column 8j + 2(l%4) + e). A loop of its own for each of acc's
-   * cases, since a select per element would cost as much as the FFMA. */
+  /* acc (+)= f[row] x tmp over the thread's fragment of H columns (wgmma.h: tmp[4j + 2h
+   * + e] is row h of the thread, column 8j + 2(l%4) + e). A loop of its own for each of
+   * acc's cases, since a select per element would cost as much as the FFMA. */
   template <int H>
   static __device__ __forceinline__ void promote(float *tmp, const float (&f)[2], float *acc,
                                                  bool first) {
