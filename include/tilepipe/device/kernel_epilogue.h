@@ -11,11 +11,12 @@
  * When K is short the epilogue is on the critical path, so the hook's loop
  * is straight-line code: per element the hook, a conversion and a shared
  * store, nothing else. Branches stay outside it: the source dtype
- * (tp_kernel_source_fetch) and D's edge (tp_kernel_store_ragged, edge
- * tiles only); the chunk and step bounds are constants once the loops are
- * unrolled. Outside D the hook runs at clamped indices and the TMA store
- * clips its results, which keeps one hook call site per element rather
- * than a bounds-checked copy (code size, and link time with a heavy hook). */
+ * (tp_kernel_source_fetch) and D's right edge (tp_kernel_store_ragged,
+ * chunks that reach n_tma only); the chunk and step bounds are constants
+ * once the loops are unrolled. Outside D the hook runs at clamped indices
+ * and the TMA store clips its results, which keeps one hook call site per
+ * element rather than a bounds-checked copy (code size, and link time with
+ * a heavy hook). */
 #ifndef TILEPIPE_DEVICE_KERNEL_EPILOGUE_H
 #define TILEPIPE_DEVICE_KERNEL_EPILOGUE_H
 
@@ -211,7 +212,6 @@ TP_KERNEL_FN void tp_kernel_consumer_epilogue(const tp_kernel_params &k, const f
    * than D's, a thread's D lands on C that other lanes of its warp (the
    * row's owners) read in the same step: they must all have read first. */
   const bool c_wider = source_dtype == TP_DTYPE_F32 && DT != TP_DTYPE_F32;
-  const bool edge = m0 + BM > k.m || n0 + BN > k.n_tma;
   const int32_t last_row = k.m - 1, last_col = k.n - 1;
 #pragma unroll
   for (int c = 0; c < chunks::count; ++c) {
@@ -250,7 +250,11 @@ TP_KERNEL_FN void tp_kernel_consumer_epilogue(const tp_kernel_params &k, const f
       }
       tp_kernel_chunk_write<BN, DT>(c, chunk, wg, j0, nj, d);
     }
-    if (edge) {
+    /* Columns from n_tma on, which the TMA store cannot reach (rows past M
+     * it clips itself): only chunks that reach them take the copy, whose
+     * unrolled code costs a tile about 1500 cycles even where it stores
+     * nothing (docs/kernel.md, "One tile"). */
+    if (col0 + groups * 8 > k.n_tma) {
       __syncwarp(); /* stmatrix wrote this thread's values from other lanes' addresses */
       tp_kernel_store_ragged<BN, DT>(k, c, chunk, m0, col0, wg);
     }
