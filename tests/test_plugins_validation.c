@@ -843,12 +843,15 @@ START_TEST(test_gpu_plan_split_k) {
   expect_gpu_plan(&l, 128, 128, 8192, "tp_standard_bf16_bf16_128x64_c1", 32,
                   split_workspace(2, 64, 16));
   /* More rows than one tile: 64 wide no more (each column of narrow tiles
-   * would read all of A again); 128 wide, K split in 2. 192 x 4096 x 14336
-   * makes 64 such tiles, 1024 x 1024 x 32768 as many. */
+   * would read all of A again); 128 wide, K split in 2: 192 x 4096 x 14336
+   * makes 64 such tiles (splits of 112 k-blocks). Over 8 tile rows, 1024 x
+   * 1024 x 32768's splits are long enough (128 k-blocks in 4) that the
+   * wider 128 x 256, which reads A half as often, beats 128 x 128 in 2
+   * splits, whose partial sums would cost less. */
   expect_gpu_plan(&l, 192, 4096, 14336, "tp_standard_bf16_bf16_128x128_c1", 128,
                   split_workspace(64, 128, 2));
-  expect_gpu_plan(&l, 1024, 1024, 32768, "tp_standard_bf16_bf16_128x128_c1", 128,
-                  split_workspace(64, 128, 2));
+  expect_gpu_plan(&l, 1024, 1024, 32768, "tp_standard_bf16_bf16_128x256_c1", 128,
+                  split_workspace(32, 256, 4));
   /* Short K: a split takes at least 4 k-blocks; 7 k-blocks stay whole. */
   expect_gpu_plan(&l, 128, 128, 448, "tp_standard_bf16_bf16_128x64_c1", 2, 0);
   /* Many tiles: never 64 wide (4096 x 2112: 544 tiles of 128 would fill 8
