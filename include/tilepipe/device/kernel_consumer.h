@@ -47,8 +47,8 @@ TP_KERNEL_FN bool tp_kernel_split_k_reduce(const tp_kernel_params &k, float *acc
     tp_split_k_arrive(counter, TP_KERNEL_BAR_CONSUMER_0 + wg, t, 128u);
     return false;
   }
-  tp_split_k_wait(counter, (uint32_t)w.split, TP_KERNEL_BAR_CONSUMER_0 + wg, t, 128u);
-  for (int32_t s = 0; s < w.split; ++s)
+  tp_split_k_wait(counter, (uint32_t)w.partials, TP_KERNEL_BAR_CONSUMER_0 + wg, t, 128u);
+  for (int32_t s = 0; s < w.partials; ++s)
     tp_split_k_add<floats>(acc, slots + (size_t)s * wgs * slot_float4s, t, 128u);
   return true;
 }

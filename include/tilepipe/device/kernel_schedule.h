@@ -38,14 +38,14 @@
  * its share [lo, hi) of the stream-K k-blocks, hi moving down. */
 typedef struct tp_kernel_walk {
   int32_t u, units, stride;
-  int32_t hi;
+  int32_t lo, hi;
 } tp_kernel_walk;
 
 typedef struct tp_kernel_unit {
   int32_t tile;             /* cluster tile */
   int32_t kb_begin, kb_end; /* its k-blocks */
-  int32_t split;            /* its index among its tile's splits: for the last, how many
-                               partial sums it adds; for another, its slot among them */
+  int32_t split;            /* split_k, not last: its slot among the tile's partial sums */
+  int32_t partials;         /* split_k and last: how many partial sums it adds */
   bool split_k;             /* one of several splits of its tile */
   bool last;                /* the split that adds up and runs the epilogue */
 } tp_kernel_unit;
@@ -65,8 +65,11 @@ TP_KERNEL_FN tp_kernel_walk tp_kernel_walk_make(const tp_kernel_params &k) {
                             : k.split_from + (cluster_rows * k.tiles_n - k.split_from) * k.splits;
   wk.u = (int32_t)blockIdx.x / CLUSTER_M;
   wk.stride = (int32_t)gridDim.x / CLUSTER_M;
-  /* Stream-K runs single CTAs; the plan keeps stream_iters x grid < 2^31. */
-  wk.hi = (int32_t)tp_fast_div_quot(k.grid_div, (uint32_t)(wk.u + 1) * k.stream_iters);
+  wk.lo = wk.hi = 0;
+  if (k.stream_iters) { /* single CTAs; the plan keeps stream_iters x grid < 2^31 */
+    wk.lo = (int32_t)tp_fast_div_quot(k.grid_div, (uint32_t)wk.u * k.stream_iters);
+    wk.hi = (int32_t)tp_fast_div_quot(k.grid_div, (uint32_t)(wk.u + 1) * k.stream_iters);
+  }
   return wk;
 }
 
@@ -84,6 +87,7 @@ TP_KERNEL_FN tp_kernel_unit tp_kernel_unit_of(const tp_kernel_params &k, int32_t
   if (u < k.split_from) {
     w.tile = u;
     w.split = 0;
+    w.partials = 0;
     w.kb_begin = 0;
     w.kb_end = k.k_blocks;
     w.split_k = false;
@@ -94,6 +98,7 @@ TP_KERNEL_FN tp_kernel_unit tp_kernel_unit_of(const tp_kernel_params &k, int32_t
   const int32_t t = (int32_t)tp_fast_div_quot(k.splits_div, (uint32_t)v);
   w.tile = k.split_from + t;
   w.split = v - t * k.splits;
+  w.partials = k.splits - 1;
   w.split_k = k.splits > 1;
   w.last = w.split == k.splits - 1;
   w.kb_begin = (int32_t)tp_fast_div_quot(k.splits_div, (uint32_t)(w.split * k.k_blocks)) -
@@ -116,19 +121,18 @@ TP_KERNEL_FN bool tp_kernel_walk_next(const tp_kernel_params &k, tp_kernel_walk 
     wk->u += wk->stride;
     return true;
   }
-  const int32_t lo =
-      (int32_t)tp_fast_div_quot(k.grid_div, (uint32_t)blockIdx.x * k.stream_iters);
-  if (wk->hi <= lo) return false;
+  if (wk->hi <= wk->lo) return false;
   const int32_t rel = (int32_t)tp_fast_div_quot(k.k_blocks_div, (uint32_t)(wk->hi - 1));
   const int32_t start = rel * k.k_blocks;
   const int32_t first = tp_kernel_stream_owner(k, start, wk->stride);
   const int32_t final_cta = tp_kernel_stream_owner(k, start + k.k_blocks - 1, wk->stride);
   w->tile = k.split_from + rel;
-  w->kb_begin = max(start, lo) - start;
+  w->kb_begin = max(start, wk->lo) - start;
   w->kb_end = wk->hi - start;
   w->split_k = first != final_cta;
   w->last = w->kb_end == k.k_blocks;
-  w->split = (w->last ? final_cta : (int32_t)blockIdx.x) - first;
+  w->split = (int32_t)blockIdx.x - first;
+  w->partials = final_cta - first;
   wk->hi = start + w->kb_begin;
   return true;
 }

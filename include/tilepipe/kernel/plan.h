@@ -543,6 +543,7 @@ static inline tp_status tp_kernel_plan_shape(tp_kernel_plan *kp, const tp_kernel
     const int64_t iters = (tiles - kp->split_from) * kb;
     kp->stream_iters = (uint32_t)iters;
     kp->stream_div = tp_fast_div_make((uint32_t)iters);
+    kp->grid_div = tp_fast_div_make((uint32_t)gpu->sm_count);
     kp->splits = 1;
     for (int64_t t = 0; t < tiles - kp->split_from; ++t) {
       const int64_t ctas = tp_kernel_stream_owner(t * kb + kb - 1, iters, gpu->sm_count) -
@@ -551,7 +552,6 @@ static inline tp_status tp_kernel_plan_shape(tp_kernel_plan *kp, const tp_kernel
     }
   }
   kp->k_blocks_div = tp_fast_div_make((uint32_t)kp->k_blocks);
-  kp->grid_div = tp_fast_div_make((uint32_t)gpu->sm_count);
   kp->splits_div = tp_fast_div_make((uint32_t)kp->splits);
   const int64_t lead_max = kp->k_blocks / kp->splits / TP_KERNEL_SPLIT_LEAD_SHARE;
   kp->split_lead = kp->splits == 1 || kp->stream_k
