@@ -844,10 +844,10 @@ START_TEST(test_gpu_plan_split_k) {
                   split_workspace(2, 64, 16));
   /* More rows than one tile: 64 wide no more (each column of narrow tiles
    * would read all of A again); 128 wide, K split in 2: 192 x 4096 x 14336
-   * makes 64 such tiles (splits of 112 k-blocks). Over 8 tile rows, 1024 x
-   * 1024 x 32768's splits are long enough (128 k-blocks in 4) that the
-   * wider 128 x 256, which reads A half as often, beats 128 x 128 in 2
-   * splits, whose partial sums would cost less. */
+   * makes 64 such tiles (128 x 256 would need 4 splits of 56 k-blocks).
+   * Over 8 tile rows, 1024 x 1024 x 32768's splits are long enough (128
+   * k-blocks in 4) that the wider 128 x 256, which reads A half as often,
+   * beats 128 x 128 in 2 splits, whose partial sums would cost less. */
   expect_gpu_plan(&l, 192, 4096, 14336, "tp_standard_bf16_bf16_128x128_c1", 128,
                   split_workspace(64, 128, 2));
   expect_gpu_plan(&l, 1024, 1024, 32768, "tp_standard_bf16_bf16_128x256_c1", 128,

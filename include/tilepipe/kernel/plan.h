@@ -111,7 +111,7 @@ typedef struct tp_kernel_plan {
  * reads A fewer times, it holds for splits of up to SPLIT_COST_KB k-blocks
  * and weighs less in proportion beyond (a longer split pays it over more
  * time); in one tile row B streams once whatever the width, and more
- * splits only add partial sums (docs/kernel.md, "Choosing the tile"). */
+ * splits only add partial sums (docs/kernel.md, "Split-K"). */
 #define TP_KERNEL_SPLIT_COST 0.15
 #define TP_KERNEL_SPLIT_COST_KB 16
 /* A tail split's cost beyond the first, in k-blocks of time. */
