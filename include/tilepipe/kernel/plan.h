@@ -108,12 +108,12 @@ typedef struct tp_kernel_plan {
 /* The cost of each split beyond the first, per 128 x 128 of tile, relative
  * to an unsplit tile: the partial sums it writes and the last split reads,
  * and the wait for them. Over several tile rows, where a wider tile also
- * reads A fewer times, it holds for splits of up to SPLIT_COST_KB k-blocks
- * and weighs less in proportion beyond (a longer split pays it over more
- * time); in one tile row B streams once whatever the width, and more
- * splits only add partial sums (docs/kernel.md, "Split-K"). */
+ * reads A fewer times, it holds for splits of up to SPLIT_FULL_COST_KB
+ * k-blocks and weighs less in proportion beyond (a longer split pays it
+ * over more time); in one tile row B streams once whatever the width, and
+ * more splits only add partial sums (docs/kernel.md, "Split-K"). */
 #define TP_KERNEL_SPLIT_COST 0.15
-#define TP_KERNEL_SPLIT_COST_KB 16
+#define TP_KERNEL_SPLIT_FULL_COST_KB 16
 /* A tail split's cost beyond the first, in k-blocks of time. */
 #define TP_KERNEL_TAIL_SPLIT_COST_KB 16.0
 /* The last split of a tile is TP_KERNEL_SPLIT_LEAD_KB k-blocks longer for
@@ -211,10 +211,10 @@ static inline int32_t tp_kernel_raster_rows(int32_t tile_m, int32_t tile_n, int3
  * count by how full they are, a single partial wave as full once it
  * reaches SPLIT_SATURATION of the SMs; times the tile's speed, the share of
  * its columns inside N (`used`) and the cost of `splits` of `k_blocks`
- * (`rows`: the shape spans more than one row of these tiles). */
+ * (`several_rows`: the shape spans more than one row of these tiles). */
 static inline double tp_kernel_shape_score(int64_t units, int32_t splits, int64_t k_blocks,
-                                           bool rows, const tp_kernel_instance *t, double used,
-                                           int32_t sm_count) {
+                                           bool several_rows, const tp_kernel_instance *t,
+                                           double used, int32_t sm_count) {
   const int64_t waves = (units + sm_count - 1) / sm_count;
   double fill = (double)units / (double)(waves * sm_count);
   if (waves == 1) {
@@ -222,9 +222,11 @@ static inline double tp_kernel_shape_score(int64_t units, int32_t splits, int64_
     if (fill > 1.0) fill = 1.0;
   }
   const double split_kb = (double)k_blocks / splits;
+  const double length = several_rows && split_kb > TP_KERNEL_SPLIT_FULL_COST_KB
+                            ? TP_KERNEL_SPLIT_FULL_COST_KB / split_kb
+                            : 1.0;
   const double per_split =
-      TP_KERNEL_SPLIT_COST * t->tile_m * t->tile_n / (128.0 * 128.0) *
-      (rows && split_kb > TP_KERNEL_SPLIT_COST_KB ? TP_KERNEL_SPLIT_COST_KB / split_kb : 1.0);
+      TP_KERNEL_SPLIT_COST * t->tile_m * t->tile_n / (128.0 * 128.0) * length;
   return fill * t->speed * used / (1.0 + per_split * (splits - 1));
 }
 
