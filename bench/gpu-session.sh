@@ -20,8 +20,8 @@
 #   sanitize  compute-sanitizer memcheck/racecheck/synccheck on the pipeline
 #             test and on fused GEMMs (store, residual with f32 C, 2-CTA
 #             clusters, split-K, a split last wave, stream-K, 176-wide
-#             tiles, 128 x 64 and 64 x 64 tiles, a decode M's short A box,
-#             blockwise FP8)
+#             tiles, 128 x 64, 64 x 64 and 64 x 48 tiles, a decode M's short
+#             A box, blockwise FP8)
 #   example   installs into /tmp/tp-prefix, builds examples/bias_silu and
 #             examples/int8_w8a8 out of tree and runs their tests (CPU and
 #             CUDA), and the int8 payload's fused GEMM under compute-sanitizer
@@ -91,6 +91,7 @@ for step in $steps; do
     section standard_tail3 'tile = 128x128x64\ntail_splits = 3'
     section standard_n176 'tile = 128x176x64'
     section standard_n64 'tile = 128x64x64'
+    section standard_n48 'tile = 64x48x64'
     section standard_stream 'tile = 128x256x64\nstream_k = on'
     # sanitize_gemm NAME "TOOLS" ARGS...: `tilepipe run --verify ARGS` under
     # each tool, its log sanitize-NAME-TOOL.log.
@@ -131,6 +132,10 @@ for step in $steps; do
     sanitize_gemm m64 "memcheck racecheck synccheck" --payload standard_m64_cluster2 \
       --epilogue residual -m 300 -n 264 -k 300
     sanitize_gemm split-k "memcheck racecheck synccheck" --epilogue residual -m 128 -n 264 -k 2048
+    # 64 x 48 tiles: a single chunk of D, narrower than a whole one; N 1009
+    # ends one column past the TMA store's reach.
+    sanitize_gemm n48 "memcheck racecheck synccheck" --payload standard_n48 \
+      --epilogue residual -m 100 -n 1009 -k 1009
     # Stream-K with C staged through an input stage: 12 tiles of 128 x 256,
     # each CTA a share of their 756 k-blocks, a tile over up to 3 CTAs.
     sanitize_gemm stream "memcheck racecheck synccheck" --payload standard_stream \

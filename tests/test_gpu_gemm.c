@@ -12,8 +12,9 @@
  * split) and `splits = 16` (one k-block each), with both epilogues and C
  * aliasing D; asking for more splits than k-blocks is refused at plan time.
  * The 64-wide tile, the 64 x 64 tile, the 176-wide tile (its last chunk
- * narrower), 2-CTA clusters and the split of a partial last wave run forced
- * the same way (`tile = 128x64x..`, `tile = 64x64x..`, `tile = 128x176x..`,
+ * narrower), the 64 x 48 tile (one chunk, narrower), 2-CTA clusters and
+ * the split of a partial last wave run forced the same way (`tile =
+ * 128x64x..`, `tile = 64x64x..`, `tile = 128x176x..`, `tile = 64x48x..`,
  * `cluster = 2x1`, `tail_splits`), and stream-K (`stream_k = on`).
  * Exits 77 when there is no usable GPU (tests/gpu_case.h runs the cases). */
 #include <check.h>
@@ -210,9 +211,32 @@ START_TEST(tile_m64) {
 }
 END_TEST
 
+/* 64 x 48 tiles: one consumer warpgroup and a single chunk of D narrower
+ * than a whole one (a tail chunk, through boxes of its own), forced on
+ * shapes of many tile rows with ragged N (521: the last tile 41 columns,
+ * 1009: one column past the TMA store's reach), both epilogues, C aliasing
+ * D, fp8, a decode M (short A box), K split 3 ways unevenly; and the
+ * heuristic's choice at 32 x 5120 x 5120 (107 tiles, unsplit). */
+START_TEST(tile_n48) {
+  static const gpu_case cases[] = {
+      {"standard_n48", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_NONE, "store", 0, 0,
+       1.5f, 0.0f, 300, 521, 1009, 15, 2},
+      {"standard_n48", TP_DTYPE_F16, TP_DTYPE_F16, TP_DTYPE_F16, TP_DTYPE_F16, "residual", 1, 0,
+       0.75f, -1.25f, 1000, 1000, 1000, 8, 1},
+      {"standard_n48_fp8", TP_DTYPE_E4M3, TP_DTYPE_E4M3, TP_DTYPE_BF16, TP_DTYPE_BF16, "residual",
+       0, 0, 0.5f, 2.0f, 33, 1009, 1000, 8, 2},
+      {"standard_n48_split3", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16,
+       "residual", 1, 0, 1.0f, 1.0f, 57, 1009, 1009, 15, 1},
+      {"standard", TP_DTYPE_E4M3, TP_DTYPE_E4M3, TP_DTYPE_BF16, TP_DTYPE_NONE, "store", 0, 0,
+       1.0f, 0.0f, 32, 5120, 5120, 0, 2},
+  };
+  run_cases(cases, sizeof cases / sizeof cases[0], 22000u);
+}
+END_TEST
+
 /* Decode-sized M (< 64), where A's box holds only M rounded up to 8 rows
  * and the rest of every A tile stays as zeroed at the kernel's start: the
- * heuristic's 128 x 64 at 1 x 6144 x 4096, split K at 13 x 3000 x 4104,
+ * heuristic's 64 x 48 at 1 x 6144 x 4096, split K at 13 x 3000 x 4104,
  * more tiles than CTAs (7 x 20012: each CTA reuses its stages over
  * several tiles), 64 x 64 tiles with C aliasing D, a 2-CTA cluster whose
  * second CTA lies past M, an uneven 3-way split, f32 C and D, fp8, and
@@ -335,6 +359,9 @@ static const tp_test_tuning tunings[] = {
     {"standard_m64_split3", "standard", "tile = 64x64x64\nsplits = 3"},
     {"standard_m64_split2", "standard", "tile = 64x64x64\nsplits = 2"},
     {"standard_m64_split2_fp8", "standard", "tile = 64x64x128\nsplits = 2"},
+    {"standard_n48", "standard", "tile = 64x48x64"},
+    {"standard_n48_fp8", "standard", "tile = 64x48x128"},
+    {"standard_n48_split3", "standard", "tile = 64x48x64\nsplits = 3"},
     {"standard_stream", "standard", "tile = 128x128x64\nstream_k = on"},
     {"standard_stream_n256", "standard", "tile = 128x256x64\nstream_k = on"},
     {"standard_stream_m64_fp8", "standard", "tile = 64x64x128\nstream_k = on"},
@@ -351,6 +378,7 @@ static void add_tests(TCase *tc) {
   tcase_add_test(tc, tail_split);
   tcase_add_test(tc, tile_n176);
   tcase_add_test(tc, tile_m64);
+  tcase_add_test(tc, tile_n48);
   tcase_add_test(tc, split_two);
   tcase_add_test(tc, decode_rows);
   tcase_add_test(tc, stream_k);

@@ -836,10 +836,11 @@ START_TEST(test_gpu_plan_split_k) {
   /* 128 x 7168 x 16384: 112 tiles of 128 x 64 fill 85% of the SMs unsplit;
    * 224 of 64 x 64 would take two waves. */
   expect_gpu_plan(&l, 128, 7168, 16384, "tp_standard_bf16_bf16_128x64_c1", 112, 0);
-  /* 64 x 128 x 8192: two 64 x 64 tiles, 128 k-blocks: 16 splits (the
-   * most); at M = 128 two tiles of 128 x 64 in 16 splits. */
-  expect_gpu_plan(&l, 64, 128, 8192, "tp_standard_bf16_bf16_64x64_c1", 32,
-                  split_workspace_m(2, 64, 64, 16));
+  /* 64 x 128 x 8192: three 64 x 48 tiles (two of 64 x 64 would make 32
+   * CTAs), 128 k-blocks: 16 splits (the most); at M = 128 two tiles of
+   * 128 x 64 in 16 splits. */
+  expect_gpu_plan(&l, 64, 128, 8192, "tp_standard_bf16_bf16_64x48_c1", 48,
+                  split_workspace_m(3, 64, 48, 16));
   expect_gpu_plan(&l, 128, 128, 8192, "tp_standard_bf16_bf16_128x64_c1", 32,
                   split_workspace(2, 64, 16));
   /* More rows than one tile: 64 wide no more (each column of narrow tiles
@@ -1011,6 +1012,54 @@ START_TEST(test_gpu_args_a_rows) {
 }
 END_TEST
 
+/* The 64 x 48 tile: a narrow width of a 16-bit D (one tail chunk), for
+ * few tiles in one tile row where C, if any, is in D's dtype; never for
+ * blockwise_fp8, whose tiles lie in one 128-column block of B's scales;
+ * and a mainloop left with only narrow widths is refused on a shape of
+ * many tiles rather than planned on no tile. */
+START_TEST(test_gpu_plan_tile_n48) {
+  char err[256];
+  loaded l = load("standard");
+  /* 32 x 5120 x 5120: 107 tiles of 64 x 48 unsplit, where 128 x 128 would
+   * take 3 splits and 64 x 64 fill 80 SMs. */
+  expect_gpu_plan(&l, 32, 5120, 5120, "tp_standard_bf16_bf16_64x48_c1", 107, 0);
+  tp_gemm_desc d = sized_of(TP_DTYPE_E4M3, 32, 5120, 5120);
+  ck_assert_str_eq(planned(&l, &d).kernel, "tp_standard_e4m3_e4m3_bf16_64x48_c1");
+  /* f32 C under the bf16 D: no tail chunk. An f32 D has no 48-wide kernel. */
+  ck_assert_int_eq(standard_args(&l, 32, 5120, 5120, TP_DTYPE_BF16).kernel.tiles_n, 107);
+  ck_assert_int_ne(standard_args(&l, 32, 5120, 5120, TP_DTYPE_F32).kernel.tiles_n, 107);
+  d.d.dtype = TP_DTYPE_F32;
+  ck_assert_str_eq(planned(&l, &d).kernel, "tp_standard_e4m3_e4m3_f32_128x128_c1");
+  /* Two tile rows of 64 (M = 100): no narrow width. */
+  expect_gpu_plan(&l, 100, 5120, 5120, "tp_standard_bf16_bf16_128x128_c1", 120,
+                  split_workspace(40, 128, 3));
+  unload(&l);
+
+  l = load("blockwise_fp8");
+  tp_ref_problem_spec spec = {.payload = "blockwise_fp8", .a = TP_DTYPE_E4M3,
+                              .b = TP_DTYPE_E4M3, .d = TP_DTYPE_BF16, .m = 32, .n = 5120,
+                              .k = 5120, .alpha = 1.0f};
+  ck_assert_msg(tp_ref_problem_describe(&spec, &d, err, sizeof err) == TP_OK, "%s", err);
+  ck_assert_ptr_null(strstr(planned(&l, &d).kernel, "x48_"));
+  unload(&l);
+
+  tp_kernel_plan kp;
+  tp_kernel_tuning tu;
+  memset(&tu, 0, sizeof tu);
+  const tp_gpu_info h100 = h100_figures(132);
+  d = sized(4096, 4096, 4096);
+  ck_assert_int_eq(tp_kernel_plan_shape(&kp, &tu, &d, TP_DTYPE_NONE, &h100, 64, 1, 48, 0, err,
+                                        sizeof err),
+                   TP_ERR_UNSUPPORTED);
+  ASSERT_HAS(err, "none of the GPU kernels' tiles (MxN) 64x48 suits 4096x4096");
+  d = sized(32, 5120, 5120);
+  ck_assert_int_eq(tp_kernel_plan_shape(&kp, &tu, &d, TP_DTYPE_NONE, &h100, 64, 1, 48, 0, err,
+                                        sizeof err),
+                   TP_OK);
+  ck_assert_int_eq(kp.tile_n, 48);
+}
+END_TEST
+
 /* Stream-K: the heuristic's at 777 x 3584 x 18944 bf16 (98 tiles of 128 x
  * 256, a partial wave: every SM an equal share of their 98 x 296
  * k-blocks), and forced (`stream_k = on`) after a wave of whole tiles and
@@ -1047,8 +1096,9 @@ START_TEST(test_gpu_plan_stream_k) {
 END_TEST
 
 /* 64-row tiles, forced: through `tile` or through `consumers = 1` (one
- * consumer warpgroup per 64 rows), 64 wide only, in 2-CTA clusters too;
- * the other shapes are refused, naming those there are. */
+ * consumer warpgroup per 64 rows, which also takes the narrow widths over
+ * many tiles), in 2-CTA clusters too; the other shapes are refused, naming
+ * those there are. */
 START_TEST(test_gpu_plan_tile_m64) {
   char err[256];
   loaded l = load("standard");
@@ -1278,6 +1328,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_gpu_plan_split_k);
   tcase_add_test(tc, test_gpu_plan_width_176_needs_16bit_d);
   tcase_add_test(tc, test_gpu_plan_tile_m64);
+  tcase_add_test(tc, test_gpu_plan_tile_n48);
   tcase_add_test(tc, test_gpu_plan_rows_off_lines);
   tcase_add_test(tc, test_gpu_plan_blockwise_k_group);
   tcase_add_test(tc, test_gpu_args_a_rows);

@@ -30,7 +30,7 @@ tp_status blockwise_gpu_plan(void *state, const tp_gemm_desc *desc, const tp_gpu
    * BLOCKWISE_STEP_BLOCKS of them. */
   tp_status st = tp_kernel_plan_shape(&kp, &tu->kernel, desc, epi->source_dtype, gpu,
                                       BLOCKWISE_BLOCK, BLOCKWISE_STEP_BLOCKS,
-                                      BLOCKWISE_MAX_TILE_N, err, errlen);
+                                      BLOCKWISE_MAX_TILE_N, BLOCKWISE_BLOCK, err, errlen);
   if (st != TP_OK) return st;
   tp_kernel_plan_operand_tensors(&kp, desc, plan);
   plan->tensors[2].bytes = (uint32_t)kp.tile_m * (uint32_t)sizeof(float); /* a_scale */

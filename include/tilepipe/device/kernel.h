@@ -95,12 +95,12 @@ TP_KERNEL_FN void tp_kernel_run(const typename ML::params &p) {
   if (CLUSTER_M > 1) tp_cluster_sync();
 }
 
-/* The body of a kernel: the skeleton for tiles no wider than the
- * mainloop's max_tile_n; a wider one, which the host planner never picks
- * for it (tp_kernel_plan_shape's max_tile_n), traps. */
+/* The body of a kernel: the skeleton for the tiles the mainloop takes (no
+ * wider than its max_tile_n, a width that divides its n_block); another,
+ * which the host planner never picks for it (tp_kernel_plan_shape), traps. */
 template <class ML, int BM, int BN, int DT, int CLUSTER_M>
 TP_KERNEL_FN void tp_kernel_entry(const typename ML::params &p) {
-  if constexpr (BN <= ML::max_tile_n) {
+  if constexpr (BN <= ML::max_tile_n && ML::n_block % BN == 0) {
     tp_kernel_run<ML, BM, BN, DT, CLUSTER_M>(p);
   } else {
     __trap();

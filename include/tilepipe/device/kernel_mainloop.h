@@ -36,6 +36,11 @@
  *       fit a consumer's 232 (default TP_KERNEL_MAX_TILE_N, the table's
  *       widest); wider kernels trap, and the host planner, told the same
  *       figure (tp_kernel_plan_shape), never picks them.
+ *   static constexpr int n_block;
+ *       Where per-column data comes in blocks of n_block columns of B
+ *       (blockwise FP8's scales: 128), only widths that divide it, so that
+ *       a tile lies in one block; others trap, and the planner, told the
+ *       same, never picks them. Default 0: any width.
  *   template <int BM, int BN> struct consumer_state;
  *       Registers a consumer warpgroup keeps beside acc across the
  *       mainloop (a temporary accumulator, a tile's scales). Default: none.
@@ -92,6 +97,7 @@ TP_KERNEL_FN unsigned char *tp_kernel_smem(void) {
 
 struct tp_kernel_mainloop_defaults {
   static constexpr int max_tile_n = TP_KERNEL_MAX_TILE_N;
+  static constexpr int n_block = 0;
 
   template <int BM, int BN>
   struct consumer_state {};

@@ -32,8 +32,9 @@
  *     full tile of that width runs (SPEED in tiles.h), by the share of its
  *     columns inside N and by what the split costs. Shapes with fewer
  *     128 x 128 tiles than SMs (few tiles: bound by memory) may also take
- *     64-wide tiles where one tile row holds M, and 64 x 64 ones where
- *     M <= 64, and split every
+ *     narrow widths where one tile row holds M (128 x 64; 64 x 64 and, for
+ *     a 16-bit D with C absent or in its dtype, 64 x 48 where M <= 64),
+ *     and split every
  *     tile's K when the tiles alone occupy fewer than SPLIT_SATURATION of
  *     the SMs, into the fewest splits that reach it; other shapes may
  *     split the tiles of their partial last wave (tail splits) and may
@@ -81,6 +82,7 @@ typedef struct tp_kernel_plan {
   int32_t k_elems, k_blocks; /* K of a k-block; k-blocks per tile */
   int32_t k_group;           /* k-tiles per k-block (one stage: the layout's k_group_size) */
   int32_t max_tile_n;        /* the mainloop's widest tile (its max_tile_n) */
+  int32_t n_block;           /* widths divide it (the mainloop's n_block; 0: any) */
   int32_t splits;            /* K split over this many CTAs per tile, */
   int32_t split_from;        /* for the tiles from this one on */
   int32_t split_lead;        /* k-blocks each split hands on to the last */
@@ -125,7 +127,8 @@ typedef struct tp_kernel_plan {
  * K: CTAs sharing a tile row or column read it at different k, and past
  * this their reads no longer meet in L2 (docs/kernel.md, "Stream-K"). */
 #define TP_KERNEL_STREAM_MAX_ROW_BYTES 40960
-/* The narrowest width, only for shapes of few tiles in one tile row. */
+/* Widths up to this one are narrow: only for shapes of few tiles in one
+ * tile row. */
 #define TP_KERNEL_NARROW_WIDTH 64
 
 /* One kernel of tiles.h on the host. */
@@ -145,10 +148,12 @@ static inline const tp_kernel_instance *tp_kernel_instances(size_t *count) {
   return all;
 }
 
-/* Whether instance k serves plan kp: its cluster, its D, and no wider than
- * the mainloop's widest tile. */
+/* Whether instance k serves plan kp: its cluster, its D, no wider than
+ * the mainloop's widest tile and, where the mainloop's columns come in
+ * blocks (n_block), a width that divides them. */
 static inline bool tp_kernel_instance_serves(const tp_kernel_instance *k, const tp_kernel_plan *kp) {
-  return k->cluster_m == kp->cluster_m && k->d == kp->d_dtype && k->tile_n <= kp->max_tile_n;
+  return k->cluster_m == kp->cluster_m && k->d == kp->d_dtype && k->tile_n <= kp->max_tile_n &&
+         kp->n_block % k->tile_n == 0;
 }
 
 /* The kernel of tile_m x tile_n that serves kp; NULL when there is none.
@@ -324,12 +329,15 @@ static inline bool tp_kernel_rows_on_lines(const tp_gemm_desc *desc) {
  * forces that), else the partial last wave's, split (forced_tail forces
  * its split count, 1: none) or as stream-K (stream_k forces it on or off;
  * the heuristic's only where stream_ok); forced_m and forced_n, when not
- * 0, are the only tile rows and width tried; the narrow width only for few
- * tiles, a tail-chunk width only where tail_ok and not. */
+ * 0, are the only tile rows and width tried; narrow widths only for few
+ * tiles in one tile row, a tail-chunk width only where C (if any) comes in
+ * D's dtype (c_as_d) and, if it is not narrow, only for many tiles whose
+ * rows lie on lines (on_lines). */
 static inline void tp_kernel_best_shape(tp_kernel_plan *kp, int64_t m, int64_t n,
                                         int32_t sm_count, int32_t forced_m, int32_t forced_n,
                                         int32_t forced_splits, int32_t forced_tail,
-                                        int32_t stream_k, bool stream_ok, bool tail_ok) {
+                                        int32_t stream_k, bool stream_ok, bool c_as_d,
+                                        bool on_lines) {
   size_t count;
   const tp_kernel_instance *all = tp_kernel_instances(&count);
   const int64_t k_blocks = kp->k_blocks;
@@ -340,12 +348,15 @@ static inline void tp_kernel_best_shape(tp_kernel_plan *kp, int64_t m, int64_t n
     if (!tp_kernel_instance_serves(t, kp)) continue;
     if ((forced_m && t->tile_m != forced_m) || (forced_n && t->tile_n != forced_n)) continue;
     const bool tail = tp_kernel_has_tail(t->tile_n, kp->d_dtype);
-    /* The narrow width only where its tiles are few and one tile row holds
-     * M: over more rows, each column of narrow tiles reads all of A again,
-     * where a wider tile's K split reads it once per column. */
-    const bool narrow_ok = few_tiles && m <= t->tile_m;
-    if (!forced_n && ((t->tile_n == TP_KERNEL_NARROW_WIDTH && !narrow_ok) ||
-                      (tail && (few_tiles || !tail_ok))))
+    /* Narrow widths only where their tiles are few and one tile row holds
+     * M (or where the INI asks for 64-row tiles, which are all narrow):
+     * over more rows, each column of narrow tiles reads all of A again,
+     * where a wider tile's K split reads it once per column. A wide tail
+     * width (176) only where many tiles need the waves it fills. */
+    const bool narrow = t->tile_n <= TP_KERNEL_NARROW_WIDTH;
+    const bool narrow_ok = (few_tiles && m <= t->tile_m) || forced_m;
+    if (!forced_n && ((narrow && !narrow_ok) || (tail && !c_as_d) ||
+                      (tail && !narrow && (few_tiles || !on_lines))))
       continue;
     /* 64-row tiles only where one holds M: over more rows, each B tile
      * would stream into two CTAs, where a 128-row tile streams it once and
@@ -444,18 +455,20 @@ static inline int32_t tp_kernel_only_width(const tp_kernel_plan *kp, int32_t til
 /* Step 1: the tile shape, the splits, the cluster and the tile walk of D =
  * desc's for a mainloop whose k-tile is k_elems elements of K (the INI's
  * tile K), whose k-block (one stage, one step of the k-loop) holds k_group
- * k-tiles (the seeds' k_group_size) and whose widest tile is max_tile_n
- * (its max_tile_n: tilepipe/device/kernel_mainloop.h); the INI's (tu) where
+ * k-tiles (the seeds' k_group_size), whose widest tile is max_tile_n and
+ * whose tile widths divide n_block (0: any; its max_tile_n and n_block:
+ * tilepipe/device/kernel_mainloop.h); the INI's (tu) where
  * it set them, checked against the kernels, the heuristic's elsewhere.
  * source_dtype: the epilogue's C (tp_epilogue_plan.source_dtype). */
 static inline tp_status tp_kernel_plan_shape(tp_kernel_plan *kp, const tp_kernel_tuning *tu,
                                              const tp_gemm_desc *desc, tp_dtype source_dtype,
                                              const tp_gpu_info *gpu, int32_t k_elems,
-                                             int32_t k_group, int32_t max_tile_n, char *err,
-                                             size_t errlen) {
+                                             int32_t k_group, int32_t max_tile_n,
+                                             int32_t n_block, char *err, size_t errlen) {
   memset(kp, 0, sizeof *kp);
   kp->d_dtype = desc->d.dtype;
   kp->max_tile_n = max_tile_n;
+  kp->n_block = n_block;
   kp->cluster_m = 1;
   if (tp_kernel_instance_find(kp, 0, 0) == NULL) {
     return tp_kernel_plan_fail(err, errlen, TP_ERR_UNSUPPORTED,
@@ -527,7 +540,15 @@ static inline tp_status tp_kernel_plan_shape(tp_kernel_plan *kp, const tp_kernel
   tp_kernel_best_shape(kp, desc->m, desc->n, gpu->sm_count, forced_m, forced_n,
                        clustered ? 1 : tu->splits, clustered ? 1 : tu->tail_splits,
                        clustered ? TP_KERNEL_STREAM_OFF : tu->stream_k, rows_short,
-                       tail_ok && on_lines);
+                       tail_ok, on_lines);
+  if (kp->tile_m == 0) {
+    char tiles[160];
+    tp_kernel_tile_list(tiles, sizeof tiles, kp);
+    return tp_kernel_plan_fail(err, errlen, TP_ERR_UNSUPPORTED,
+                               "none of the GPU kernels' tiles (MxN) %s suits %lldx%lld (narrow "
+                               "widths serve only shapes of few tiles in one tile row)",
+                               tiles, (long long)desc->m, (long long)desc->n);
+  }
   kp->a_rows = TP_KERNEL_WARPGROUP_ROWS;
   kp->tiles_m = tp_kernel_ceil_div(desc->m, kp->tile_m);
   kp->tiles_n = tp_kernel_ceil_div(desc->n, kp->tile_n);
@@ -753,7 +774,7 @@ static inline tp_status tp_kernel_plan_operands(const tp_kernel_tuning *tu,
   tp_kernel_plan kp;
   tp_status st =
       tp_kernel_plan_shape(&kp, tu, desc, epi->source_dtype, gpu,
-                           (int32_t)tp_kernel_row_elems(desc->a.dtype), 1, max_tile_n, err,
+                           (int32_t)tp_kernel_row_elems(desc->a.dtype), 1, max_tile_n, 0, err,
                            errlen);
   if (st != TP_OK) return st;
   tp_kernel_plan_operand_tensors(&kp, desc, plan);

@@ -10,8 +10,9 @@
  *               each) or 64 (the first warpgroup alone);
  *   CLUSTER_M   CTAs per cluster along M, sharing B by multicast (1 or 2);
  *   D_SET       the D dtypes it exists for: ALL (bf16, f16, f32) or D16
- *               (bf16, f16: the 176-wide tile, two whole chunks of a 16-bit
- *               D and a 48-column tail chunk, tilepipe/device/kernel_chunks.h);
+ *               (bf16, f16: widths that end in a tail chunk of a 16-bit D,
+ *               tilepipe/device/kernel_chunks.h: 176, two whole chunks and
+ *               48 columns, and 48, the tail chunk alone);
  *   SPEED       the speed of one full tile relative to 128 x 256, which the
  *               planner weighs against how well a width fills the SMs'
  *               waves (docs/kernel.md, "Choosing the tile").
@@ -42,7 +43,8 @@
   X(128, 64, 1, ALL, 0.85, F, CTX)  \
   X(128, 64, 2, ALL, 0.85, F, CTX)  \
   X(64, 64, 1, ALL, 0.84, F, CTX)   \
-  X(64, 64, 2, ALL, 0.84, F, CTX)
+  X(64, 64, 2, ALL, 0.84, F, CTX)   \
+  X(64, 48, 1, D16, 0.83, F, CTX)
 
 /* The table's widest tile: a mainloop's default max_tile_n. */
 #define TP_KERNEL_MAX_TILE_N 256

@@ -33,8 +33,8 @@
  * Invariants: K-major operands, 1024-byte aligned tiles (the storage
  * planner's layout); a scale block is 128 e4m3 of K (the blocks past K
  * arrive zero-filled from TMA, and their scales are the last block's);
- * tiles at most 128 wide (BLOCKWISE_MAX_TILE_N), so that a tile's columns
- * lie in one 128-column block of B.
+ * tile widths that divide 128 (n_block), so that a tile's columns lie in
+ * one 128-column block of B.
  *
  * Built by build-aux/device.mk into LTO-IR that plugins/blockwise_fp8/
  * embeds; tests/test_gpu_blockwise.c runs it, `tilepipe link` links it
@@ -50,12 +50,10 @@
  * k-block) is BLOCKWISE_STEP_BLOCKS of them: one stage, one drain. */
 #define BLOCKWISE_BLOCK 128
 
-static_assert(BLOCKWISE_BLOCK % BLOCKWISE_MAX_TILE_N == 0,
-              "a tile's columns must lie in one block of B's scales");
-
 struct blockwise_fp8_mainloop : tp_kernel_mainloop_defaults {
   typedef tp_blockwise_fp8_params params;
   static constexpr int max_tile_n = BLOCKWISE_MAX_TILE_N;
+  static constexpr int n_block = BLOCKWISE_BLOCK; /* a tile's columns in one block of B's scales */
   static constexpr int sub = BLOCKWISE_STEP_BLOCKS; /* scale blocks a step */
   static constexpr int step_bytes = 32;             /* K of one wgmma: 32 e4m3 */
   static constexpr int steps = TP_KERNEL_ROW_BYTES / step_bytes;
@@ -209,7 +207,8 @@ struct blockwise_fp8_mainloop : tp_kernel_mainloop_defaults {
 
 /* The kernels: every tile and D of tilepipe/kernel/tiles.h, named
  * tp_blockwise_fp8_e4m3_<D>_<BM>x<BN>_c<CM> (gpu.c asks for them by name);
- * the tiles wider than BLOCKWISE_MAX_TILE_N trap (never planned). */
+ * the tiles wider than BLOCKWISE_MAX_TILE_N or not dividing a block trap
+ * (never planned). */
 #define BLOCKWISE_KERNEL(BM, BN, CM, D_NAME, DT, SPEED, OPERANDS)                              \
   TP_KERNEL_ENTRY(TP_KERNEL_NAME(tp_blockwise_fp8, OPERANDS, BM, BN, CM, D_NAME),              \
                   blockwise_fp8_mainloop, BM, BN, DT, CM)
