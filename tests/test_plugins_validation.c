@@ -768,6 +768,14 @@ static void expect_gpu_plan_refused(loaded *l, int64_t m, int64_t n, int64_t k,
   ASSERT_HAS(err, needle);
 }
 
+/* The kernel and grid gpu_plan picks for d. */
+static tp_gpu_launch planned(loaded *l, const tp_gemm_desc *d) {
+  char err[256];
+  tp_gpu_launch launch;
+  ck_assert_msg(gpu_plan_slot(l, d, &launch, err, sizeof err) == TP_OK, "%s", err);
+  return launch;
+}
+
 /* The partial last wave's split, forced: `tail_splits` holds where the
  * tail fits it in one wave, leaves the tail whole where it does not, and 1
  * turns the split off. */
@@ -845,14 +853,25 @@ START_TEST(test_gpu_plan_split_k) {
                   split_workspace(2, 64, 16));
   /* More rows than one tile: 64 wide no more (each column of narrow tiles
    * would read all of A again); 128 wide, K split in 2: 192 x 4096 x 14336
-   * makes 64 such tiles (128 x 256 would need 4 splits of 56 k-blocks).
-   * Over 8 tile rows, 1024 x 1024 x 32768's splits are long enough (128
-   * k-blocks in 4) that the wider 128 x 256, which reads A half as often,
-   * beats 128 x 128 in 2 splits, whose partial sums would cost less. */
+   * makes 64 such tiles (128 x 256 would need 4 splits of 56 k-blocks,
+   * 128 x 192 3: B, streamed from DRAM, dominates its traffic). At 1024 x
+   * 1024, where A and B enter the SMs 8 times each, the wider 128 x 256,
+   * which reads A half as often, takes 4 splits where they are long
+   * enough (bf16 K = 32768 and 16384, e4m3 32768: 64 k-blocks or more)
+   * and beats 128 x 128 in 2 splits, whose partial sums would cost less;
+   * not at e4m3 K = 16384 (32 k-blocks a split). 8192 x 256 (3.9 times)
+   * keeps 128 tiles of 128 x 128 unsplit. */
   expect_gpu_plan(&l, 192, 4096, 14336, "tp_standard_bf16_bf16_128x128_c1", 128,
                   split_workspace(64, 128, 2));
   expect_gpu_plan(&l, 1024, 1024, 32768, "tp_standard_bf16_bf16_128x256_c1", 128,
                   split_workspace(32, 256, 4));
+  expect_gpu_plan(&l, 1024, 1024, 16384, "tp_standard_bf16_bf16_128x256_c1", 128,
+                  split_workspace(32, 256, 4));
+  expect_gpu_plan(&l, 8192, 256, 8192, "tp_standard_bf16_bf16_128x128_c1", 128, 0);
+  tp_gemm_desc e = sized_of(TP_DTYPE_E4M3, 1024, 1024, 32768);
+  ck_assert_str_eq(planned(&l, &e).kernel, "tp_standard_e4m3_e4m3_bf16_128x256_c1");
+  e = sized_of(TP_DTYPE_E4M3, 1024, 1024, 16384);
+  ck_assert_str_eq(planned(&l, &e).kernel, "tp_standard_e4m3_e4m3_bf16_128x128_c1");
   /* Short K: a split takes at least 4 k-blocks; 7 k-blocks stay whole. */
   expect_gpu_plan(&l, 128, 128, 448, "tp_standard_bf16_bf16_128x64_c1", 2, 0);
   /* Many tiles: never 64 wide (4096 x 2112: 544 tiles of 128 would fill 8
@@ -897,14 +916,6 @@ START_TEST(test_gpu_plan_split_k) {
   unload(&l);
 }
 END_TEST
-
-/* The kernel and grid gpu_plan picks for d. */
-static tp_gpu_launch planned(loaded *l, const tp_gemm_desc *d) {
-  char err[256];
-  tp_gpu_launch launch;
-  ck_assert_msg(gpu_plan_slot(l, d, &launch, err, sizeof err) == TP_OK, "%s", err);
-  return launch;
-}
 
 /* Rows of A and B off the 128-byte lines (K = 5008: rows 10016 bytes
  * apart in bf16, 5008 in e4m3): no tail-chunk width, and 1-byte operands

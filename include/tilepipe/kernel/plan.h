@@ -109,13 +109,18 @@ typedef struct tp_kernel_plan {
 #define TP_KERNEL_SPLIT_SATURATION 0.85 /* share of the SMs few tiles need busy */
 /* The cost of each split beyond the first, per 128 x 128 of tile, relative
  * to an unsplit tile: the partial sums it writes and the last split reads,
- * and the wait for them. Over several tile rows, where a wider tile also
- * reads A fewer times, it holds for splits of up to SPLIT_FULL_COST_KB
- * k-blocks and weighs less in proportion beyond (a longer split pays it
- * over more time); in one tile row B streams once whatever the width, and
- * more splits only add partial sums (docs/kernel.md, "Split-K"). */
+ * and the wait for them. Where the operands enter the SMs at least
+ * L2_BOUND_REREADS times (tp_kernel_rereads), so that a wider tile, which
+ * reads A fewer times, saves L2 traffic, it holds for splits of up to
+ * SPLIT_FULL_COST_KB k-blocks and weighs less in proportion beyond (a
+ * longer split pays it over more time), and each split past the second
+ * costs SPLIT_EXTRA_COST of it (the wait is there from two splits on);
+ * elsewhere B streams from DRAM whatever the width, and every split costs
+ * it whole (docs/kernel.md, "Split-K"). */
 #define TP_KERNEL_SPLIT_COST 0.15
 #define TP_KERNEL_SPLIT_FULL_COST_KB 16
+#define TP_KERNEL_SPLIT_EXTRA_COST 0.5
+#define TP_KERNEL_L2_BOUND_REREADS 4.0
 /* A tail split's cost beyond the first, in k-blocks of time. */
 #define TP_KERNEL_TAIL_SPLIT_COST_KB 16.0
 /* The last split of a tile is TP_KERNEL_SPLIT_LEAD_KB k-blocks longer for
@@ -212,13 +217,20 @@ static inline int32_t tp_kernel_raster_rows(int32_t tile_m, int32_t tile_n, int3
   return r < 1 ? 1 : (int32_t)r;
 }
 
+/* How many times, on average, each byte of A and B enters an SM, in
+ * 128 x 128 tiles: A once per tile column, B once per tile row. */
+static inline double tp_kernel_rereads(int64_t m, int64_t n) {
+  return (double)(m * ((n + 127) / 128) + n * ((m + 127) / 128)) / (double)(m + n);
+}
+
 /* How well `units` work units of tile `t` keep the SMs busy: whole waves
  * count by how full they are, a single partial wave as full once it
  * reaches SPLIT_SATURATION of the SMs; times the tile's speed, the share of
  * its columns inside N (`used`) and the cost of `splits` of `k_blocks`
- * (`several_rows`: the shape spans more than one row of these tiles). */
+ * (`l2_bound`: a shape of few tiles whose operands enter the SMs at
+ * least L2_BOUND_REREADS times, tp_kernel_rereads). */
 static inline double tp_kernel_shape_score(int64_t units, int32_t splits, int64_t k_blocks,
-                                           bool several_rows, const tp_kernel_instance *t,
+                                           bool l2_bound, const tp_kernel_instance *t,
                                            double used, int32_t sm_count) {
   const int64_t waves = (units + sm_count - 1) / sm_count;
   double fill = (double)units / (double)(waves * sm_count);
@@ -227,12 +239,14 @@ static inline double tp_kernel_shape_score(int64_t units, int32_t splits, int64_
     if (fill > 1.0) fill = 1.0;
   }
   const double split_kb = (double)k_blocks / splits;
-  const double length = several_rows && split_kb > TP_KERNEL_SPLIT_FULL_COST_KB
+  const double length = l2_bound && split_kb > TP_KERNEL_SPLIT_FULL_COST_KB
                             ? TP_KERNEL_SPLIT_FULL_COST_KB / split_kb
                             : 1.0;
   const double per_split =
       TP_KERNEL_SPLIT_COST * t->tile_m * t->tile_n / (128.0 * 128.0) * length;
-  return fill * t->speed * used / (1.0 + per_split * (splits - 1));
+  const double extra = l2_bound ? TP_KERNEL_SPLIT_EXTRA_COST : 1.0;
+  const double cost = splits > 1 ? per_split * (1.0 + extra * (splits - 2)) : 0.0;
+  return fill * t->speed * used / (1.0 + cost);
 }
 
 /* The fewest splits that bring `tiles` to SPLIT_SATURATION of the SMs
@@ -343,6 +357,7 @@ static inline void tp_kernel_best_shape(tp_kernel_plan *kp, int64_t m, int64_t n
   const int64_t k_blocks = kp->k_blocks;
   double best_score = -1.0;
   const bool few_tiles = tp_kernel_few_tiles(m, n, sm_count);
+  const bool l2_bound = few_tiles && tp_kernel_rereads(m, n) >= TP_KERNEL_L2_BOUND_REREADS;
   for (size_t i = 0; i < count; ++i) {
     const tp_kernel_instance *t = &all[i];
     if (!tp_kernel_instance_serves(t, kp)) continue;
@@ -371,7 +386,7 @@ static inline void tp_kernel_best_shape(tp_kernel_plan *kp, int64_t m, int64_t n
     double score;
     if (few_tiles || forced_splits) {
       splits = forced_splits ? forced_splits : tp_kernel_best_splits(tiles, k_blocks, sm_count);
-      score = tp_kernel_shape_score(tiles * splits, splits, k_blocks, m > t->tile_m, t, used,
+      score = tp_kernel_shape_score(tiles * splits, splits, k_blocks, l2_bound, t, used,
                                     sm_count);
       /* Stream-K over few tiles only when the INI asks for it. */
       if (stream_k == TP_KERNEL_STREAM_ON && !forced_splits &&
