@@ -1036,7 +1036,9 @@ START_TEST(test_gpu_plan_tile_n48) {
   expect_gpu_plan(&l, 32, 5120, 5120, "tp_standard_bf16_bf16_64x48_c1", 107, 0);
   tp_gemm_desc d = sized_of(TP_DTYPE_E4M3, 32, 5120, 5120);
   ck_assert_str_eq(planned(&l, &d).kernel, "tp_standard_e4m3_e4m3_bf16_64x48_c1");
-  /* f32 C under the bf16 D: no tail chunk. An f32 D has no 48-wide kernel. */
+  /* C in D's dtype keeps the 48 width; f32 C under the bf16 D does not (a
+   * tail chunk takes C only in D's dtype), and an f32 D has no 48-wide
+   * kernel. */
   ck_assert_int_eq(standard_args(&l, 32, 5120, 5120, TP_DTYPE_BF16).kernel.tiles_n, 107);
   ck_assert_int_ne(standard_args(&l, 32, 5120, 5120, TP_DTYPE_F32).kernel.tiles_n, 107);
   d.d.dtype = TP_DTYPE_F32;
@@ -1044,6 +1046,17 @@ START_TEST(test_gpu_plan_tile_n48) {
   /* Two tile rows of 64 (M = 100): no narrow width. */
   expect_gpu_plan(&l, 100, 5120, 5120, "tp_standard_bf16_bf16_128x128_c1", 120,
                   split_workspace(40, 128, 3));
+  /* `consumers = 2` (128-row tiles) leaves the narrow rule as it is;
+   * `consumers = 1` asks for 64-row tiles, all of them narrow. */
+  ck_assert_int_eq(set(&l, "consumers", "2", err, sizeof err), TP_OK);
+  expect_gpu_plan(&l, 4096, 4096, 4096, "tp_standard_bf16_bf16_128x256_c1", 132, 0);
+  expect_gpu_plan(&l, 4096, 2112, 7168, "tp_standard_bf16_bf16_128x176_c1", 132, 0);
+  /* 256 x 4224: 132 tiles of 128 x 64 would fill the SMs, but over two
+   * tile rows 128 x 128 in 2 splits reads A half as often. */
+  expect_gpu_plan(&l, 256, 4224, 4096, "tp_standard_bf16_bf16_128x128_c1", 132,
+                  split_workspace(66, 128, 2));
+  ck_assert_int_eq(set(&l, "consumers", "1", err, sizeof err), TP_OK);
+  expect_gpu_plan(&l, 32, 5120, 5120, "tp_standard_bf16_bf16_64x48_c1", 107, 0);
   unload(&l);
 
   l = load("blockwise_fp8");

@@ -369,7 +369,8 @@ static inline void tp_kernel_best_shape(tp_kernel_plan *kp, int64_t m, int64_t n
      * where a wider tile's K split reads it once per column. A wide tail
      * width (176) only where many tiles need the waves it fills. */
     const bool narrow = t->tile_n <= TP_KERNEL_NARROW_WIDTH;
-    const bool narrow_ok = (few_tiles && m <= t->tile_m) || forced_m;
+    const bool narrow_ok =
+        (few_tiles && m <= t->tile_m) || forced_m == TP_KERNEL_WARPGROUP_ROWS;
     if (!forced_n && ((narrow && !narrow_ok) || (tail && !c_as_d) ||
                       (tail && !narrow && (few_tiles || !on_lines))))
       continue;
