@@ -7,7 +7,8 @@
  * (kernel_schedule.h) of BM x BN output tiles (tilepipe/kernel/tiles.h):
  *
  *   warpgroup 0, producers (PRODUCER_REGS registers): warp 0 the main
- *     loader (the mainloop's load), warp 1 the TMA store of D, warp 2 the
+ *     loader (the mainloop's load), warp 1 the TMA store of D (and, at the
+ *     start of a decode-sized GEMM, the mainloop's warm), warp 2 the
  *     source loader of C (kernel_producers.h);
  *   warpgroups 1, 2, consumers (CONSUMER_REGS registers): the mainloop's
  *     mma over rows 64w..64w+63 of the tile, then the epilogue, chunk by
@@ -69,6 +70,11 @@ TP_KERNEL_FN void tp_kernel_run(const typename ML::params &p) {
     tp_mbar_fence_init();
     ML::prefetch(p);
     if (k.n_tma > 0) tp_tma_prefetch_desc(&k.d);
+  } else if (warp == 1 && k.m <= TP_KERNEL_WARPGROUP_ROWS && tp_elect_one()) {
+    /* A decode-sized M is bound by streaming B: its first k-blocks head
+     * for L2 while the barriers are set up. Over more rows it measured
+     * slower (docs/kernel.md, "One tile"). */
+    ML::template warm<BM, BN, CLUSTER_M>(p);
   }
   /* Peers' barriers must be initialised before any multicast lands in them. */
   if (CLUSTER_M > 1) {

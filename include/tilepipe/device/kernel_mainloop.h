@@ -51,6 +51,13 @@
  *       reads the accumulators.
  *   static void prefetch(const params &p);
  *       Thread 0 at kernel start: prefetch the mainloop's TMA descriptors.
+ *   template <int BM, int BN, int CLUSTER_M>
+ *   static void warm(const params &p);
+ *       One thread of warp 1 at kernel start, while thread 0 sets up the
+ *       barriers, where M is at most 64 rows: prefetch into L2 the first
+ *       k-blocks of the CTA's first unit, which the loader's first loads
+ *       then find there (the operands mainloop prefetches
+ *       TP_KERNEL_WARM_K_BLOCKS of A and B).
  *   template <int BM, int BN>
  *   static void tile_begin(consumer_state<BM, BN> &s, const params &p,
  *                          const tp_kernel_tile &t, uint32_t wg);
@@ -72,8 +79,8 @@
  *       scales). The epilogue hook then receives acc.
  *
  * A mainloop whose stage holds K-major A and B tiles alone derives from
- * tp_kernel_operands_mainloop (kernel_operands.h), which supplies prefetch
- * and load, and adds its mma.
+ * tp_kernel_operands_mainloop (kernel_operands.h), which supplies prefetch,
+ * warm and load, and adds its mma.
  *
  * All of them are `static __device__ __forceinline__`: the skeleton is one
  * inlined body per kernel, and a register array passed by pointer stays in
@@ -109,6 +116,9 @@ struct tp_kernel_mainloop_defaults {
 
   template <class P>
   static __device__ __forceinline__ void prefetch(const P &) {}
+
+  template <int BM, int BN, int CLUSTER_M, class P>
+  static __device__ __forceinline__ void warm(const P &) {}
 
   template <int BM, int BN, class S, class P>
   static __device__ __forceinline__ void tile_begin(S &, const P &, const tp_kernel_tile &,

@@ -109,16 +109,40 @@ TP_KERNEL_FN void tp_kernel_operand_addrs(const tp_input_consumer_stage *st, uin
   *b = tp_smem_addr(tp_input_consumer_stage_tile(st, 1, j));
 }
 
-/* The prefetch and load of a mainloop whose stage holds A and B alone, in
- * k-blocks of K_ELEMS elements of K (one 128-byte row): its params carry
- * the operands as `ab`. It derives from this and adds its mma (and any
- * optional member of tilepipe/device/kernel_mainloop.h). */
+/* K-blocks of a decode-sized GEMM's first unit that its warm prefetches
+ * into L2 (tilepipe/device/kernel.h). */
+enum { TP_KERNEL_WARM_K_BLOCKS = 4 };
+
+/* The prefetch, warm and load of a mainloop whose stage holds A and B
+ * alone, in k-blocks of K_ELEMS elements of K (one 128-byte row): its
+ * params carry the operands as `ab`. It derives from this and adds its mma
+ * (and any optional member of tilepipe/device/kernel_mainloop.h). */
 template <int K_ELEMS>
 struct tp_kernel_operands_mainloop : tp_kernel_mainloop_defaults {
   template <class P>
   static __device__ __forceinline__ void prefetch(const P &p) {
     tp_tma_prefetch_desc(&p.ab.a);
     tp_tma_prefetch_desc(&p.ab.b);
+  }
+
+  /* The first TP_KERNEL_WARM_K_BLOCKS k-blocks of this CTA's first unit
+   * (its slice of B in a cluster) into L2, before the loader asks for
+   * them. */
+  template <int BM, int BN, int CLUSTER_M, class P>
+  static __device__ __forceinline__ void warm(const P &p) {
+    tp_kernel_walk wk = tp_kernel_walk_make<CLUSTER_M>(p.kernel);
+    tp_kernel_unit w;
+    if (!tp_kernel_walk_next(p.kernel, &wk, &w)) return;
+    const tp_kernel_tile t = tp_kernel_tile_of<CLUSTER_M, BM, BN>(p.kernel, w);
+    const int32_t n = min(w.kb_end - w.kb_begin, (int32_t)TP_KERNEL_WARM_K_BLOCKS);
+    const int32_t b_row =
+        t.n0 + (CLUSTER_M > 1 ? (int32_t)tp_cluster_ctarank() * (BN / CLUSTER_M) : 0);
+    for (int32_t i = 0; i < n; ++i) {
+      const int32_t k0 = (w.kb_begin + i) * K_ELEMS;
+      tp_tma_prefetch_l2_2d(&p.ab.b, k0, b_row);
+      for (uint32_t h = 0; h < t.warpgroups_in_m; ++h)
+        tp_tma_prefetch_l2_2d(&p.ab.a, k0, t.m0 + (int32_t)(h * TP_KERNEL_WARPGROUP_ROWS));
+    }
   }
 
   template <int BM, int BN, int CLUSTER_M, class P>
