@@ -220,7 +220,8 @@ static inline int32_t tp_kernel_raster_rows(int32_t tile_m, int32_t tile_n, int3
 /* How many times, on average, each byte of A and B enters an SM, in
  * 128 x 128 tiles: A once per tile column, B once per tile row. */
 static inline double tp_kernel_rereads(int64_t m, int64_t n) {
-  return (double)(m * ((n + 127) / 128) + n * ((m + 127) / 128)) / (double)(m + n);
+  return (double)(m * tp_kernel_ceil_div(n, 128) + n * tp_kernel_ceil_div(m, 128)) /
+         (double)(m + n);
 }
 
 /* How well `units` work units of tile `t` keep the SMs busy: whole waves
@@ -371,8 +372,8 @@ static inline void tp_kernel_best_shape(tp_kernel_plan *kp, int64_t m, int64_t n
     const bool narrow = t->tile_n <= TP_KERNEL_NARROW_WIDTH;
     const bool narrow_ok =
         (few_tiles && m <= t->tile_m) || forced_m == TP_KERNEL_WARPGROUP_ROWS;
-    if (!forced_n && ((narrow && !narrow_ok) || (tail && !c_as_d) ||
-                      (tail && !narrow && (few_tiles || !on_lines))))
+    if (!forced_n && ((narrow && !narrow_ok) ||
+                      (tail && (!c_as_d || (!narrow && (few_tiles || !on_lines))))))
       continue;
     /* 64-row tiles only where one holds M: over more rows, each B tile
      * would stream into two CTAs, where a 128-row tile streams it once and
@@ -529,8 +530,8 @@ static inline tp_status tp_kernel_plan_shape(tp_kernel_plan *kp, const tp_kernel
                                tp_codec_name(kp->d_dtype), kp->cluster_m, tiles, k_elems,
                                tu->tile_m, tu->tile_n, tu->tile_k, tu->consumers);
   }
-  const bool tail_ok = source_dtype == TP_DTYPE_NONE || source_dtype == desc->d.dtype;
-  if (tu->tile_n && tp_kernel_has_tail(tu->tile_n, kp->d_dtype) && !tail_ok) {
+  const bool c_as_d = source_dtype == TP_DTYPE_NONE || source_dtype == desc->d.dtype;
+  if (tu->tile_n && tp_kernel_has_tail(tu->tile_n, kp->d_dtype) && !c_as_d) {
     return tp_kernel_plan_fail(err, errlen, TP_ERR_UNSUPPORTED,
                                "tile width %d is not whole chunks of a %s D: its kernels take C "
                                "only in D's dtype (here C is %s)",
@@ -556,7 +557,7 @@ static inline tp_status tp_kernel_plan_shape(tp_kernel_plan *kp, const tp_kernel
   tp_kernel_best_shape(kp, desc->m, desc->n, gpu->sm_count, forced_m, forced_n,
                        clustered ? 1 : tu->splits, clustered ? 1 : tu->tail_splits,
                        clustered ? TP_KERNEL_STREAM_OFF : tu->stream_k, rows_short,
-                       tail_ok, on_lines);
+                       c_as_d, on_lines);
   if (kp->tile_m == 0) {
     char tiles[160];
     tp_kernel_tile_list(tiles, sizeof tiles, kp);
