@@ -19,9 +19,9 @@
 #   check     make check (GPU tests included; 77 would mean no GPU)
 #   sanitize  compute-sanitizer memcheck/racecheck/synccheck on the pipeline
 #             test and on fused GEMMs (store, residual with f32 C, 2-CTA
-#             clusters, split-K, a split last wave, stream-K, 176-wide
-#             tiles, 128 x 64, 64 x 64 and 64 x 48 tiles, a decode M's short
-#             A box, blockwise FP8)
+#             clusters, split-K, a split last wave, stream-K, 176- and
+#             144-wide tiles, 128 x 64, 64 x 64 and 64 x 48 tiles, a
+#             decode M's short A box, blockwise FP8)
 #   example   installs into /tmp/tp-prefix, builds examples/bias_silu and
 #             examples/int8_w8a8 out of tree and runs their tests (CPU and
 #             CUDA), and the int8 payload's fused GEMM under compute-sanitizer
@@ -72,7 +72,7 @@ cs=/usr/local/cuda/bin/compute-sanitizer
 for step in $steps; do
   case $step in
   check)
-    timeout 300 make -j"$(nproc)" check > "$logs/check.log" 2>&1
+    timeout 420 make -j"$(nproc)" check > "$logs/check.log" 2>&1
     say "check: rc=$? $(grep -E '^# (PASS|SKIP|FAIL|ERROR)' "$logs/check.log" | tr '\n' ' ')"
     grep -E "^(FAIL|ERROR)" "$logs/check.log"
     cp test-suite.log "$logs/" 2>/dev/null
@@ -90,6 +90,7 @@ for step in $steps; do
     section standard_m64_cluster2 'tile = 64x64x64\ncluster = 2x1'
     section standard_tail3 'tile = 128x128x64\ntail_splits = 3'
     section standard_n176 'tile = 128x176x64'
+    section standard_n144 'tile = 128x144x64'
     section standard_n64 'tile = 128x64x64'
     section standard_n48 'tile = 64x48x64'
     section standard_stream 'tile = 128x256x64\nstream_k = on'
@@ -122,6 +123,9 @@ for step in $steps; do
     # N = 529 ends in a one-column tile, past the TMA store's reach.
     sanitize_gemm n176 "memcheck racecheck" --payload standard_n176 --epilogue residual \
       -m 300 -n 529 -k 1009
+    # 144-wide tiles: a 16-column last chunk; N = 425 ends inside it.
+    sanitize_gemm n144 "memcheck racecheck" --payload standard_n144 --epilogue residual \
+      -m 300 -n 425 -k 1009
     # 128 x 64 tiles free each input stage as soon as its wgmma retires
     # (no stage held over to the next k-block); K 1009 ends in a partial
     # k-block, M 300 in a tile whose second A box is past M.

@@ -11,11 +11,12 @@
  * sections of the standard library with `splits = 3` (uneven k-blocks per
  * split) and `splits = 16` (one k-block each), with both epilogues and C
  * aliasing D; asking for more splits than k-blocks is refused at plan time.
- * The 64-wide tile, the 64 x 64 tile, the 176-wide tile (its last chunk
- * narrower), the 64 x 48 tile (one chunk, narrower), 2-CTA clusters and
- * the split of a partial last wave run forced the same way (`tile =
- * 128x64x..`, `tile = 64x64x..`, `tile = 128x176x..`, `tile = 64x48x..`,
- * `cluster = 2x1`, `tail_splits`), and stream-K (`stream_k = on`).
+ * The 64-wide tile, the 64 x 64 tile, the 144-, 160-, 176- and 208-wide
+ * tiles (their last chunk narrower), the 64 x 48 tile (one chunk,
+ * narrower), 2-CTA clusters and the split of a partial last wave run
+ * forced the same way (`tile = 128x64x..`, `tile = 64x64x..`, `tile =
+ * 128x176x..`, `tile = 64x48x..`, `cluster = 2x1`, `tail_splits`), and
+ * stream-K (`stream_k = on`).
  * Exits 77 when there is no usable GPU (tests/gpu_case.h runs the cases). */
 #include <check.h>
 #include <string.h>
@@ -176,6 +177,31 @@ START_TEST(tile_n176) {
        "residual", 1, 0, 1.0f, 1.0f, 4097, 513, 257, 15, 1},
   };
   run_cases(cases, sizeof cases / sizeof cases[0], 17000u);
+}
+END_TEST
+
+/* The other widths that end in a tail chunk: 144 (two chunks and 16
+ * columns), 160 (32) and 208 (three chunks and 16). Each N ends inside a
+ * last tile's tail chunk, past the TMA store's 16-byte reach (425 = 2 x
+ * 144 + 137, 1000 = 6 x 144 + 136, 629 = 3 x 160 + 149, 405 = 208 + 197):
+ * both epilogues, C aliasing D, f16 and fp8, K split where the tiles are
+ * few. */
+START_TEST(tile_tail_widths) {
+  static const gpu_case cases[] = {
+      {"standard_n144", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_NONE, "store", 0,
+       0, 1.5f, 0.0f, 300, 425, 1009, 15, 2},
+      {"standard_n144", TP_DTYPE_F16, TP_DTYPE_F16, TP_DTYPE_F16, TP_DTYPE_F16, "residual", 1, 0,
+       0.75f, -1.25f, 1000, 1000, 1000, 8, 1},
+      {"standard_n160_fp8", TP_DTYPE_E4M3, TP_DTYPE_E4M3, TP_DTYPE_BF16, TP_DTYPE_BF16,
+       "residual", 0, 0, 1.0f, 1.0f, 4097, 629, 257, 15, 2},
+      {"standard_n160", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_NONE, "store", 0,
+       0, 1.0f, 0.0f, 129, 629, 2049, 15, 1},
+      {"standard_n208", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16, "residual",
+       1, 0, 0.5f, 2.0f, 777, 405, 1009, 15, 1},
+      {"standard_n208_fp8", TP_DTYPE_E4M3, TP_DTYPE_E4M3, TP_DTYPE_F16, TP_DTYPE_NONE, "store", 0,
+       0, 1.0f, 0.0f, 1000, 1000, 1000, 8, 2},
+  };
+  run_cases(cases, sizeof cases / sizeof cases[0], 23000u);
 }
 END_TEST
 
@@ -353,6 +379,11 @@ static const tp_test_tuning tunings[] = {
     {"standard_tail2_fp8", "standard", "tile = 128x128x128\ntail_splits = 2"},
     {"standard_n176", "standard", "tile = 128x176x64"},
     {"standard_n176_fp8", "standard", "tile = 128x176x128"},
+    {"standard_n144", "standard", "tile = 128x144x64"},
+    {"standard_n160", "standard", "tile = 128x160x64"},
+    {"standard_n160_fp8", "standard", "tile = 128x160x128"},
+    {"standard_n208", "standard", "tile = 128x208x64"},
+    {"standard_n208_fp8", "standard", "tile = 128x208x128"},
     {"standard_m64", "standard", "tile = 64x64x64"},
     {"standard_m64_fp8", "standard", "tile = 64x64x128"},
     {"standard_m64_cluster2", "standard", "tile = 64x64x64\ncluster = 2x1"},
@@ -377,6 +408,7 @@ static void add_tests(TCase *tc) {
   tcase_add_test(tc, cluster_2x1);
   tcase_add_test(tc, tail_split);
   tcase_add_test(tc, tile_n176);
+  tcase_add_test(tc, tile_tail_widths);
   tcase_add_test(tc, tile_m64);
   tcase_add_test(tc, tile_n48);
   tcase_add_test(tc, split_two);

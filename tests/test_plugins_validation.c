@@ -878,6 +878,13 @@ START_TEST(test_gpu_plan_split_k) {
    * waves of 64-wide ones exactly); 176 wide (384 tiles, 2.9 waves) beats
    * 192 (352, 2.7 waves). */
   expect_gpu_plan(&l, 4096, 2112, 7168, "tp_standard_bf16_bf16_128x176_c1", 132, 0);
+  /* The other tail-chunk widths fill one wave where whole chunks leave
+   * SMs idle: 384 x 6144 makes 129 tiles of 128 x 144 (105 of 176, 72 of
+   * 256), 777 x 3584 126 of 128 x 208 (98 of 256), 512 x 5120 128 of
+   * 128 x 160 (120 of 176); their columns are 99-100% inside N. */
+  expect_gpu_plan(&l, 384, 6144, 4096, "tp_standard_bf16_bf16_128x144_c1", 129, 0);
+  expect_gpu_plan(&l, 777, 3584, 18944, "tp_standard_bf16_bf16_128x208_c1", 126, 0);
+  expect_gpu_plan(&l, 512, 5120, 27648, "tp_standard_bf16_bf16_128x160_c1", 128, 0);
   /* 2048 x 7168 x 18432: 448 tiles of 128 x 256 in 3 waves and 52 more;
    * those 52 split in 2 (104 CTAs) finish in about half a tile's time,
    * which beats 176 wide (656 tiles in 5 waves) and 192 wide (608 tiles: a
@@ -1084,25 +1091,35 @@ START_TEST(test_gpu_plan_tile_n48) {
 }
 END_TEST
 
-/* Stream-K: the heuristic's at 777 x 3584 x 18944 bf16 (98 tiles of 128 x
- * 256, a partial wave: every SM an equal share of their 98 x 296
- * k-blocks), and forced (`stream_k = on`) after a wave of whole tiles and
- * over few tiles; `stream_k = off` keeps 128 x 128 with a tail split. */
+/* Stream-K: the heuristic's at 4096 x 7168 x 16384 bf16 (896 tiles of 128
+ * x 256: 6 whole waves, then every SM an equal share of the last 104
+ * tiles' 104 x 256 k-blocks), and forced (`stream_k = on`) at 777 x 3584 x
+ * 18944 (whose 126 tiles of 128 x 208 fill a wave without it), after a
+ * wave of whole tiles and over few tiles; `stream_k = off` keeps 896 whole
+ * tiles. */
 START_TEST(test_gpu_plan_stream_k) {
   char err[256];
   loaded l = load("standard");
-  tp_standard_params p = standard_args(&l, 777, 3584, 18944, TP_DTYPE_NONE);
-  ck_assert_int_eq(p.kernel.stream_iters, 98 * 296);
-  ck_assert_int_eq(p.kernel.split_from, 0);
+  tp_standard_params p = standard_args(&l, 4096, 7168, 16384, TP_DTYPE_NONE);
+  ck_assert_int_eq(p.kernel.stream_iters, 104 * 256);
+  ck_assert_int_eq(p.kernel.split_from, 792);
   ck_assert_int_eq(p.kernel.split_lead, 0);
-  /* Shares of 219.8 k-blocks: a tile's 296 fall to at most 3 CTAs. */
+  /* Shares of 201.7 k-blocks: a tile's 256 fall to at most 3 CTAs. */
   ck_assert_int_eq(p.kernel.splits, 3);
+  expect_gpu_plan(&l, 4096, 7168, 16384, "tp_standard_bf16_bf16_128x256_c1", 132,
+                  split_workspace(104, 256, 3));
+  expect_gpu_plan(&l, 777, 3584, 18944, "tp_standard_bf16_bf16_128x208_c1", 126, 0);
+  ck_assert_int_eq(set(&l, "stream_k", "off", err, sizeof err), TP_OK);
+  expect_gpu_plan(&l, 4096, 7168, 16384, "tp_standard_bf16_bf16_128x256_c1", 132, 0);
+  ck_assert_int_eq(standard_args(&l, 4096, 7168, 16384, TP_DTYPE_NONE).kernel.stream_iters, 0);
+  ck_assert_int_eq(set(&l, "stream_k", "on", err, sizeof err), TP_OK);
+  /* 98 tiles of 128 x 256, all of them the stream: shares of 219.8 of
+   * their 98 x 296 k-blocks. */
+  p = standard_args(&l, 777, 3584, 18944, TP_DTYPE_NONE);
+  ck_assert_int_eq(p.kernel.split_from, 0);
+  ck_assert_int_eq(p.kernel.stream_iters, 98 * 296);
   expect_gpu_plan(&l, 777, 3584, 18944, "tp_standard_bf16_bf16_128x256_c1", 132,
                   split_workspace(98, 256, 3));
-  ck_assert_int_eq(set(&l, "stream_k", "off", err, sizeof err), TP_OK);
-  expect_gpu_plan(&l, 777, 3584, 18944, "tp_standard_bf16_bf16_128x128_c1", 132,
-                  split_workspace(64, 128, 2));
-  ck_assert_int_eq(standard_args(&l, 777, 3584, 18944, TP_DTYPE_NONE).kernel.stream_iters, 0);
   ck_assert_int_eq(set(&l, "stream_k", "on", err, sizeof err), TP_OK);
   ck_assert_int_eq(set(&l, "tile", "128x128x64", err, sizeof err), TP_OK);
   /* 189 tiles: 132 whole, 57 x 16 k-blocks as the stream. */
@@ -1181,10 +1198,11 @@ START_TEST(test_gpu_plan_blockwise_k_group) {
 }
 END_TEST
 
-/* The 176-wide kernels exist for a 16-bit D only (their last chunk is 48
- * columns of it): under an f32 D the heuristic keeps 4096 x 2112 at 192
- * wide, and a forced 176 is refused, naming D's dtype. */
-START_TEST(test_gpu_plan_width_176_needs_16bit_d) {
+/* The kernels of widths that end in a tail chunk (144, 160, 176, 208:
+ * their last chunk is 16, 32, 48, 16 columns of D) exist for a 16-bit D
+ * only: under an f32 D the heuristic keeps 4096 x 2112 at 192 wide, and
+ * each of them forced is refused, naming D's dtype. */
+START_TEST(test_gpu_plan_tail_widths_need_16bit_d) {
   char err[256];
   loaded l = load("standard");
   tp_ref_problem_spec spec = {.payload = "standard", .a = TP_DTYPE_BF16, .b = TP_DTYPE_BF16,
@@ -1195,10 +1213,13 @@ START_TEST(test_gpu_plan_width_176_needs_16bit_d) {
   tp_gpu_launch launch;
   ck_assert_msg(gpu_plan_slot(&l, &d, &launch, err, sizeof err) == TP_OK, "%s", err);
   ck_assert_str_eq(launch.kernel, "tp_standard_bf16_f32_128x192_c1");
-  ck_assert_int_eq(set(&l, "tile", "128x176x64", err, sizeof err), TP_OK);
-  ck_assert_int_eq(gpu_plan_slot(&l, &d, &launch, err, sizeof err), TP_ERR_UNSUPPORTED);
-  ASSERT_HAS(err, "for a f32 D in clusters of 1 take tiles (MxN) 128x256, 128x192, 128x128, "
-                  "128x64, 64x64,");
+  const char *tail_tiles[] = {"128x144x64", "128x160x64", "128x208x64", "128x176x64"};
+  for (size_t i = 0; i < sizeof tail_tiles / sizeof tail_tiles[0]; ++i) {
+    ck_assert_int_eq(set(&l, "tile", tail_tiles[i], err, sizeof err), TP_OK);
+    ck_assert_int_eq(gpu_plan_slot(&l, &d, &launch, err, sizeof err), TP_ERR_UNSUPPORTED);
+    ASSERT_HAS(err, "for a f32 D in clusters of 1 take tiles (MxN) 128x256, 128x192, 128x128, "
+                    "128x64, 64x64,");
+  }
   /* Under a bf16 D, 176 wide takes C only in D's dtype. */
   spec.d = TP_DTYPE_BF16;
   ck_assert_msg(tp_ref_problem_describe(&spec, &d, err, sizeof err) == TP_OK, "%s", err);
@@ -1350,7 +1371,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_cpu_plans);
   tcase_add_test(tc, test_cuda_plans);
   tcase_add_test(tc, test_gpu_plan_split_k);
-  tcase_add_test(tc, test_gpu_plan_width_176_needs_16bit_d);
+  tcase_add_test(tc, test_gpu_plan_tail_widths_need_16bit_d);
   tcase_add_test(tc, test_gpu_plan_tile_m64);
   tcase_add_test(tc, test_gpu_plan_tile_n48);
   tcase_add_test(tc, test_gpu_plan_rows_off_lines);

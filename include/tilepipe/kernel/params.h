@@ -29,8 +29,9 @@
 typedef struct tp_kernel_params {
   tp_tma_desc d; /* D [M, N]: boxes of tile_m rows x 128 bytes */
   tp_tma_desc c; /* C [M, N], when the epilogue reads a source: the same boxes */
-  /* A 176-wide tile's last chunk: D's and C's boxes of tile_m rows x 48
-   * columns, unswizzled (tilepipe/device/kernel_chunks.h). */
+  /* The last chunk of a width that is not whole chunks (176 wide: 48
+   * columns): D's and C's boxes of tile_m rows x its columns, unswizzled
+   * (tilepipe/device/kernel_chunks.h). */
   tp_tma_desc d_tail, c_tail;
   tp_storage_layout smem;
   int32_t m, n, k;

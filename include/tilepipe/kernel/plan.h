@@ -38,7 +38,7 @@
  *     tile's K when the tiles alone occupy fewer than SPLIT_SATURATION of
  *     the SMs, into the fewest splits that reach it; other shapes may
  *     split the tiles of their partial last wave (tail splits) and may
- *     take a width that is not whole chunks of D (176);
+ *     take a width that is not whole chunks of D (144, 160, 176, 208);
  *   - single CTAs: 2-CTA clusters (B multicast) when the INI asks, or for
  *     1-byte operands whose rows are not whole 128-byte lines apart
  *     (tp_kernel_rows_on_lines), on shapes of more tiles than SMs; such
@@ -368,7 +368,7 @@ static inline void tp_kernel_best_shape(tp_kernel_plan *kp, int64_t m, int64_t n
      * M (or where the INI asks for 64-row tiles, which are all narrow):
      * over more rows, each column of narrow tiles reads all of A again,
      * where a wider tile's K split reads it once per column. A wide tail
-     * width (176) only where many tiles need the waves it fills. */
+     * width (144 to 208) only where many tiles need the waves it fills. */
     const bool narrow = t->tile_n <= TP_KERNEL_NARROW_WIDTH;
     const bool narrow_ok =
         (few_tiles && m <= t->tile_m) || forced_m == TP_KERNEL_WARPGROUP_ROWS;

@@ -11,8 +11,9 @@
  *   CLUSTER_M   CTAs per cluster along M, sharing B by multicast (1 or 2);
  *   D_SET       the D dtypes it exists for: ALL (bf16, f16, f32) or D16
  *               (bf16, f16: widths that end in a tail chunk of a 16-bit D,
- *               tilepipe/device/kernel_chunks.h: 176, two whole chunks and
- *               48 columns, and 48, the tail chunk alone);
+ *               tilepipe/device/kernel_chunks.h: 144, 160, 176 and 208,
+ *               whole chunks and 16, 32, 48 or 16 columns, and 48, the
+ *               tail chunk alone);
  *   SPEED       the speed of one full tile relative to 128 x 256, which the
  *               planner weighs against how well a width fills the SMs'
  *               waves (docs/kernel.md, "Choosing the tile").
@@ -37,7 +38,10 @@
   X(128, 256, 2, ALL, 1.0, F, CTX)  \
   X(128, 192, 1, ALL, 0.96, F, CTX) \
   X(128, 192, 2, ALL, 0.96, F, CTX) \
+  X(128, 208, 1, D16, 0.97, F, CTX) \
   X(128, 176, 1, D16, 0.93, F, CTX) \
+  X(128, 160, 1, D16, 0.92, F, CTX) \
+  X(128, 144, 1, D16, 0.90, F, CTX) \
   X(128, 128, 1, ALL, 0.88, F, CTX) \
   X(128, 128, 2, ALL, 0.88, F, CTX) \
   X(128, 64, 1, ALL, 0.85, F, CTX)  \
