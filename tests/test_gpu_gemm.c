@@ -182,10 +182,10 @@ END_TEST
 
 /* The other widths that end in a tail chunk: 144 (two chunks and 16
  * columns), 160 (32) and 208 (three chunks and 16). Each N ends inside a
- * last tile's tail chunk, past the TMA store's 16-byte reach (425 = 2 x
- * 144 + 137, 1000 = 6 x 144 + 136, 629 = 3 x 160 + 149, 405 = 208 + 197):
- * both epilogues, C aliasing D, f16 and fp8, K split where the tiles are
- * few. */
+ * last tile's tail chunk (425 = 2 x 144 + 137, 1000 = 6 x 144 + 136, 629
+ * = 3 x 160 + 149, 405 = 208 + 197), and but for 1000 past the TMA
+ * store's 16-byte reach: both epilogues, C aliasing D, f16 and fp8, K
+ * split where the tiles are few. */
 START_TEST(tile_tail_widths) {
   static const gpu_case cases[] = {
       {"standard_n144", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_NONE, "store", 0,
