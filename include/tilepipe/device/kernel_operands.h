@@ -58,12 +58,25 @@ TP_KERNEL_FN void tp_kernel_zero_a_rows(const tp_kernel_params &k, uint32_t t, u
   tp_named_barrier_sync(bar, 128u);
 }
 
+/* The first row of A's box h (one per warpgroup whose rows start inside
+ * M: h < t.warpgroups_in_m). */
+TP_KERNEL_FN int32_t tp_kernel_a_box_row(const tp_kernel_tile &t, uint32_t h) {
+  return t.m0 + (int32_t)(h * TP_KERNEL_WARPGROUP_ROWS);
+}
+
+/* The first row of B that this CTA loads: the tile's, or in a cluster
+ * that of the slice of cluster rank `rank` (0 outside clusters). */
+template <int BN, int CLUSTER_M>
+TP_KERNEL_FN int32_t tp_kernel_b_slice_row(const tp_kernel_tile &t, uint32_t rank) {
+  return t.n0 + (int32_t)rank * (BN / CLUSTER_M);
+}
+
 /* A k-block's A boxes (from column k0 of the tile's rows) into `a`. */
 TP_KERNEL_FN void tp_kernel_load_a(const tp_kernel_operands &o, unsigned char *a, tp_mbar *full,
                                    int32_t k0, const tp_kernel_tile &t) {
   for (uint32_t h = 0; h < t.warpgroups_in_m; ++h) {
     tp_tma_load_2d_hint(a + h * TP_KERNEL_WARPGROUP_ROWS * TP_KERNEL_ROW_BYTES, &o.a, full, k0,
-                        t.m0 + (int32_t)(h * TP_KERNEL_WARPGROUP_ROWS), o.a_policy);
+                        tp_kernel_a_box_row(t, h), o.a_policy);
   }
 }
 
@@ -73,13 +86,13 @@ template <int BN, int CLUSTER_M>
 TP_KERNEL_FN void tp_kernel_load_b(const tp_kernel_operands &o, unsigned char *b, tp_mbar *full,
                                    int32_t k0, const tp_kernel_tile &t) {
   if (CLUSTER_M > 1) {
-    constexpr int32_t rows = BN / CLUSTER_M;
     const uint32_t rank = tp_cluster_ctarank();
-    tp_tma_load_2d_multicast_hint(b + rank * rows * TP_KERNEL_ROW_BYTES, &o.b, full, k0,
-                                  t.n0 + (int32_t)rank * rows,
+    tp_tma_load_2d_multicast_hint(b + rank * (BN / CLUSTER_M) * TP_KERNEL_ROW_BYTES, &o.b, full,
+                                  k0, tp_kernel_b_slice_row<BN, CLUSTER_M>(t, rank),
                                   (uint16_t)((1u << CLUSTER_M) - 1u), o.b_policy);
   } else {
-    tp_tma_load_2d_hint(b, &o.b, full, k0, t.n0, o.b_policy);
+    tp_tma_load_2d_hint(b, &o.b, full, k0, tp_kernel_b_slice_row<BN, CLUSTER_M>(t, 0),
+                        o.b_policy);
   }
 }
 
@@ -136,12 +149,12 @@ struct tp_kernel_operands_mainloop : tp_kernel_mainloop_defaults {
     const tp_kernel_tile t = tp_kernel_tile_of<CLUSTER_M, BM, BN>(p.kernel, w);
     const int32_t n = min(w.kb_end - w.kb_begin, (int32_t)TP_KERNEL_WARM_K_BLOCKS);
     const int32_t b_row =
-        t.n0 + (CLUSTER_M > 1 ? (int32_t)tp_cluster_ctarank() * (BN / CLUSTER_M) : 0);
+        tp_kernel_b_slice_row<BN, CLUSTER_M>(t, CLUSTER_M > 1 ? tp_cluster_ctarank() : 0u);
     for (int32_t i = 0; i < n; ++i) {
       const int32_t k0 = (w.kb_begin + i) * K_ELEMS;
       tp_tma_prefetch_l2_2d(&p.ab.b, k0, b_row);
       for (uint32_t h = 0; h < t.warpgroups_in_m; ++h)
-        tp_tma_prefetch_l2_2d(&p.ab.a, k0, t.m0 + (int32_t)(h * TP_KERNEL_WARPGROUP_ROWS));
+        tp_tma_prefetch_l2_2d(&p.ab.a, k0, tp_kernel_a_box_row(t, h));
     }
   }
 

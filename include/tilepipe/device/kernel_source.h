@@ -57,8 +57,8 @@ TP_KERNEL_FN int32_t tp_kernel_c_ring_lead(const tp_kernel_unit &w) {
 
 /* Step 1 at k-block kb: the one chunk whose turn it is, if any. Where the
  * ring holds every chunk, each loads c_ring_lead k-blocks ahead, in time
- * from DRAM, and the prefetch only added traffic (1.5-3% of the time at
- * bf16 384 x 6144 x 4096 to 2560 x 7168 x 5120; docs/kernel.md). */
+ * from DRAM, and a prefetch would only add traffic (docs/kernel.md, "The
+ * residual source"). */
 template <int BN, int DT>
 TP_KERNEL_FN void tp_kernel_c_prefetch(const tp_kernel_params &k, int32_t kb, int32_t kb_end,
                                        int32_t m0, int32_t n0) {
