@@ -161,34 +161,36 @@ TP_KERNEL_FN void tp_kernel_chunk_write(int c, unsigned char *chunk, uint32_t wg
   }
 }
 
-/* At D's edge: copies this thread's outputs in columns [n_tma, n) of rows
- * < m (col0: chunk c's first global column) out of the chunk it has just
- * written, already in D's dtype, straight to global memory; the TMA store
- * moves whole 16 bytes of a row only. */
+/* At D's edge: the warp copies the columns [n_tma, n) of its 16 rows < m
+ * (col0: chunk c's first global column) out of the chunk it has just
+ * written, already in D's dtype, straight to global memory. The TMA store
+ * moves whole 16 bytes of a row only, so these are under 16 bytes of each
+ * row: lane l copies row l % 16's columns l / 16, l / 16 + 2, ... of them.
+ * It runs at D's right edge only, and its code sits in every chunk of the
+ * unrolled epilogue, so it is kept small (the link's time: docs/kernel.md,
+ * "Cold start"). */
 template <int BN, int DT>
 TP_KERNEL_FN void tp_kernel_store_ragged(const tp_kernel_params &k, int c,
                                          const unsigned char *chunk, int32_t m0, int32_t col0,
                                          uint32_t wg) {
   typedef tp_kernel_chunks<BN, DT> chunks;
+  constexpr int per_lane = 16 / chunks::d_bytes / 2; /* a 16-byte granule's columns, 2 lanes a row */
+  const uint32_t lane = threadIdx.x % 32u;
+  const uint32_t row = tp_kernel_warp_first_row(wg) + lane % 16u;
+  const int32_t grow = m0 + (int32_t)row;
+  const int32_t from = max(k.n_tma - col0, 0);
+  const int32_t end = min(k.n - col0, (int32_t)tp_kernel_chunk_cols<BN, DT>(c));
+  if (grow >= k.m) return;
 #pragma unroll
-  for (int j = 0; j < chunks::cols / 8; ++j) {
-    if (j >= tp_kernel_chunk_cols<BN, DT>(c) / 8) break;
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const tp_kernel_chunk_pos q = tp_kernel_chunk_pos_of(wg, j, half);
-      const int32_t grow = m0 + (int32_t)q.row;
-#pragma unroll
-      for (uint32_t e = 0; e < 2; ++e) {
-        const int32_t gcol = col0 + (int32_t)(q.col + e);
-        if (grow >= k.m || gcol < k.n_tma || gcol >= k.n) continue;
-        const unsigned char *from =
-            chunk + tp_kernel_chunk_offset<BN, DT>(c, q.row, (q.col + e) * chunks::d_bytes);
-        unsigned char *to =
-            (unsigned char *)k.d_data + ((int64_t)grow * k.ldd + gcol) * chunks::d_bytes;
-        if (chunks::d_bytes == 4) *(uint32_t *)to = *(const uint32_t *)from;
-        else *(uint16_t *)to = *(const uint16_t *)from;
-      }
-    }
+  for (int i = 0; i < per_lane; ++i) {
+    const int32_t col = from + (int32_t)(lane / 16u) + 2 * i;
+    if (col >= end) break;
+    const unsigned char *src =
+        chunk + tp_kernel_chunk_offset<BN, DT>(c, row, (uint32_t)col * chunks::d_bytes);
+    unsigned char *dst =
+        (unsigned char *)k.d_data + ((int64_t)grow * k.ldd + col0 + col) * chunks::d_bytes;
+    if (chunks::d_bytes == 4) *(uint32_t *)dst = *(const uint32_t *)src;
+    else *(uint16_t *)dst = *(const uint16_t *)src;
   }
 }
 
@@ -251,9 +253,7 @@ TP_KERNEL_FN void tp_kernel_consumer_epilogue(const tp_kernel_params &k, const f
       tp_kernel_chunk_write<BN, DT>(c, chunk, wg, j0, nj, d);
     }
     /* Columns from n_tma on, which the TMA store cannot reach (rows past M
-     * it clips itself): only chunks that reach them take the copy, whose
-     * unrolled code costs a tile about 1500 cycles even where it stores
-     * nothing (docs/kernel.md, "One tile"). */
+     * it clips itself): only chunks that reach them take the copy. */
     if (col0 + groups * 8 > k.n_tma) {
       __syncwarp(); /* stmatrix wrote this thread's values from other lanes' addresses */
       tp_kernel_store_ragged<BN, DT>(k, c, chunk, m0, col0, wg);
