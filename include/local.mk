@@ -44,6 +44,7 @@ tpdevice_HEADERS = \
 	include/tilepipe/device/wgmma.h \
 	include/tilepipe/device/wgmma_ops.h \
 	include/tilepipe/device/warpgroup.h \
+	include/tilepipe/device/grid_dependency.h \
 	include/tilepipe/device/epilogue.h \
 	include/tilepipe/device/split_k.h \
 	include/tilepipe/device/smem_matrix.h \

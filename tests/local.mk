@@ -224,6 +224,15 @@ tests_test_gpu_threads_LDADD = tools/reference/libtp_reference.la $(TP_TEST_INTE
 EXTRA_tests_test_gpu_threads_DEPENDENCIES = tilepipe.ini
 endif
 
+# GEMMs back to back on one stream, each launched as the programmatic
+# dependent of the one before (tilepipe/device/grid_dependency.h): reads
+# after writes and writes after reads across them (skips, 77, without a GPU).
+check_PROGRAMS += tests/test_gpu_chain
+tests_test_gpu_chain_SOURCES = tests/test_gpu_chain.c tests/tmpdir.c tests/tuned_registry.c
+tests_test_gpu_chain_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
+tests_test_gpu_chain_LDADD = $(TP_PLUGIN_TEST_LIBS)
+EXTRA_tests_test_gpu_chain_DEPENDENCIES = tilepipe.ini
+
 # Every GPU of a host (docs/threads.md): which device a call works on,
 # decided without a driver (internal functions); and two GPUs driven from a
 # thread each, with the refusal of a plan run under the other GPU's context

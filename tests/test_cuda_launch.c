@@ -136,7 +136,7 @@ START_TEST(axpy_runs) {
   ck_assert_int_eq(tp_cuda_kernel_get(&r, "tp_test_axpy", 0, &k), TP_OK);
   ck_assert_int_gt(k.stats.registers, 0);
   const int n = 100003;
-  tp_cuda_dims dims = {{(n + 255) / 256, 1, 1}, {256, 1, 1}, {0, 0, 0}, 0};
+  tp_cuda_dims dims = {{(n + 255) / 256, 1, 1}, {256, 1, 1}, {0, 0, 0}, 0, 0};
   ck_assert_int_eq(run_and_compare(&k, &dims, n, 0), 0);
 }
 END_TEST
@@ -150,7 +150,7 @@ START_TEST(warp_specialized_cluster_runs) {
   ck_assert_int_eq(tp_cuda_kernel_get(&r, "tp_test_ws", (int)smem, &k), TP_OK);
   ck_assert_int_eq(k.stats.stack_bytes, 0);
   const int n = 5 * chunk + 123; /* 6 blocks, the last one ragged */
-  tp_cuda_dims dims = {{6, 1, 1}, {384, 1, 1}, {2, 1, 1}, smem};
+  tp_cuda_dims dims = {{6, 1, 1}, {384, 1, 1}, {2, 1, 1}, smem, 0};
   ck_assert_int_eq(run_and_compare(&k, &dims, n, chunk), 0);
 }
 END_TEST
@@ -179,7 +179,7 @@ START_TEST(smaller_request_keeps_the_larger_launch) {
   ck_assert_int_eq(tp_cuda_kernel_get(&r, "tp_test_ws", (int)smem - 8192, &small), TP_OK);
   ck_assert_ptr_eq(big.kernel, small.kernel);
   const int n = 3 * chunk + 5;
-  tp_cuda_dims dims = {{4, 1, 1}, {384, 1, 1}, {2, 1, 1}, smem};
+  tp_cuda_dims dims = {{4, 1, 1}, {384, 1, 1}, {2, 1, 1}, smem, 0};
   ck_assert_int_eq(run_and_compare(&big, &dims, n, chunk), 0);
 }
 END_TEST
@@ -193,7 +193,7 @@ typedef struct elsewhere {
 static void *launch_elsewhere(void *arg) {
   /* A new thread has no current context: tp_cuda_launch makes one current. */
   elsewhere *e = arg;
-  tp_cuda_dims dims = {{4, 1, 1}, {256, 1, 1}, {1, 1, 1}, 0};
+  tp_cuda_dims dims = {{4, 1, 1}, {256, 1, 1}, {1, 1, 1}, 0, 0};
   e->status = launch_on(e->kernel, &dims, e->b, 0);
   if (e->status == TP_OK) e->status = tp_cuda_check(cu->CtxSynchronize(), "cuCtxSynchronize");
   return NULL;
@@ -232,17 +232,17 @@ START_TEST(bad_kernels_and_launches_are_refused) {
 
   ck_assert_int_eq(tp_cuda_kernel_get(&r, "tp_test_ws", 65536, &k), TP_OK);
   void *params[5] = {NULL};
-  tp_cuda_dims cluster_mismatch = {{6, 1, 1}, {384, 1, 1}, {4, 1, 1}, 0};
+  tp_cuda_dims cluster_mismatch = {{6, 1, 1}, {384, 1, 1}, {4, 1, 1}, 0, 0};
   ck_assert_int_eq(launch_refused(&k, &cluster_mismatch, params), TP_ERR_INVALID_ARGUMENT);
-  tp_cuda_dims half_cluster = {{6, 1, 1}, {384, 1, 1}, {2, 0, 1}, 0};
+  tp_cuda_dims half_cluster = {{6, 1, 1}, {384, 1, 1}, {2, 0, 1}, 0, 0};
   ck_assert_int_eq(launch_refused(&k, &half_cluster, params), TP_ERR_INVALID_ARGUMENT);
-  tp_cuda_dims big_cluster = {{32, 1, 1}, {384, 1, 1}, {16, 1, 1}, 0};
+  tp_cuda_dims big_cluster = {{32, 1, 1}, {384, 1, 1}, {16, 1, 1}, 0, 0};
   ck_assert_int_eq(launch_refused(&k, &big_cluster, params), TP_ERR_INVALID_ARGUMENT);
-  tp_cuda_dims too_much_smem = {{2, 1, 1}, {384, 1, 1}, {0, 0, 0}, 65536 + 1024};
+  tp_cuda_dims too_much_smem = {{2, 1, 1}, {384, 1, 1}, {0, 0, 0}, 65536 + 1024, 0};
   ck_assert_int_eq(launch_refused(&k, &too_much_smem, params), TP_ERR_INVALID_ARGUMENT);
-  tp_cuda_dims too_many_threads = {{2, 1, 1}, {1024, 2, 1}, {0, 0, 0}, 0};
+  tp_cuda_dims too_many_threads = {{2, 1, 1}, {1024, 2, 1}, {0, 0, 0}, 0, 0};
   ck_assert_int_eq(launch_refused(&k, &too_many_threads, params), TP_ERR_INVALID_ARGUMENT);
-  tp_cuda_dims zero = {{0, 1, 1}, {384, 1, 1}, {0, 0, 0}, 0};
+  tp_cuda_dims zero = {{0, 1, 1}, {384, 1, 1}, {0, 0, 0}, 0, 0};
   ck_assert_int_eq(launch_refused(&k, &zero, params), TP_ERR_INVALID_ARGUMENT);
   ck_assert_int_eq(launch_refused(NULL, &zero, params), TP_ERR_INVALID_ARGUMENT);
 }

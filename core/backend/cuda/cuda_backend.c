@@ -207,6 +207,10 @@ tp_status tp_cuda_plan_create(tp_cuda_plan **out, tp_binding *b, const tp_gemm_d
     free(plan);
     return st;
   }
+  /* Every GEMM kernel is the structured kernel, which waits for the
+   * stream's previous kernel before it touches memory
+   * (tilepipe/device/grid_dependency.h). */
+  plan->dims.programmatic = 1;
   *out = plan;
   return TP_OK;
 }

@@ -138,13 +138,23 @@ static tp_status check_dims(const tp_cuda_kernel *kernel, const tp_cuda_dims *d,
   return TP_OK;
 }
 
-/* The driver's launch configuration for dims; attr must outlive config. */
+/* The driver's launch configuration for dims: its cluster and
+ * programmatic launch attributes in attrs[2], which must outlive config. */
 static CUlaunchConfig launch_config(const tp_cuda_dims *dims, int clustered, CUstream stream,
-                                    CUlaunchAttribute *attr) {
-  attr->id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-  attr->value.clusterDim.x = dims->cluster[0];
-  attr->value.clusterDim.y = dims->cluster[1];
-  attr->value.clusterDim.z = dims->cluster[2];
+                                    CUlaunchAttribute attrs[2]) {
+  unsigned n = 0;
+  if (clustered) {
+    attrs[n].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attrs[n].value.clusterDim.x = dims->cluster[0];
+    attrs[n].value.clusterDim.y = dims->cluster[1];
+    attrs[n].value.clusterDim.z = dims->cluster[2];
+    n++;
+  }
+  if (dims->programmatic) {
+    attrs[n].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attrs[n].value.programmaticStreamSerializationAllowed = 1;
+    n++;
+  }
   CUlaunchConfig config = {
       .gridDimX = dims->grid[0],
       .gridDimY = dims->grid[1],
@@ -154,8 +164,8 @@ static CUlaunchConfig launch_config(const tp_cuda_dims *dims, int clustered, CUs
       .blockDimZ = dims->block[2],
       .sharedMemBytes = dims->dynamic_smem,
       .hStream = stream,
-      .attrs = clustered ? attr : NULL,
-      .numAttrs = clustered ? 1 : 0,
+      .attrs = n ? attrs : NULL,
+      .numAttrs = n,
   };
   return config;
 }
@@ -177,8 +187,8 @@ tp_status tp_cuda_launch(const tp_cuda_kernel *kernel, const tp_cuda_dims *dims,
   const tp_cuda_driver *cu;
   tp_status st = check_dims(kernel, dims, &clustered);
   if (st != TP_OK || (st = enter_device(kernel, what, &cu)) != TP_OK) return st;
-  CUlaunchAttribute cluster;
-  CUlaunchConfig config = launch_config(dims, clustered, stream, &cluster);
+  CUlaunchAttribute attrs[2];
+  CUlaunchConfig config = launch_config(dims, clustered, stream, attrs);
   return tp_cuda_check(cu->LaunchKernelEx(&config, (CUfunction)kernel->kernel, params, NULL),
                        "cuLaunchKernelEx");
 }
@@ -192,8 +202,8 @@ tp_status tp_cuda_max_active_clusters(const tp_cuda_kernel *kernel, const tp_cud
   CUfunction function;
   st = tp_cuda_check(cu->KernelGetFunction(&function, kernel->kernel), "cuKernelGetFunction");
   if (st != TP_OK) return st;
-  CUlaunchAttribute cluster;
-  CUlaunchConfig config = launch_config(dims, clustered, NULL, &cluster);
+  CUlaunchAttribute attrs[2];
+  CUlaunchConfig config = launch_config(dims, clustered, NULL, attrs);
   return tp_cuda_check(cu->OccupancyMaxActiveClusters(clusters, function, &config),
                        "cuOccupancyMaxActiveClusters");
 }

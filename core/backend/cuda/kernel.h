@@ -63,6 +63,10 @@ typedef struct tp_cuda_dims {
   unsigned block[3];
   unsigned cluster[3];          /* {0,0,0} or {1,1,1}: no cluster; each must divide grid */
   unsigned dynamic_smem;        /* bytes; at most the kernel's max_dynamic_smem above 48 KiB */
+  /* Nonzero: launched as the programmatic dependent of the stream's
+   * previous kernel, which only a kernel that waits for it before touching
+   * memory may be (tilepipe/device/grid_dependency.h). */
+  int programmatic;
 } tp_cuda_dims;
 
 /* Queues kernel on stream (NULL: the default stream) with the parameter

@@ -15,6 +15,11 @@
  *     chunk (kernel_consumer.h, kernel_epilogue.h); in a 64-row tile the
  *     second warpgroup has no work and goes to the end.
  *
+ * The kernel is launched as the programmatic dependent of the stream's
+ * previous kernel (tilepipe/device/grid_dependency.h): its setup may run
+ * while that kernel ends, and nothing touches A, B, C, D or the workspace
+ * before it has.
+ *
  * Invariants:
  *   - every role walks the same work-unit sequence;
  *   - every role steps the input pipeline alike: a unit's k-blocks, then
@@ -35,6 +40,7 @@
 
 #include <stdint.h>
 
+#include "tilepipe/device/grid_dependency.h"
 #include "tilepipe/device/kernel_consumer.h"
 #include "tilepipe/device/kernel_producers.h"
 #include "tilepipe/kernel/tiles.h"
@@ -82,11 +88,18 @@ TP_KERNEL_FN void tp_kernel_run(const typename ML::params &p) {
   } else {
     __syncthreads();
   }
+  /* Launched as the stream's previous kernel's dependent: everything above
+   * may overlap its end; A, B, C, D and the workspace wait for it. */
+  tp_grid_dependency_wait();
 
   if (warp < 4) {
     tp_setmaxnreg_dec<TP_KERNEL_PRODUCER_REGS>();
     if (warp == 0 && tp_elect_one()) {
       tp_kernel_loader<ML, BM, BN, DT, CLUSTER_M>(p);
+      /* Every load issued: the next kernel may start launching onto the
+       * SMs that CTAs leave, its setup under our last tiles (docs/kernel.md,
+       * "Back to back"). */
+      tp_grid_launch_dependents();
     } else if (warp == 1 && tp_elect_one()) {
       tp_kernel_storer<BM, BN, DT, CLUSTER_M>(k);
     } else if (warp == 2 && k.epilogue.source_dtype != TP_DTYPE_NONE && tp_elect_one()) {

@@ -51,6 +51,9 @@
  *       reads the accumulators.
  *   static void prefetch(const params &p);
  *       Thread 0 at kernel start: prefetch the mainloop's TMA descriptors.
+ *       It and warm run before the kernel waits for the stream's previous
+ *       kernel (tilepipe/device/grid_dependency.h): prefetches only, no
+ *       load into shared memory and no global access of its own.
  *   template <int BM, int BN, int CLUSTER_M>
  *   static void warm(const params &p);
  *       One thread of warp 1 at kernel start, while thread 0 sets up the
