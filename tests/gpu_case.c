@@ -114,11 +114,6 @@ void run_cases(const gpu_case *cases, size_t count, uint64_t first_seed) {
 int tp_gpu_cases_main(const char *name, const char *kind, const tp_test_tuning *tunings,
                       size_t count, void (*add_tests)(TCase *tc)) {
   gpu_case_kind = kind;
-  tp_device_props dev;
-  if (tp_device_info(&dev) != TP_OK) {
-    printf("SKIP: no usable GPU: %s\n", tp_error_message());
-    return 77;
-  }
-  printf("GPU: %s, %d SMs\n", dev.name, dev.sm_count);
+  if (!tp_test_gpu_usable()) return 77;
   return tp_test_tuned_run(name, tunings, count, 0, 1200, &gpu_case_registry, add_tests);
 }

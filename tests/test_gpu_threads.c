@@ -257,12 +257,7 @@ static void add_tests(TCase *tc) {
 }
 
 int main(void) {
-  tp_device_props props;
-  if (tp_device_info(&props) != TP_OK) {
-    printf("SKIP: no usable GPU: %s\n", tp_error_message());
-    return 77;
-  }
-  printf("GPU: %s, %d SMs\n", props.name, props.sm_count);
+  if (!tp_test_gpu_usable()) return 77;
   return tp_test_tuned_run("test_gpu_threads", tunings, sizeof tunings / sizeof tunings[0], 1, 900,
                            &reg, add_tests);
 }

@@ -4,6 +4,7 @@
 
 #include "tests/tmpdir.h"
 #include "tests/tuned_registry.h"
+#include "tilepipe/device.h"
 #include "tilepipe/tilepipe.h"
 
 int tp_test_tuned_registry(const char *dir, const tp_test_tuning *tunings, size_t count) {
@@ -53,6 +54,16 @@ int tp_test_tuned_registry_open(const char *name, const tp_test_tuning *tunings,
     tp_test_tmpdir_remove(dir);
     return 0;
   }
+  return 1;
+}
+
+int tp_test_gpu_usable(void) {
+  tp_device_props props;
+  if (tp_device_info(&props) != TP_OK) {
+    printf("SKIP: no usable GPU: %s\n", tp_error_message());
+    return 0;
+  }
+  printf("GPU: %s, %d SMs\n", props.name, props.sm_count);
   return 1;
 }
 

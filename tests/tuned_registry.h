@@ -30,6 +30,10 @@ int tp_test_tuned_registry_open(const char *name, const tp_test_tuning *tunings,
                                 int fresh_cache, char *dir, size_t dir_size,
                                 tp_registry **reg);
 
+/* A GPU test program's check: prints the GPU and returns 1, or prints why
+ * there is none (SKIP) and returns 0, for the program to exit 77. */
+int tp_test_gpu_usable(void);
+
 /* A GPU test program's run after its GPU check: the setup above into *reg,
  * the tests add_tests puts in one test case of `timeout` seconds, run
  * without fork (CUDA cannot be used in a child forked after cuInit), then
