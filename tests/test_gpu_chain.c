@@ -12,10 +12,7 @@
  * workspace too must wait), so an early start would overlap; each chain
  * runs several times. Both Ds are checked against the f64 reference:
  * GEMM 1's from the inputs, GEMM 2's from GEMM 1's D as it came back. */
-#include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include <check.h>
 
@@ -125,7 +122,7 @@ static void run_chains(int overwrite_a, uint64_t seed) {
   for (int chain = 0; chain < CHAINS; ++chain) {
     to_device(&a); /* GEMM 2 of the chain before may have written over it */
     ck_assert_int_eq(tp_device_memset(d1.dev.data, 0xff, d1.bytes), TP_OK);
-    ck_assert_int_eq(tp_device_memset(d2.dev.data, 0xff, d2.bytes), TP_OK);
+    if (!overwrite_a) ck_assert_int_eq(tp_device_memset(d2.dev.data, 0xff, d2.bytes), TP_OK);
     ck_assert_msg(tp_plan_run(p1, &g1, NULL) == TP_OK, "%s", tp_error_message());
     ck_assert_msg(tp_plan_run(p2, &g2, NULL) == TP_OK, "%s", tp_error_message());
     ck_assert_int_eq(tp_device_synchronize(NULL), TP_OK);

@@ -209,7 +209,8 @@ tp_status tp_cuda_plan_create(tp_cuda_plan **out, tp_binding *b, const tp_gemm_d
   }
   /* Every GEMM kernel is the structured kernel, which waits for the
    * stream's previous kernel before it touches memory
-   * (tilepipe/device/grid_dependency.h). */
+   * (tilepipe/device/grid_dependency.h). Set for the launches only:
+   * clamp_persistent_grid's occupancy query above asks about clusters. */
   plan->dims.programmatic = 1;
   *out = plan;
   return TP_OK;
