@@ -18,8 +18,9 @@
  * without them.
  * CSV and JSON: a header naming every column, the error columns (each
  * side's error, their ratio, the bound, the sample's size) filled for a
- * row that has them and empty (null) for one that has not; no versus
- * columns without versus sides.
+ * row that has them and empty (null) for one that has not; the runs timed
+ * back to back in every row and in the JSON's header; no versus columns
+ * without versus sides.
  * Versus sides (--versus): the table's first nine columns are the same
  * with and without them, each side's ms and speed x are columns 10 + 2i
  * and 11 + 2i under a header naming the side, a side that is not ok is
@@ -372,6 +373,7 @@ static const tp_bench_meta record_meta = {.gpu = "NVIDIA H100 80GB HBM3",
                                           .out_dtype = TP_DTYPE_BF16,
                                           .warmup = 10,
                                           .iters = 50,
+                                          .back_to_back = 8,
                                           .geomean_ratio = 0.9,
                                           .ceilings = {NAN, NAN}};
 
@@ -442,11 +444,14 @@ START_TEST(test_records_carry_the_errors) {
   }
   csv_field(csv, 2, "err_ratio", field, sizeof field);
   ck_assert_str_eq(field, "2");
+  csv_field(csv, 2, "back_to_back", field, sizeof field);
+  ck_assert_str_eq(field, "8");
 
   ck_assert_ptr_null(strstr(csv, "versus"));
 
   char *json = slurp(dir, "run.json");
   ck_assert_ptr_null(strstr(json, "versus"));
+  ck_assert_ptr_nonnull(strstr(json, "\"iters\": 50,\n  \"back_to_back\": 8,\n"));
   ck_assert_ptr_nonnull(strstr(json, "\"rel_bound\": null, \"tilepipe_err\": 0.0016, "
                                      "\"cublaslt_err\": 0.0015, \"err_ratio\": 1.06667, "
                                      "\"err_bound\": 0.0721, \"err_samples\": 16384, "));

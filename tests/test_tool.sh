@@ -29,7 +29,7 @@
 #   taking valid --versus sections; with one,
 #   they run (bench writes a CSV row that matches, an SVG with its bars and
 #   a progress line on stderr, and with --roofline measures plausible
-#   ceilings and gives the floor; blockwise_fp8 against cuBLASLt's
+#   ceilings and gives the floor; --back-to-back says so and records it; blockwise_fp8 against cuBLASLt's
 #   blockwise FP8 gives a compared row with both sides' sampled errors, and
 #   a row cuBLASLt cannot take, M not a multiple of 4, "not compared" with
 #   the reason and our error alone; --versus with the same plugins under
@@ -236,6 +236,7 @@ printf '# nothing\n\n' >"$tmp/empty_shapes.txt"
 expect 3 'lists no shapes' -- bench --shapes "$tmp/empty_shapes.txt"
 expect 3 'cannot read the shapes file' -- bench --shapes "$tmp/none.txt"
 expect 2 '--iters: 5 is outside 20' -- bench --iters 5 -m 64 -n 64 -k 64
+expect 2 '--back-to-back: 0 is outside 1' -- bench --back-to-back 0 -m 64 -n 64 -k 64
 expect 2 'either all of -m, -n and -k' -- bench -m 64 -n 64
 expect 2 '--epilogue must be store or residual' -- bench --epilogue scale -m 64 -n 64 -k 64
 expect 2 "--dtype: unknown dtype 'int4'" -- bench --dtype int4 -m 64 -n 64 -k 64
@@ -305,6 +306,14 @@ elif [ "$status" -eq 0 ]; then
     fail "bench --roofline: ceilings $(json_value ceiling_tbps) TB/s, $(json_value ceiling_tflops) TFLOP/s, floor $(json_value floor_ms) ms"
   # 256 x 256 x 512 bf16 moves 640 KiB for 67 MFLOP: bound by bytes.
   grep -q '"bound": "memory"' "$tmp/bench.json" || fail "bench --roofline: 256x256x512 not memory-bound"
+  # --back-to-back: chains of 4 runs per timing, said in the header and
+  # recorded in every row, the row still checked against cuBLASLt.
+  expect 0 'median of 20, 4 runs of a side back to back per timing' -- bench $r -m 130 -n 256 \
+    -k 512 --iters 20 --warmup 2 --back-to-back 4 --csv "$tmp/b2b.csv"
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    NR == 2 { ok = $col["back_to_back"] == 4 && $col["m"] == 130 && $col["check"] == "ok" &&
+              $col["tilepipe_ms"] > 0 && $col["cublaslt_ms"] > 0 }
+    END { exit !(ok && NR == 2) }' "$tmp/b2b.csv" || fail "bench --back-to-back CSV: $(cat "$tmp/b2b.csv")"
   expect 0 'verify: .*: PASS$' -- run $r --backend cuda --verify -m 129 -n 136 -k 200
   expect 0 'verify: .*: PASS$' -- run $r --backend cuda --verify --epilogue residual \
     --dtype a=e4m3,b=e4m3,d=bf16 -m 127 -n 64 -k 256 --repeat 5

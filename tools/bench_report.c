@@ -57,8 +57,9 @@ tp_status tp_bench_write_csv(const char *path, const tp_bench_meta *meta, const 
                              size_t count, char *err, size_t errlen) {
   FILE *f = open_out(path, err, errlen);
   if (f == NULL) return TP_ERR_IO;
-  fputs("gpu,driver,cublaslt,commit,date,payload,epilogue,dtype,out_dtype,warmup,iters,m,n,k,"
-        "copies,tilepipe_ms,tilepipe_tflops,cublaslt_ms,cublaslt_tflops,ratio,store_ms,overhead,"
+  fputs("gpu,driver,cublaslt,commit,date,payload,epilogue,dtype,out_dtype,warmup,iters,"
+        "back_to_back,m,n,k,copies,tilepipe_ms,tilepipe_tflops,cublaslt_ms,cublaslt_tflops,"
+        "ratio,store_ms,overhead,"
         "rel_diff,rel_bound,tilepipe_err,cublaslt_err,err_ratio,err_bound,err_samples,plan_ms,"
         "host_us,ceiling_tbps,ceiling_tflops,floor_ms,"
         "tilepipe_of_floor,cublaslt_of_floor,bound,check,plan,note",
@@ -74,10 +75,10 @@ tp_status tp_bench_write_csv(const char *path, const tp_bench_meta *meta, const 
     csv_text(f, meta->gpu, ",");
     fprintf(f, "%d,%zu,", meta->driver_version, meta->cublaslt_version);
     csv_text(f, meta->commit, ",");
-    fprintf(f, "%s,%s,%s,%s,%s,%d,%d,%lld,%lld,%lld,%d,", meta->date, meta->payload,
+    fprintf(f, "%s,%s,%s,%s,%s,%d,%d,%d,%lld,%lld,%lld,%d,", meta->date, meta->payload,
             meta->epilogue, tp_dtype_name(meta->dtype), tp_dtype_name(meta->out_dtype),
-            meta->warmup, meta->iters, (long long)r->shape.m, (long long)r->shape.n,
-            (long long)r->shape.k, r->copies);
+            meta->warmup, meta->iters, meta->back_to_back, (long long)r->shape.m,
+            (long long)r->shape.n, (long long)r->shape.k, r->copies);
     const double floor_ms = r->roofline.floor_ms;
     const double values[] = {r->ours_ms,
                              r->ours_tflops,
@@ -157,7 +158,8 @@ tp_status tp_bench_write_json(const char *path, const tp_bench_meta *meta,
   json_text(f, "epilogue", meta->epilogue, ",\n  ");
   json_text(f, "dtype", tp_dtype_name(meta->dtype), ",\n  ");
   json_text(f, "out_dtype", tp_dtype_name(meta->out_dtype), ",\n  ");
-  fprintf(f, "\"warmup\": %d,\n  \"iters\": %d,\n  ", meta->warmup, meta->iters);
+  fprintf(f, "\"warmup\": %d,\n  \"iters\": %d,\n  \"back_to_back\": %d,\n  ", meta->warmup,
+          meta->iters, meta->back_to_back);
   json_number(f, "geomean_ratio", meta->geomean_ratio, ",\n  ");
   json_number(f, "ceiling_tbps", meta->ceilings.bytes_per_s * 1e-12, ",\n  ");
   json_number(f, "ceiling_tflops", meta->ceilings.flops_per_s * 1e-12, ",\n  ");

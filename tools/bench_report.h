@@ -39,6 +39,7 @@ typedef struct tp_bench_meta {
   const char *payload, *epilogue;
   tp_dtype dtype, out_dtype;
   int warmup, iters;
+  int back_to_back;         /* runs of a side timed in a row per pair of events */
   double geomean_ratio;     /* NaN when no ratio was measured */
   tp_ceilings ceilings;     /* measured in the same run (tools/ceilings.h); NaN when not */
   int versus_count;         /* 0 .. TP_BENCH_MAX_VERSUS */

@@ -145,8 +145,8 @@ static void time_sides(const tp_bench_env *env, side *const *sides, double *cons
   char err[256];
   if (n == 0) return;
   for (int i = 0; i < n; i++) timed[i] = (tp_timed_side){run_side, sides[i]};
-  if (tp_time_medians_interleaved(n, env->warmup, env->iters, timed, median, err, sizeof err) !=
-      TP_OK) {
+  if (tp_time_medians_interleaved(n, env->warmup, env->iters, env->back_to_back, timed, median, err,
+                                  sizeof err) != TP_OK) {
     note(row, "timing", err);
     return;
   }

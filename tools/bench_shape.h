@@ -8,8 +8,9 @@
  * reads copy i % copies, so that neither side is timed on inputs left hot
  * in L2 by the previous run. Each side has its own D, poisoned (NaN) first; the sides
  * (ours, our store epilogue as a residual's baseline, cuBLASLt) are timed
- * in rounds, one run of each in turn, CUDA events around every run, median
- * of `iters` rounds after `warmup` (tools/timing.h says why). cuBLASLt runs
+ * in rounds, one run of each in turn (or `back_to_back` runs in a row),
+ * CUDA events around every run (or every such chain), median of `iters`
+ * rounds after `warmup` (tools/timing.h says why). cuBLASLt runs
  * once before the timing: a problem it refuses then, like one it has no
  * algorithm for (or one tools/cublaslt_problem.h refuses), is timed for us
  * alone, "not compared", its reason in the note. Then the two Ds are
@@ -54,6 +55,7 @@ typedef struct tp_bench_env {
   const char *kind;               /* the payload's problem kind (tp_ref_problem_kind) */
   tp_dtype dtype, out_dtype;
   int warmup, iters;
+  int back_to_back;               /* runs of a side in a row per pair of events */
   size_t l2_bytes;
   uint64_t seed;
   const tp_ceilings *ceilings; /* NULL: no floors (tools/roofline.h) */

@@ -187,7 +187,9 @@ static void header(FILE *f, const tp_bench_meta *m, int ratios, double worst_err
   put_text(f, m->commit);
   fputs(", ", f);
   put_text(f, m->date);
-  fprintf(f, "; warm-up %d, median of %d</text>\n<text x=\"8\" y=\"56\">", m->warmup, m->iters);
+  fprintf(f, "; warm-up %d, median of %d", m->warmup, m->iters);
+  if (m->back_to_back > 1) fprintf(f, ", %d runs back to back", m->back_to_back);
+  fputs("</text>\n<text x=\"8\" y=\"56\">", f);
   if (ratios)
     fprintf(f, "geometric mean of the ratios %.3f over %d shapes", m->geomean_ratio, ratios);
   else

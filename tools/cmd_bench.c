@@ -56,7 +56,7 @@
 
 typedef struct bench_args {
   const char *registry, *payload, *epilogue, *dtype, *out_dtype, *shapes, *csv, *json, *svg;
-  int64_t m, n, k, warmup, iters, seed;
+  int64_t m, n, k, warmup, iters, back_to_back, seed;
   int roofline;
   tp_cli_list versus; /* "P" or "P:E" */
 } bench_args;
@@ -72,11 +72,14 @@ static const char *summary =
     "--shapes FILE (lines \"M N K\", '#' comments; default ./" LOCAL_SHAPES ", else\n"
     TP_BENCH_SHAPES_FILE ") or the one shape -m -n -k.\n"
     "CUDA-event timing, median of --iters runs after --warmup; inputs rotated over\n"
-    "several copies when they fit in L2. cuBLASLt runs with f32 compute and, for fp8,\n"
-    "without fast accumulation; for blockwise_fp8 with its block scaling (cuBLAS 12.9\n"
-    "or later). Each output is checked against cuBLASLt's; blockwise_fp8's outputs\n"
-    "also against the f64 reference on 128 x 128 sampled elements of D, ours within\n"
-    "1.25x cuBLASLt's error and the payload's bound.\n"
+    "several copies when they fit in L2. --back-to-back N times N runs of a side in a\n"
+    "row between one pair of events, per run, as a model's GEMMs follow each other\n"
+    "(each of our kernels then starts under the end of the one before it).\n"
+    "cuBLASLt runs with f32 compute and, for fp8, without fast accumulation; for\n"
+    "blockwise_fp8 with its block scaling (cuBLAS 12.9 or later). Each output is\n"
+    "checked against cuBLASLt's; blockwise_fp8's outputs also against the f64\n"
+    "reference on 128 x 128 sampled elements of D, ours within 1.25x cuBLASLt's\n"
+    "error and the payload's bound.\n"
     "--roofline first measures the device's two ceilings (a 1 GiB copy within the\n"
     "device; cuBLASLt at 8192^3 in the same dtypes) and gives each shape its floor,\n"
     "what bounds it, and the floor as a share of each side's time.\n"
@@ -321,7 +324,7 @@ static int measure_ceilings(const tp_bench_env *env, tp_bench_meta *meta) {
 
 int tp_cmd_bench(int argc, char **argv) {
   bench_args a = {.payload = "standard", .epilogue = "store", .out_dtype = "bf16",
-                  .warmup = 10, .iters = 50, .seed = 1};
+                  .warmup = 10, .iters = 50, .back_to_back = 1, .seed = 1};
   const int64_t big = (int64_t)1 << 31;
   const tp_cli_option options[] = {
       {"shapes", TP_CLI_STRING, &a.shapes, "FILE", "the shapes to run (\"M N K\" lines)", 0, 0},
@@ -339,6 +342,8 @@ int tp_cmd_bench(int argc, char **argv) {
        100000},
       {"iters", TP_CLI_INT, &a.iters, "I", "timed runs, median reported (>= 20, default 50)", 20,
        100000},
+      {"back-to-back", TP_CLI_INT, &a.back_to_back, "N",
+       "time N runs of a side in a row per pair of events (default 1: each run alone)", 1, 1000},
       {"seed", TP_CLI_INT, &a.seed, "S", "seed of the random inputs (default 1)", 0, INT64_MAX / 2},
       {"csv", TP_CLI_STRING, &a.csv, "FILE", "write the results as CSV", 0, 0},
       {"json", TP_CLI_STRING, &a.json, "FILE", "write the results as JSON", 0, 0},
@@ -363,7 +368,8 @@ int tp_cmd_bench(int argc, char **argv) {
                        "'%s'",
                        a.epilogue);
   tp_bench_env env = {.payload = a.payload, .epilogue = a.epilogue, .warmup = (int)a.warmup,
-                      .iters = (int)a.iters, .workspace_bytes = (size_t)32 << 20};
+                      .iters = (int)a.iters, .back_to_back = (int)a.back_to_back,
+                      .workspace_bytes = (size_t)32 << 20};
   versus_names names[TP_BENCH_MAX_VERSUS];
   tp_bench_versus versus[TP_BENCH_MAX_VERSUS];
   memset(versus, 0, sizeof versus);
@@ -421,6 +427,7 @@ int tp_cmd_bench(int argc, char **argv) {
                         .commit = commit && *commit ? commit : "unknown",
                         .payload = a.payload, .epilogue = a.epilogue, .dtype = env.dtype,
                         .out_dtype = env.out_dtype, .warmup = env.warmup, .iters = env.iters,
+                        .back_to_back = env.back_to_back,
                         .ceilings = {NAN, NAN}, .versus_count = a.versus.count};
   memcpy(meta.versus, versus, sizeof versus);
   env.versus = meta.versus;
@@ -431,8 +438,11 @@ int tp_cmd_bench(int argc, char **argv) {
          dev.name, dev.sm_count, dev.cc_major, dev.cc_minor, env.l2_bytes >> 20,
          dev.driver_version / 1000, dev.driver_version % 1000 / 10, meta.cublaslt_version,
          tp_version(), meta.commit, meta.date);
-  printf("%s x %s, A/B %s, D %s, warm-up %d, median of %d\n", a.payload, a.epilogue,
+  printf("%s x %s, A/B %s, D %s, warm-up %d, median of %d", a.payload, a.epilogue,
          tp_dtype_name(env.dtype), tp_dtype_name(env.out_dtype), env.warmup, env.iters);
+  if (env.back_to_back > 1)
+    printf(", %d runs of a side back to back per timing (ms per run)", env.back_to_back);
+  printf("\n");
   for (int v = 0; v < meta.versus_count; v++)
     printf("versus %s x %s: on the same inputs, in the same rounds; speed x = its ms / ours "
            "(above 1: ours faster)\n",

@@ -47,10 +47,11 @@ int tp_time_side_at(int n, int round, int j) {
   return (w + t) % n;
 }
 
-/* Runs sides[0..n) in turn, each timed run with its own event pair:
- * ms[s * iters + i] is run i of side s. */
-static tp_status time_on_gpu(int n, int warmup, int iters, const tp_timed_side *sides, double *ms,
-                             char *err, size_t errlen) {
+/* Runs sides[0..n) in turn, `chain` runs of a side at a time, each chain
+ * timed with its own event pair: ms[s * iters + i] is round i of side s,
+ * per run. */
+static tp_status time_on_gpu(int n, int warmup, int iters, int chain, const tp_timed_side *sides,
+                             double *ms, char *err, size_t errlen) {
   const size_t runs = (size_t)n * (size_t)iters;
   tp_device_timer **timers = calloc(runs, sizeof *timers);
   if (timers == NULL) {
@@ -61,13 +62,15 @@ static tp_status time_on_gpu(int n, int warmup, int iters, const tp_timed_side *
   for (size_t r = 0; r < runs && st == TP_OK; r++)
     if ((st = tp_device_timer_create(&timers[r])) != TP_OK)
       tp_time_failed("timer", st, err, errlen);
-  /* Runs are numbered in the order they run (round * n + position), so a
-   * side that picks its inputs by run number never gets the ones the run
-   * before it has just pulled into L2. */
+  /* Runs are numbered in the order they run, so a side that picks its
+   * inputs by run number never gets the ones the run before it has just
+   * pulled into L2. */
+  int run = 0;
   for (int i = 0; i < warmup && st == TP_OK; i++)
     for (int j = 0; j < n && st == TP_OK; j++) {
       const int s = tp_time_side_at(n, i, j);
-      st = sides[s].fn(sides[s].ctx, i * n + j, err, errlen);
+      for (int c = 0; c < chain && st == TP_OK; c++)
+        st = sides[s].fn(sides[s].ctx, run++, err, errlen);
     }
   for (int i = 0; i < iters && st == TP_OK; i++) {
     for (int j = 0; j < n && st == TP_OK; j++) {
@@ -77,7 +80,9 @@ static tp_status time_on_gpu(int n, int warmup, int iters, const tp_timed_side *
         tp_time_failed("timer start", st, err, errlen);
         break;
       }
-      if ((st = sides[s].fn(sides[s].ctx, (warmup + i) * n + j, err, errlen)) != TP_OK) break;
+      for (int c = 0; c < chain && st == TP_OK; c++)
+        st = sides[s].fn(sides[s].ctx, run++, err, errlen);
+      if (st != TP_OK) break;
       if ((st = tp_device_timer_record(t, TP_TIMER_STOP, NULL)) != TP_OK)
         tp_time_failed("timer stop", st, err, errlen);
     }
@@ -86,24 +91,27 @@ static tp_status time_on_gpu(int n, int warmup, int iters, const tp_timed_side *
     float t = 0.0f;
     if ((st = tp_device_timer_elapsed_ms(timers[r], &t)) != TP_OK)
       tp_time_failed("timer", st, err, errlen);
-    ms[r] = t;
+    ms[r] = t / chain;
   }
   for (size_t r = 0; r < runs; r++) tp_device_timer_destroy(timers[r]);
   free(timers);
   return st;
 }
 
-static tp_status check_counts(int n, int warmup, int iters, char *err, size_t errlen) {
-  if (n >= 1 && iters >= 1 && warmup >= 0) return TP_OK;
+static tp_status check_counts(int n, int warmup, int iters, int chain, char *err,
+                              size_t errlen) {
+  if (n >= 1 && iters >= 1 && warmup >= 0 && chain >= 1) return TP_OK;
   snprintf(err, errlen,
-           "need at least one side and one timed run (got %d sides, %d runs, warm-up %d)", n,
-           iters, warmup);
+           "need at least one side, one timed run and chains of one run or more (got %d sides, "
+           "%d runs, warm-up %d, chains of %d)",
+           n, iters, warmup, chain);
   return TP_ERR_INVALID_ARGUMENT;
 }
 
-tp_status tp_time_medians_interleaved(int n, int warmup, int iters, const tp_timed_side *sides,
-                                      double *median_ms, char *err, size_t errlen) {
-  tp_status st = check_counts(n, warmup, iters, err, errlen);
+tp_status tp_time_medians_interleaved(int n, int warmup, int iters, int chain,
+                                      const tp_timed_side *sides, double *median_ms, char *err,
+                                      size_t errlen) {
+  tp_status st = check_counts(n, warmup, iters, chain, err, errlen);
   if (st != TP_OK) return st;
   for (int s = 0; s < n; s++) median_ms[s] = 0.0;
   double *ms = calloc((size_t)n * (size_t)iters, sizeof *ms);
@@ -111,7 +119,7 @@ tp_status tp_time_medians_interleaved(int n, int warmup, int iters, const tp_tim
     snprintf(err, errlen, "out of host memory");
     return TP_ERR_OUT_OF_MEMORY;
   }
-  st = time_on_gpu(n, warmup, iters, sides, ms, err, errlen);
+  st = time_on_gpu(n, warmup, iters, chain, sides, ms, err, errlen);
   for (int s = 0; s < n && st == TP_OK; s++)
     median_ms[s] = tp_median(ms + (size_t)s * (size_t)iters, (size_t)iters);
   free(ms);
@@ -123,9 +131,9 @@ tp_status tp_time_median(int on_gpu, int warmup, int iters, tp_timed_fn fn, void
   *median_ms = 0.0;
   if (on_gpu) {
     const tp_timed_side side = {fn, ctx};
-    return tp_time_medians_interleaved(1, warmup, iters, &side, median_ms, err, errlen);
+    return tp_time_medians_interleaved(1, warmup, iters, 1, &side, median_ms, err, errlen);
   }
-  tp_status st = check_counts(1, warmup, iters, err, errlen);
+  tp_status st = check_counts(1, warmup, iters, 1, err, errlen);
   if (st != TP_OK) return st;
   double *ms = calloc((size_t)iters, sizeof *ms);
   if (ms == NULL) {

@@ -32,16 +32,21 @@ tp_status tp_time_median(int on_gpu, int warmup, int iters, tp_timed_fn fn, void
                          double *median_ms, char *err, size_t errlen);
 
 /* Times n (>= 1) sides against each other on the GPU: warm-up rounds, then
- * `iters` rounds, each running every side once in turn with its own events;
- * median_ms[s] is side s's median. Interleaving, rather than timing one side
- * after the other, gives every side the same clocks and the same heat,
- * which sides timed in turn do not share. The order changes from round to
- * round so that every side follows every other equally often (over 2n
- * rounds). The run numbers go on in
- * the order of the runs, so that sides reading inputs by run number never
- * read what the run before them has just left in L2. */
-tp_status tp_time_medians_interleaved(int n, int warmup, int iters, const tp_timed_side *sides,
-                                      double *median_ms, char *err, size_t errlen);
+ * `iters` rounds, each running every side in turn, `chain` (>= 1) runs of
+ * it in a row between one pair of events; median_ms[s] is side s's median
+ * time per run. A chain of one times each run alone; longer chains time
+ * runs that follow their own kind on the stream, as a model's layers do,
+ * where a run's start may overlap the end of the one before it
+ * (programmatic dependent launch) and no event stands between them.
+ * Interleaving, rather than timing one side after the other, gives every
+ * side the same clocks and the same heat, which sides timed in turn do not
+ * share. The order changes from round to round so that every side follows
+ * every other equally often (over 2n rounds). The run numbers go on in the
+ * order of the runs, so that sides reading inputs by run number never read
+ * what the run before them has just left in L2. */
+tp_status tp_time_medians_interleaved(int n, int warmup, int iters, int chain,
+                                      const tp_timed_side *sides, double *median_ms, char *err,
+                                      size_t errlen);
 
 /* The side (0..n-1) that runs at position j (0..n-1) of round `round` of
  * tp_time_medians_interleaved, warm-up rounds counted: a Williams design,
