@@ -20,7 +20,9 @@
 # (its D is not the heuristic's) or `not_compared`; the heuristic's own line
 # first, its check against cuBLASLt; a TUNING of "" (a section of no keys,
 # the heuristic again) reads "(no keys)", a control of the timing's noise.
-# TUNE_EPILOGUE=residual times the residual epilogue (default store). It is
+# TUNE_EPILOGUE=residual times the residual epilogue (default store);
+# TUNE_BACK_TO_BACK=N times N runs of a side in a row per pair of events
+# (`tilepipe bench --back-to-back`; default each run alone). It is
 # how the heuristic's constants in include/tilepipe/kernel/plan.h are set;
 # needs a GPU (the device tool).
 set -u
@@ -52,7 +54,8 @@ run() {
   local versus=() i
   for ((i = $1; i < $1 + 4 && i < ${#tunings[@]}; i++)); do versus+=(--versus "tune$i"); done
   "$build/tools/tilepipe" bench --registry "$reg" --payload "$payload" --dtype "$dtype" \
-    --epilogue "$epilogue" --shapes "$shapes_file" --iters 30 ${versus[@]+"${versus[@]}"} 2>&1 |
+    --epilogue "$epilogue" --shapes "$shapes_file" --iters 30 \
+    ${TUNE_BACK_TO_BACK:+--back-to-back "$TUNE_BACK_TO_BACK"} ${versus[@]+"${versus[@]}"} 2>&1 |
     grep -E '^ +[0-9]+ +[0-9]+ +[0-9]+ '
 }
 

@@ -11,6 +11,8 @@
 # - the heuristic's line comes first for each shape, once, with its own
 #   check; a "" tuning reads "(no keys)";
 # - the sections appended to the registry hold each tuning's lines;
+# - TUNE_BACK_TO_BACK=N passes --back-to-back N to the bench, and only
+#   then;
 # - refusals: too few arguments, a build whose registry lacks the payload.
 set -u
 
@@ -97,6 +99,12 @@ grep -A4 '^\[tune2\]' "$reg" | grep -qx 'splits = 2' || fail "[tune2] lacks 'spl
 grep -A3 '^\[tune2\]' "$reg" | grep -qx 'library = /plugins/tp_standard.so' ||
   fail "[tune2] is not over the standard library"
 [ "$(grep -c '^\[tune' "$reg")" -eq 5 ] || fail "$(grep -c '^\[tune' "$reg") tune sections, expected 5"
+
+! grep -q -- '--back-to-back' "$build/calls.txt" || fail "--back-to-back without TUNE_BACK_TO_BACK"
+TUNE_BACK_TO_BACK=8 bash "$script" "$build" bf16 "100 200 300" -- "tile = 128x64x64" >"$out" 2>&1 ||
+  fail "tune.sh with TUNE_BACK_TO_BACK exit $?: $(cat "$out")"
+tail -n 1 "$build/calls.txt" | grep -q -- '--back-to-back 8 --versus tune0$' ||
+  fail "TUNE_BACK_TO_BACK=8 not passed on: $(tail -n 1 "$build/calls.txt")"
 
 bash "$script" "$build" bf16 >"$tmp/usage" 2>&1
 [ $? -eq 2 ] && grep -q usage "$tmp/usage" || fail "too few arguments: $(cat "$tmp/usage")"
