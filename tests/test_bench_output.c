@@ -9,8 +9,9 @@
  * the count's width, and a shape that fails at its inputs.
  * SVG: for a fixed set of rows (faster, a little slower, much slower and
  * mismatched, not measured), the document is closed and balanced, text is
- * escaped, each measured row has one ratio bar of its value and grade whose
- * length over the dashed 1.0 line's is the ratio, the floor panel's bars
+ * escaped, the title says how many runs were timed back to back, each
+ * measured row has one ratio bar of its value and grade whose length over
+ * the dashed 1.0 line's is the ratio, the floor panel's bars
  * are floor / time on their own axis, an unmeasured row draws no bar and
  * says so, non-ok checks are named, and without floors the panel says how
  * to get them; blockwise_fp8's sampled errors go into their rows' groups
@@ -186,6 +187,7 @@ static char *draw(const tp_bench_row *rows, size_t count) {
                               .out_dtype = TP_DTYPE_BF16,
                               .warmup = 10,
                               .iters = 50,
+                              .back_to_back = 8,
                               .geomean_ratio = 0.964,
                               .ceilings = {3.0e12, 700.0e12}};
   char *text = NULL;
@@ -276,6 +278,7 @@ START_TEST(test_svg_rows) {
   ck_assert_ptr_nonnull(strstr(svg, "no kernel &lt;fits&gt; &amp; so on"));
   ck_assert_ptr_nonnull(strstr(svg, "standard x store, A/B e4m3, D bf16"));
   ck_assert_ptr_nonnull(strstr(svg, "geometric mean of the ratios 0.964 over 3 shapes"));
+  ck_assert_ptr_nonnull(strstr(svg, "; warm-up 10, median of 50, 8 runs back to back</text>"));
   ck_assert_int_eq(occurrences(svg, "<g class=\"row\""), ROWS);
   /* Sampled errors: rows 0 and 1 only, in the group and the title. */
   ck_assert_ptr_nonnull(strstr(

@@ -29,13 +29,14 @@
 #   taking valid --versus sections; with one,
 #   they run (bench writes a CSV row that matches, an SVG with its bars and
 #   a progress line on stderr, and with --roofline measures plausible
-#   ceilings and gives the floor; --back-to-back says so and records it; blockwise_fp8 against cuBLASLt's
-#   blockwise FP8 gives a compared row with both sides' sampled errors, and
-#   a row cuBLASLt cannot take, M not a multiple of 4, "not compared" with
-#   the reason and our error alone; --versus with the same plugins under
-#   other section names gives a compared side of speed about 1, a broken
-#   section and a plan its epilogue refuses give "not compared" sides with
-#   their reasons, and the run still passes).
+#   ceilings and gives the floor; --back-to-back says so and records it;
+#   blockwise_fp8 against cuBLASLt's blockwise FP8 gives a compared row
+#   with both sides' sampled errors, and a row cuBLASLt cannot take, M not
+#   a multiple of 4, "not compared" with the reason and our error alone;
+#   --versus with the same plugins under other section names gives a
+#   compared side of speed about 1, a broken section and a plan its
+#   epilogue refuses give "not compared" sides with their reasons, and the
+#   run still passes).
 # Scratch files go to a fresh folder under $TMPDIR; nothing is written to
 # the source tree.
 set -u
@@ -313,7 +314,8 @@ elif [ "$status" -eq 0 ]; then
   awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
     NR == 2 { ok = $col["back_to_back"] == 4 && $col["m"] == 130 && $col["check"] == "ok" &&
               $col["tilepipe_ms"] > 0 && $col["cublaslt_ms"] > 0 }
-    END { exit !(ok && NR == 2) }' "$tmp/b2b.csv" || fail "bench --back-to-back CSV: $(cat "$tmp/b2b.csv")"
+    END { exit !(ok && NR == 2) }' "$tmp/b2b.csv" ||
+    fail "bench --back-to-back CSV: $(cat "$tmp/b2b.csv")"
   expect 0 'verify: .*: PASS$' -- run $r --backend cuda --verify -m 129 -n 136 -k 200
   expect 0 'verify: .*: PASS$' -- run $r --backend cuda --verify --epilogue residual \
     --dtype a=e4m3,b=e4m3,d=bf16 -m 127 -n 64 -k 256 --repeat 5
