@@ -202,16 +202,15 @@ tp_status tp_cuda_plan_create(tp_cuda_plan **out, tp_binding *b, const tp_gemm_d
     plan->dims.cluster[i] = plan->launch.cluster[i];
   }
   plan->dims.dynamic_smem = plan->launch.smem_bytes;
+  /* Every GEMM kernel is the structured kernel, which waits for the
+   * stream's previous kernel before it touches memory
+   * (tilepipe/device/grid_dependency.h). */
+  plan->dims.programmatic = 1;
   if ((st = clamp_persistent_grid(plan)) == TP_OK) st = workspace_create(plan, b);
   if (st != TP_OK) {
     free(plan);
     return st;
   }
-  /* Every GEMM kernel is the structured kernel, which waits for the
-   * stream's previous kernel before it touches memory
-   * (tilepipe/device/grid_dependency.h). Set for the launches only:
-   * clamp_persistent_grid's occupancy query above asks about clusters. */
-  plan->dims.programmatic = 1;
   *out = plan;
   return TP_OK;
 }

@@ -138,10 +138,11 @@ static tp_status check_dims(const tp_cuda_kernel *kernel, const tp_cuda_dims *d,
   return TP_OK;
 }
 
-/* The driver's launch configuration for dims: its cluster and
- * programmatic launch attributes in attrs[2], which must outlive config. */
-static CUlaunchConfig launch_config(const tp_cuda_dims *dims, int clustered, CUstream stream,
-                                    CUlaunchAttribute attrs[2]) {
+/* The driver's launch configuration for dims: its cluster and (when
+ * programmatic) programmatic launch attributes in attrs[2], which must
+ * outlive config. */
+static CUlaunchConfig launch_config(const tp_cuda_dims *dims, int clustered, int programmatic,
+                                    CUstream stream, CUlaunchAttribute attrs[2]) {
   unsigned n = 0;
   if (clustered) {
     attrs[n].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
@@ -150,7 +151,7 @@ static CUlaunchConfig launch_config(const tp_cuda_dims *dims, int clustered, CUs
     attrs[n].value.clusterDim.z = dims->cluster[2];
     n++;
   }
-  if (dims->programmatic) {
+  if (programmatic) {
     attrs[n].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
     attrs[n].value.programmaticStreamSerializationAllowed = 1;
     n++;
@@ -188,7 +189,7 @@ tp_status tp_cuda_launch(const tp_cuda_kernel *kernel, const tp_cuda_dims *dims,
   tp_status st = check_dims(kernel, dims, &clustered);
   if (st != TP_OK || (st = enter_device(kernel, what, &cu)) != TP_OK) return st;
   CUlaunchAttribute attrs[2];
-  CUlaunchConfig config = launch_config(dims, clustered, stream, attrs);
+  CUlaunchConfig config = launch_config(dims, clustered, dims->programmatic, stream, attrs);
   return tp_cuda_check(cu->LaunchKernelEx(&config, (CUfunction)kernel->kernel, params, NULL),
                        "cuLaunchKernelEx");
 }
@@ -202,8 +203,10 @@ tp_status tp_cuda_max_active_clusters(const tp_cuda_kernel *kernel, const tp_cud
   CUfunction function;
   st = tp_cuda_check(cu->KernelGetFunction(&function, kernel->kernel), "cuKernelGetFunction");
   if (st != TP_OK) return st;
+  /* How many clusters fit does not depend on how the launch follows the
+   * stream's previous kernel: the query asks about the cluster alone. */
   CUlaunchAttribute attrs[2];
-  CUlaunchConfig config = launch_config(dims, clustered, NULL, attrs);
+  CUlaunchConfig config = launch_config(dims, clustered, 0, NULL, attrs);
   return tp_cuda_check(cu->OccupancyMaxActiveClusters(clusters, function, &config),
                        "cuOccupancyMaxActiveClusters");
 }

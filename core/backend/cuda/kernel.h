@@ -81,9 +81,9 @@ tp_status tp_cuda_launch(const tp_cuda_kernel *kernel, const tp_cuda_dims *dims,
                          void **params, const char *what);
 
 /* How many clusters of dims' shape can be resident at once on kernel's
- * device (cuOccupancyMaxActiveClusters; its context as tp_cuda_launch's); a
- * persistent grid must not launch more, or the surplus waits for a whole
- * wave to finish. */
+ * device (cuOccupancyMaxActiveClusters; its context as tp_cuda_launch's;
+ * dims.programmatic plays no part); a persistent grid must not launch
+ * more, or the surplus waits for a whole wave to finish. */
 tp_status tp_cuda_max_active_clusters(const tp_cuda_kernel *kernel, const tp_cuda_dims *dims,
                                       int *clusters);
 #endif
