@@ -48,6 +48,7 @@ tpdevice_HEADERS = \
 	include/tilepipe/device/epilogue.h \
 	include/tilepipe/device/split_k.h \
 	include/tilepipe/device/smem_matrix.h \
+	include/tilepipe/device/fragment_scales.h \
 	include/tilepipe/device/kernel.h \
 	include/tilepipe/device/kernel_mainloop.h \
 	include/tilepipe/device/kernel_schedule.h \

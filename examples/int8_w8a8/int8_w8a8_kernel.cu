@@ -21,6 +21,7 @@
  * the core links it with an epilogue's hook at plan time. */
 #include <stdint.h>
 
+#include <tilepipe/device/fragment_scales.h>
 #include <tilepipe/device/kernel.h>
 #include <tilepipe/device/kernel_operands.h>
 #include <tilepipe/device/wgmma.h>
@@ -35,19 +36,13 @@ struct w8a8_mainloop : tp_kernel_operands_mainloop<TP_KERNEL_ROW_BYTES> {
   static constexpr int step_bytes = 32; /* K of one wgmma: 32 s8 */
   static constexpr int steps = TP_KERNEL_ROW_BYTES / step_bytes;
 
-  /* acc[4j + 2h + e] is row 16 w + l / 4 + 8 h, column 8 j + 2 (l % 4) + e
-   * of the warpgroup's 64 x BN (tilepipe/device/wgmma.h): a thread needs
-   * two row scales and BN / 4 column scales. It loads 1/8 of those (lane
-   * 4g + q the column pairs 8 j + 2 q of the j with j % 8 == g, in
-   * scale_rounds rounds) and takes the rest from the 7 other lanes of the
-   * same q by shuffle: all BN / 4 loaded at once, with their addresses, do
-   * not fit beside the accumulators. */
-  static constexpr __host__ __device__ int scale_rounds(int bn) { return (bn / 8 + 7) / 8; }
-
+  /* The tile's row and column scales, kept in registers across the
+   * mainloop (tilepipe/device/fragment_scales.h: two row scales and this
+   * lane's share of the column scales). */
   template <int BM, int BN>
   struct consumer_state {
-    float row_scale[2];                   /* rows 16 w + l / 4 and 8 below */
-    float col_scale[scale_rounds(BN)][2]; /* this lane's share of the column scales */
+    float row_scale[2];
+    tp_fragment_columns<BN> col_scale;
   };
 
   template <int BM, int BN>
@@ -65,38 +60,23 @@ struct w8a8_mainloop : tp_kernel_operands_mainloop<TP_KERNEL_ROW_BYTES> {
     tp_wgmma_commit_group();
   }
 
-  /* The tile's scales, loaded before its mainloop so that their latency
-   * hides under it rather than after the last k-block. Rows and columns
-   * past D read the last scale (their results are dropped). */
   template <int BM, int BN>
   static __device__ __forceinline__ void tile_begin(consumer_state<BM, BN> &s, const params &p,
                                                     const tp_kernel_tile &t, uint32_t wg) {
-    const uint32_t lane = threadIdx.x % 32u, warp = threadIdx.x % 128u / 32u;
-    const uint32_t q = lane % 4u, g = lane / 4u;
-    const int32_t row0 = t.m0 + (int32_t)(wg * 64u + warp * 16u + g);
-    const int32_t last_row = p.kernel.m - 1, last_col = p.kernel.n - 1;
-    s.row_scale[0] = __ldg(p.a_scale + min(row0, last_row));
-    s.row_scale[1] = __ldg(p.a_scale + min(row0 + 8, last_row));
-#pragma unroll
-    for (int r = 0; r < scale_rounds(BN); ++r) {
-#pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        const int32_t col = t.n0 + (int32_t)((r * 8u + g) * 8u + 2u * q) + e;
-        s.col_scale[r][e] = __ldg(p.b_scale + min(col, last_col));
-      }
-    }
+    tp_fragment_rows_load(s.row_scale, p.a_scale, t.m0, wg, p.kernel.m);
+    tp_fragment_columns_load<BN>(s.col_scale, p.b_scale, t.n0, p.kernel.n);
   }
 
+  /* acc[4j + 2h + e] holds the s32 sum of row h, column 8j + 2q + e. */
   template <int BM, int BN>
   static __device__ __forceinline__ void tile_end(consumer_state<BM, BN> &s, const params &,
                                                   float *acc, const tp_kernel_tile &,
                                                   uint32_t) {
-    const uint32_t q = threadIdx.x % 4u;
 #pragma unroll
     for (int j = 0; j < BN / 8; ++j) {
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
-        const float sb = __shfl_sync(0xffffffffu, s.col_scale[j / 8][e], (int)(4u * (j % 8) + q));
+        const float sb = tp_fragment_columns_get<BN>(s.col_scale, j, e);
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           const int i = 4 * j + 2 * h + e;

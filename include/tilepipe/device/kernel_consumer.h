@@ -3,7 +3,8 @@
  * Warpgroup wg (1 or 2 of the CTA's consumer warpgroups) owns rows
  * 64wg..64wg+63 of each output tile. Per work unit: the mainloop's
  * tile_begin; for each k-block, acquire the input stage, the mainloop's
- * mma (one wgmma group), and release the stage once that group has
+ * convert where it has one (every warpgroup whose rows start inside M
+ * takes part, then waits for the others), its mma (one wgmma group), and release the stage once that group has
  * retired, then the mainloop's k_block_done while the producer refills it:
  * with groups_in_flight() == 1 a stage stays held while the next k-block's
  * group is issued, so one group is always in flight behind the issue; then
@@ -21,10 +22,6 @@
 #include "tilepipe/device/split_k.h"
 #include "tilepipe/device/wgmma.h"
 #include "tilepipe/pipeline/storage.h"
-
-/* Named barrier ids (0 is __syncthreads): consumer warpgroup w uses
- * TP_KERNEL_BAR_CONSUMER_0 + w for its split-K handshakes. */
-enum { TP_KERNEL_BAR_CONSUMER_0 = 1 };
 
 /* Split-K (and stream-K's shared tiles) for consumer warpgroup wg: a split
  * other than the last leaves its partial sums in its workspace slot and
@@ -78,7 +75,8 @@ TP_KERNEL_FN void tp_kernel_consumer(const typename ML::params &p, uint32_t wg) 
   /* Short A boxes (M < 64): only warpgroup 0's rows are ever multiplied.
    * Zeroing here, not before the kernel's first barrier, lets the loader's
    * first stages fly meanwhile (docs/kernel.md, "One tile"). */
-  if (wg == 0) tp_kernel_zero_a_rows(k, threadIdx.x % 128u, TP_KERNEL_BAR_CONSUMER_0);
+  if (wg == 0)
+    tp_kernel_zero_a_rows<ML::a_row_bytes>(k, threadIdx.x % 128u, TP_KERNEL_BAR_CONSUMER_0);
 
   for (tp_kernel_unit w; tp_kernel_walk_next(k, &wk, &w);) {
     const tp_kernel_tile t = tp_kernel_tile_of<CLUSTER_M, BM, BN>(k, w);
@@ -93,6 +91,12 @@ TP_KERNEL_FN void tp_kernel_consumer(const typename ML::params &p, uint32_t wg) 
     tp_input_consumer_stage held;
     for (int32_t kb = w.kb_begin; kb < w.kb_end; ++kb) {
       tp_input_consumer_stage st = tp_input_consumer_acquire_stage(&cons);
+      if (ML::converts && rows_in_m) {
+        const tp_kernel_converter c = {wg * 128u + threadIdx.x % 128u, t.warpgroups_in_m * 128u};
+        ML::template convert<BM, BN>(ms, p, &st, c);
+        tp_fence_proxy_async_smem();
+        tp_named_barrier_sync(TP_KERNEL_BAR_CONVERT, c.threads);
+      }
       if (rows_in_m) ML::template mma<BM, BN>(ms, p, acc, &st, wg, kb > w.kb_begin);
       if (in_flight == 0) {
         tp_wgmma_wait_group<0>();

@@ -61,6 +61,29 @@
  *       k-blocks of the CTA's first unit, which the loader's first loads
  *       then find there (the operands mainloop prefetches
  *       TP_KERNEL_WARM_K_BLOCKS of A and B).
+ *   static constexpr int a_row_bytes;
+ *       Bytes of K a row of A's tile holds in a stage (default 128,
+ *       TP_KERNEL_ROW_BYTES): fewer where A is the narrower operand of a
+ *       mixed-width pair (kernel_operands.h), for the rows the skeleton
+ *       zeroes under short A boxes.
+ *   static constexpr bool converts;
+ *   template <int BM, int BN>
+ *   static void convert(consumer_state<BM, BN> &s, const params &p,
+ *                       const tp_input_consumer_stage *st,
+ *                       const tp_kernel_converter &c);
+ *       A stage transform (converts = true; default false): every thread
+ *       of the consumer warpgroups whose rows start inside M (c.threads of
+ *       them; c.thread is this one's index among them), once per k-block
+ *       after the stage has arrived and before any mma reads it, rewrites
+ *       its share of the stage in shared memory into what wgmma reads (an
+ *       s8 B tile into a bf16 tile that the plan added as a stage tensor,
+ *       say). The skeleton then makes those writes visible to wgmma
+ *       (fence.proxy.async) and waits for every converter (named barrier
+ *       TP_KERNEL_BAR_CONVERT) before the warpgroups' mma. A stage is
+ *       refilled only once every consumer warp released it, so a tensor
+ *       of the stage that convert writes is never read by an earlier
+ *       k-block's wgmma still in flight. A transform in registers (A from
+ *       registers) needs none of this: it belongs in mma.
  *   template <int BM, int BN>
  *   static void tile_begin(consumer_state<BM, BN> &s, const params &p,
  *                          const tp_kernel_tile &t, uint32_t wg);
@@ -85,6 +108,11 @@
  * tp_kernel_operands_mainloop (kernel_operands.h), which supplies prefetch,
  * warm and load, and adds its mma.
  *
+ * Named barriers (bar.sync ids; 0 is __syncthreads): 1 and 2 are the
+ * consumer warpgroups' own (TP_KERNEL_BAR_CONSUMER_0 + wg: split-K, the
+ * short A boxes' zeroing), 3 the convert step's (TP_KERNEL_BAR_CONVERT);
+ * TP_KERNEL_BAR_MAINLOOP (4) to 15 are free for a mainloop's own use.
+ *
  * All of them are `static __device__ __forceinline__`: the skeleton is one
  * inlined body per kernel, and a register array passed by pointer stays in
  * registers. docs/writing-a-payload.md walks through one. */
@@ -97,6 +125,16 @@
 #include "tilepipe/kernel/tiles.h"
 #include "tilepipe/pipeline/input_tile_pipeline.h"
 
+/* Named barrier ids (see above). */
+enum { TP_KERNEL_BAR_CONSUMER_0 = 1, TP_KERNEL_BAR_CONVERT = 3, TP_KERNEL_BAR_MAINLOOP = 4 };
+
+/* What a mainloop's convert step is told: this thread's index among the
+ * converters and their number (128 x the consumer warpgroups whose rows
+ * start inside M). */
+typedef struct tp_kernel_converter {
+  uint32_t thread, threads;
+} tp_kernel_converter;
+
 /* The CTA's dynamic shared memory, 1024-aligned (128B-swizzled tiles need
  * it): the storage planner's layout (tp_kernel_params.smem) is relative to
  * this base. */
@@ -108,6 +146,8 @@ TP_KERNEL_FN unsigned char *tp_kernel_smem(void) {
 struct tp_kernel_mainloop_defaults {
   static constexpr int max_tile_n = TP_KERNEL_MAX_TILE_N;
   static constexpr int n_block = 0;
+  static constexpr int a_row_bytes = TP_KERNEL_ROW_BYTES;
+  static constexpr bool converts = false;
 
   template <int BM, int BN>
   struct consumer_state {};
@@ -122,6 +162,10 @@ struct tp_kernel_mainloop_defaults {
 
   template <int BM, int BN, int CLUSTER_M, class P>
   static __device__ __forceinline__ void warm(const P &) {}
+
+  template <int BM, int BN, class S, class P>
+  static __device__ __forceinline__ void convert(S &, const P &, const tp_input_consumer_stage *,
+                                                 const tp_kernel_converter &) {}
 
   template <int BM, int BN, class S, class P>
   static __device__ __forceinline__ void tile_begin(S &, const P &, const tp_kernel_tile &,

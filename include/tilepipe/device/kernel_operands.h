@@ -1,10 +1,15 @@
 /* tilepipe/device/kernel_operands.h: K-major A and B tiles into a stage.
  *
  * The loads, and the consumers' addresses of the loaded tiles, that every
- * mainloop over K-major, 128B-swizzled operands shares (tp_kernel_operands
- * in tilepipe/kernel/params.h): a k-block of the stage holds A as one
- * 64-row box per consumer warpgroup (tensor 0) and B as the tile's BN rows
- * (tensor 1), 128 bytes of K each. A box whose rows
+ * mainloop over K-major operands shares (tp_kernel_operands in
+ * tilepipe/kernel/params.h): a k-block of the stage holds A as one 64-row
+ * box per consumer warpgroup (tensor 0) and B as the tile's BN rows
+ * (tensor 1). A k-block is 128 bytes of K of the wider operand's dtype;
+ * each operand's tile rows are that K in its own dtype (A_ROW and B_ROW
+ * bytes): 128 for the wider operand, 128B-swizzled as wgmma reads it, and
+ * fewer for a narrower one (bf16 A x s8 B: 128 and 64), loaded unswizzled
+ * with its rows packed, for a mainloop that converts it in a stage
+ * transform (tilepipe/device/kernel_mainloop.h, convert). A box whose rows
  * all lie past M is not loaded (its warpgroup only passes the stage on):
  * TMA's zero fill of a box wholly past M is not free. Where M < 64 the
  * box is only a_rows rows (M rounded up to 8, tp_kernel_params.a_rows),
@@ -27,27 +32,31 @@
 
 /* The bytes one k-block of A and B brings into this CTA's stage: a box
  * of A per warpgroup whose rows start inside M, the last of them a_rows
- * rows (below 64 only where there is one), and B. */
-template <int BN>
+ * rows (below 64 only where there is one), and B, at A_ROW and B_ROW bytes
+ * a row. */
+template <int BN, int A_ROW = TP_KERNEL_ROW_BYTES, int B_ROW = TP_KERNEL_ROW_BYTES>
 TP_KERNEL_FN uint32_t tp_kernel_operand_bytes(const tp_kernel_params &k,
                                               const tp_kernel_tile &t) {
   const uint32_t a_rows =
       t.warpgroups_in_m == 0
           ? 0u
           : (t.warpgroups_in_m - 1u) * TP_KERNEL_WARPGROUP_ROWS + (uint32_t)k.a_rows;
-  return (a_rows + BN) * TP_KERNEL_ROW_BYTES;
+  /* One product where the rows match: the form the same-width kernels
+   * have always compiled to. */
+  return A_ROW == B_ROW ? (a_rows + BN) * A_ROW : a_rows * A_ROW + BN * B_ROW;
 }
 
 /* Consumer warpgroup 0's 128 threads (t: 0..127), once before their first
- * wgmma: zero rows a_rows..63 of every A tile of every stage, which no
- * load writes (a_rows < 64 only where the tile holds one warpgroup's rows
- * of M), and make the zeros visible to wgmma's reads (the async proxy)
- * through named barrier `bar`. */
+ * wgmma: zero rows a_rows..63 of every A tile (A_ROW bytes a row) of every
+ * stage, which no load writes (a_rows < 64 only where the tile holds one
+ * warpgroup's rows of M), and make the zeros visible to wgmma's reads (the
+ * async proxy) through named barrier `bar`. */
+template <int A_ROW>
 TP_KERNEL_FN void tp_kernel_zero_a_rows(const tp_kernel_params &k, uint32_t t, uint32_t bar) {
   if (k.a_rows >= TP_KERNEL_WARPGROUP_ROWS) return;
   const tp_tile_payload pl = tp_storage_input_payload(tp_kernel_smem(), &k.smem);
-  const uint32_t first = (uint32_t)k.a_rows * TP_KERNEL_ROW_BYTES / sizeof(uint4);
-  const uint32_t end = TP_KERNEL_WARPGROUP_ROWS * TP_KERNEL_ROW_BYTES / sizeof(uint4);
+  const uint32_t first = (uint32_t)k.a_rows * A_ROW / sizeof(uint4);
+  const uint32_t end = TP_KERNEL_WARPGROUP_ROWS * A_ROW / sizeof(uint4);
   for (uint32_t s = 0; s < k.smem.stages; ++s) {
     for (uint32_t j = 0; j < pl.k_group_size; ++j) {
       uint4 *a = (uint4 *)tp_tile_payload_tile(&pl, s, 0, j);
@@ -71,23 +80,25 @@ TP_KERNEL_FN int32_t tp_kernel_b_slice_row(const tp_kernel_tile &t, uint32_t ran
   return t.n0 + (int32_t)rank * (BN / CLUSTER_M);
 }
 
-/* A k-block's A boxes (from column k0 of the tile's rows) into `a`. */
+/* A k-block's A boxes (from column k0 of the tile's rows, A_ROW bytes a
+ * row) into `a`. */
+template <int A_ROW = TP_KERNEL_ROW_BYTES>
 TP_KERNEL_FN void tp_kernel_load_a(const tp_kernel_operands &o, unsigned char *a, tp_mbar *full,
                                    int32_t k0, const tp_kernel_tile &t) {
   for (uint32_t h = 0; h < t.warpgroups_in_m; ++h) {
-    tp_tma_load_2d_hint(a + h * TP_KERNEL_WARPGROUP_ROWS * TP_KERNEL_ROW_BYTES, &o.a, full, k0,
+    tp_tma_load_2d_hint(a + h * TP_KERNEL_WARPGROUP_ROWS * A_ROW, &o.a, full, k0,
                         tp_kernel_a_box_row(t, h), o.a_policy);
   }
 }
 
-/* A k-block's B tile (BN rows from n0, column k0) into `b`: in a cluster,
- * our slice of it, multicast. */
-template <int BN, int CLUSTER_M>
+/* A k-block's B tile (BN rows from n0, column k0, B_ROW bytes a row) into
+ * `b`: in a cluster, our slice of it, multicast. */
+template <int BN, int CLUSTER_M, int B_ROW = TP_KERNEL_ROW_BYTES>
 TP_KERNEL_FN void tp_kernel_load_b(const tp_kernel_operands &o, unsigned char *b, tp_mbar *full,
                                    int32_t k0, const tp_kernel_tile &t) {
   if (CLUSTER_M > 1) {
     const uint32_t rank = tp_cluster_ctarank();
-    tp_tma_load_2d_multicast_hint(b + rank * (BN / CLUSTER_M) * TP_KERNEL_ROW_BYTES, &o.b, full,
+    tp_tma_load_2d_multicast_hint(b + rank * (BN / CLUSTER_M) * B_ROW, &o.b, full,
                                   k0, tp_kernel_b_slice_row<BN, CLUSTER_M>(t, rank),
                                   (uint16_t)((1u << CLUSTER_M) - 1u), o.b_policy);
   } else {
@@ -100,21 +111,22 @@ TP_KERNEL_FN void tp_kernel_load_b(const tp_kernel_operands &o, unsigned char *b
  * faster: B first in a 128-row tile (its box is the larger load), A first
  * in a 64-row one. The caller has announced the bytes (with
  * tp_kernel_operand_bytes, plus any tensors of its own). */
-template <int BM, int BN, int CLUSTER_M>
+template <int BM, int BN, int CLUSTER_M, int A_ROW = TP_KERNEL_ROW_BYTES,
+          int B_ROW = TP_KERNEL_ROW_BYTES>
 TP_KERNEL_FN void tp_kernel_load_operands(const tp_kernel_operands &o,
                                           const tp_input_producer_stage *st, int32_t k0,
                                           const tp_kernel_tile &t) {
   tp_mbar *full = tp_input_producer_stage_barrier(st);
   unsigned char *b = (unsigned char *)tp_input_producer_stage_tile(st, 1, 0);
   unsigned char *a = (unsigned char *)tp_input_producer_stage_tile(st, 0, 0);
-  if (BM == 128) tp_kernel_load_b<BN, CLUSTER_M>(o, b, full, k0, t);
-  tp_kernel_load_a(o, a, full, k0, t);
-  if (BM != 128) tp_kernel_load_b<BN, CLUSTER_M>(o, b, full, k0, t);
+  if (BM == 128) tp_kernel_load_b<BN, CLUSTER_M, B_ROW>(o, b, full, k0, t);
+  tp_kernel_load_a<A_ROW>(o, a, full, k0, t);
+  if (BM != 128) tp_kernel_load_b<BN, CLUSTER_M, B_ROW>(o, b, full, k0, t);
 }
 
 /* The shared-memory addresses of consumer warpgroup wg's 64 rows of A and
  * of the B tile of k-tile j (0 .. the plan's k_group - 1) in stage st, for
- * its wgmma descriptors. */
+ * its wgmma descriptors (128-byte rows, both). */
 TP_KERNEL_FN void tp_kernel_operand_addrs(const tp_input_consumer_stage *st, uint32_t j,
                                           uint32_t wg, uint32_t *a, uint32_t *b) {
   *a = tp_smem_addr(tp_input_consumer_stage_tile(st, 0, j)) +
@@ -127,11 +139,17 @@ TP_KERNEL_FN void tp_kernel_operand_addrs(const tp_input_consumer_stage *st, uin
 enum { TP_KERNEL_WARM_K_BLOCKS = 4 };
 
 /* The prefetch, warm and load of a mainloop whose stage holds A and B
- * alone, in k-blocks of K_ELEMS elements of K (one 128-byte row): its
- * params carry the operands as `ab`. It derives from this and adds its mma
- * (and any optional member of tilepipe/device/kernel_mainloop.h). */
-template <int K_ELEMS>
+ * alone, in k-blocks of K_ELEMS elements of K (128 bytes of the wider
+ * operand), A_ROW and B_ROW bytes of them a row: its params carry the
+ * operands as `ab`. It derives from this and adds its mma (and any
+ * optional member of tilepipe/device/kernel_mainloop.h). */
+template <int K_ELEMS, int A_ROW = TP_KERNEL_ROW_BYTES, int B_ROW = TP_KERNEL_ROW_BYTES>
 struct tp_kernel_operands_mainloop : tp_kernel_mainloop_defaults {
+  static constexpr int a_row_bytes = A_ROW;
+  static constexpr int b_row_bytes = B_ROW;
+  static_assert(A_ROW == TP_KERNEL_ROW_BYTES || B_ROW == TP_KERNEL_ROW_BYTES,
+                "a k-block is 128 bytes of K of the wider operand");
+
   template <class P>
   static __device__ __forceinline__ void prefetch(const P &p) {
     tp_tma_prefetch_desc(&p.ab.a);
@@ -161,8 +179,9 @@ struct tp_kernel_operands_mainloop : tp_kernel_mainloop_defaults {
   template <int BM, int BN, int CLUSTER_M, class P>
   static __device__ __forceinline__ void load(const P &p, const tp_input_producer_stage *st,
                                               const tp_kernel_tile &t, int32_t kb) {
-    tp_input_producer_stage_arrive_expect_bytes(st, tp_kernel_operand_bytes<BN>(p.kernel, t));
-    tp_kernel_load_operands<BM, BN, CLUSTER_M>(p.ab, st, kb * K_ELEMS, t);
+    tp_input_producer_stage_arrive_expect_bytes(
+        st, tp_kernel_operand_bytes<BN, A_ROW, B_ROW>(p.kernel, t));
+    tp_kernel_load_operands<BM, BN, CLUSTER_M, A_ROW, B_ROW>(p.ab, st, kb * K_ELEMS, t);
   }
 };
 
