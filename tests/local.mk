@@ -360,8 +360,13 @@ EXTRA_DIST += tests/test_doc_examples.sh tests/doc_examples
 AM_TESTS_ENVIRONMENT = TP_TEST_CC='$(CC)' \
 	TP_TEST_CPPFLAGS='-I$(top_srcdir)/include -I$(top_srcdir) -I$(top_builddir) $(CPPFLAGS)' \
 	TP_TEST_CFLAGS='$(AM_CFLAGS) $(CFLAGS)' TP_TEST_LDFLAGS='$(LDFLAGS)' \
-	TP_TEST_LIBTOOL='$(LIBTOOL)'; \
-	export TP_TEST_CC TP_TEST_CPPFLAGS TP_TEST_CFLAGS TP_TEST_LDFLAGS TP_TEST_LIBTOOL;
+	TP_TEST_LIBTOOL='$(LIBTOOL)' TP_TEST_PYTHON3='$(PYTHON3)'; \
+	export TP_TEST_CC TP_TEST_CPPFLAGS TP_TEST_CFLAGS TP_TEST_LDFLAGS TP_TEST_LIBTOOL \
+	TP_TEST_PYTHON3;
+# The committed outputs of tools/gen/'s generators (wgmma_ops.h) are what
+# the generators write now (test_generated.sh; python3, else it skips).
+TESTS += tests/test_generated.sh
+EXTRA_DIST += tests/test_generated.sh
 if TP_HAVE_CUDA
 check_LTLIBRARIES += tests/plugins/fixture_bad_link.la
 tests_plugins_fixture_bad_link_la_SOURCES = tests/plugins/fixture_bad_link.c
