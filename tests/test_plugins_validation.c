@@ -615,7 +615,7 @@ END_TEST
 /* An H100's figures with `sm_count` SMs, for GPU planning without a GPU. */
 static tp_gpu_info h100_figures(int32_t sm_count) {
   tp_gpu_info h100 = {.sm_count = sm_count, .cc_major = 9, .smem_per_block = 232448,
-                      .l2_bytes = 50u << 20, .name = "H100 (figures)"};
+                      .name = "H100 (figures)"};
   return h100;
 }
 

@@ -79,7 +79,6 @@ typedef struct tp_gpu_info {
   int32_t sm_count;
   int32_t cc_major, cc_minor;
   uint32_t smem_per_block; /* opt-in maximum of dynamic shared memory per block */
-  uint32_t l2_bytes;
   char name[64];
 } tp_gpu_info;
 
