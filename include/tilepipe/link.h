@@ -58,8 +58,8 @@ tp_status tp_link_check_target(tp_link_target *target);
 
 /* Fills *target with the figures of a GPU model named by gpu: "h100-sxm"
  * (132 SMs), "h100-pcie" (114 SMs), "h200" (132 SMs); each compute
- * capability 9.0 with 232448 bytes of opt-in shared memory per block. TP_ERR_NOT_FOUND for another name (the message lists
- * these). */
+ * capability 9.0 with 232448 bytes of opt-in shared memory per block.
+ * TP_ERR_NOT_FOUND for another name (the message lists these). */
 tp_status tp_link_target_lookup(const char *gpu, tp_link_target *target);
 
 /* Fills *target with the figures of the GPU the calling thread works on
