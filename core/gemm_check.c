@@ -139,7 +139,6 @@ typedef struct named_tensor {
 
 tp_status tp_gemm_check_desc(const tp_gemm_desc *desc, tp_backend backend) {
   tp_status st;
-  if (desc == NULL) return tp_error_set(TP_ERR_INVALID_ARGUMENT, "the GEMM descriptor is NULL");
   if (desc->m < 1 || desc->n < 1 || desc->k < 1) {
     return tp_error_set(TP_ERR_INVALID_ARGUMENT, "M, N and K must be >= 1 (got %lld, %lld, %lld)",
                         (long long)desc->m, (long long)desc->n, (long long)desc->k);
@@ -211,7 +210,6 @@ static int spans_overlap(const tp_tensor *x, const tp_tensor *y) {
 
 tp_status tp_gemm_check_run(const tp_gemm_desc *planned, const tp_gemm_desc *desc,
                             tp_backend backend) {
-  if (desc == NULL) return tp_error_set(TP_ERR_INVALID_ARGUMENT, "run: the GEMM descriptor is NULL");
   const named_tensor tensors[] = {
       {"A", &desc->a}, {"B", &desc->b}, {"a_scale", &desc->a_scale},
       {"b_scale", &desc->b_scale}, {"C", &desc->c}, {"bias", &desc->bias}, {"D", &desc->d},

@@ -7,7 +7,8 @@
  * bytes (tp_tensor_span_bytes measures it), and at run time the data pointers
  * (present, aligned, D not overlapping the inputs, the bias included).
  * Payload-specific rules (dtypes, scale tensors) and which dtypes C and the
- * bias may have belong to the plugins. */
+ * bias may have belong to the plugins. Both checks take the core's full-size
+ * copies of the caller's descriptors (gemm_desc.h), never NULL. */
 #ifndef TP_CORE_GEMM_CHECK_H
 #define TP_CORE_GEMM_CHECK_H
 

@@ -7,6 +7,7 @@
 #include "core/backend/cuda/cuda_backend.h"
 #include "core/error.h"
 #include "core/gemm_check.h"
+#include "core/gemm_desc.h"
 #include "core/link_target.h"
 #include "core/plan_internal.h"
 #include "core/versioned.h"
@@ -34,20 +35,22 @@ tp_status tp_link_check(tp_registry *registry, const char *payload, const char *
   tp_status st = tp_versioned_clear(result, sizeof *result, "tp_link_result");
   if (st != TP_OK) return tp_error_wrap(st, "link check");
   const tp_gpu_info *gpu = tp_link_target_default();
-  if (registry == NULL || payload == NULL || epilogue == NULL || desc == NULL)
+  if (registry == NULL || payload == NULL || epilogue == NULL)
     return tp_error_set(TP_ERR_INVALID_ARGUMENT,
-                        "link check: the registry, a plugin name or the descriptor is NULL");
+                        "link check: the registry or a plugin name is NULL");
+  tp_gemm_desc problem;
+  if ((st = tp_gemm_desc_read(&problem, desc)) != TP_OK) return tp_error_wrap(st, "link check");
   tp_binding b;
   tp_gpu_launch launch;
   tp_link_stats stats;
   memset(&launch, 0, sizeof launch);
   memset(&stats, 0, sizeof stats);
   st = tp_binding_resolve(&b, registry, payload, epilogue);
-  if (st == TP_OK) st = tp_gemm_check_desc(desc, TP_BACKEND_CUDA);
-  if (st == TP_OK) st = tp_binding_plan(&b, desc, TP_BACKEND_CUDA);
+  if (st == TP_OK) st = tp_gemm_check_desc(&problem, TP_BACKEND_CUDA);
+  if (st == TP_OK) st = tp_binding_plan(&b, &problem, TP_BACKEND_CUDA);
   if (st == TP_OK) {
     result->planned = 1;
-    st = tp_cuda_link_check(&b, desc, gpu, &launch, &stats);
+    st = tp_cuda_link_check(&b, &problem, gpu, &launch, &stats);
     result_from(result, &launch, &stats);
   }
   return st == TP_OK ? TP_OK

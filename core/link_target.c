@@ -1,11 +1,11 @@
 /* core/link_target.c: the GPUs a link without a GPU plans for (see
  * link_target.h and tilepipe/link.h).
  *
- * The figures are what the CUDA driver reports for each model: SMs, the
+ * The figures are what the CUDA driver reports for each model: SMs and the
  * opt-in shared memory per block (cudaDevAttrMaxSharedMemoryPerBlockOptin,
- * 227 KiB on every Hopper) and L2; the H100 SXM's and the H200's as read on
- * the GPU machines this project runs on, the H100 PCIe's from its
- * published specification (114 SMs). */
+ * 227 KiB on every Hopper); the H100 SXM's and the H200's as read on the
+ * GPU machines this project runs on, the H100 PCIe's from its published
+ * specification (114 SMs). */
 #include <stdio.h>
 #include <string.h>
 
@@ -19,11 +19,11 @@ static const struct {
   tp_gpu_info gpu;
 } models[] = {
     {"h100-sxm", {.sm_count = 132, .cc_major = 9, .cc_minor = 0, .smem_per_block = 232448u,
-                  .l2_bytes = 50u << 20, .name = "H100 SXM (figures, no GPU)"}},
+                  .name = "H100 SXM (figures, no GPU)"}},
     {"h100-pcie", {.sm_count = 114, .cc_major = 9, .cc_minor = 0, .smem_per_block = 232448u,
-                   .l2_bytes = 50u << 20, .name = "H100 PCIe (figures, no GPU)"}},
+                   .name = "H100 PCIe (figures, no GPU)"}},
     {"h200", {.sm_count = 132, .cc_major = 9, .cc_minor = 0, .smem_per_block = 232448u,
-              .l2_bytes = 60u << 20, .name = "H200 (figures, no GPU)"}},
+              .name = "H200 (figures, no GPU)"}},
 };
 #define NUM_MODELS (sizeof models / sizeof models[0])
 
@@ -42,7 +42,6 @@ static tp_status target_from(tp_link_target *target, const tp_gpu_info *gpu) {
   target->cc_major = gpu->cc_major;
   target->cc_minor = gpu->cc_minor;
   target->smem_per_block = gpu->smem_per_block;
-  target->l2_bytes = gpu->l2_bytes;
   return TP_OK;
 }
 
@@ -95,6 +94,5 @@ tp_status tp_link_target_to_gpu(const tp_link_target *target, tp_gpu_info *gpu) 
   gpu->cc_major = target->cc_major;
   gpu->cc_minor = target->cc_minor;
   gpu->smem_per_block = target->smem_per_block;
-  gpu->l2_bytes = target->l2_bytes;
   return TP_OK;
 }

@@ -37,6 +37,7 @@ core_libtilepipe_core_la_SOURCES = \
 	core/registry/registry.c \
 	core/dtype.c \
 	core/tensor.c \
+	core/gemm_desc.h \
 	core/gemm_desc.c \
 	core/device.c
 # The GPU backend's host side: libcuda and nvJitLink through dlopen, the

@@ -11,12 +11,13 @@
 #include "core/backend/cuda/cuda_backend.h"
 #include "core/error.h"
 #include "core/gemm_check.h"
+#include "core/gemm_desc.h"
 #include "core/plan_internal.h"
 #include "core/registry/registry_internal.h"
 
 struct tp_plan {
   tp_backend backend;
-  tp_gemm_desc desc; /* as planned; its data pointers are never read */
+  tp_gemm_desc desc; /* as planned, read at full size; its data pointers are never read */
   tp_binding binding;
   char payload_name[64];
   char epilogue_name[64];
@@ -91,15 +92,6 @@ tp_status tp_binding_check_tiles(const tp_binding *b) {
 
 tp_status tp_binding_plan(tp_binding *b, const tp_gemm_desc *desc, tp_backend backend) {
   char err[512] = "";
-  /* An epilogue built before the bias existed (ABI 1.0) cannot see it and
-   * would silently leave it out of D. */
-  if (desc->bias.dtype != TP_DTYPE_NONE && b->epilogue_plugin->abi_minor < 1) {
-    return tp_error_set(TP_ERR_UNSUPPORTED,
-                        "epilogue '%s' was built for plugin ABI %d.%d, before the bias operand "
-                        "(1.1), and would ignore the bias; rebuild it or leave the bias absent",
-                        b->epilogue_name, b->epilogue_plugin->abi_major,
-                        b->epilogue_plugin->abi_minor);
-  }
   tp_status st = b->payload->plan(b->payload_state, desc, backend, &b->payload_plan, err, sizeof err);
   if (st != TP_OK) {
     return tp_error_set(st, "payload '%s': %s", b->payload_name, err[0] ? err : tp_status_string(st));
@@ -121,7 +113,6 @@ tp_status tp_plan_create(tp_plan **out, tp_registry *registry, const char *paylo
   if (payload_name == NULL || epilogue_name == NULL) {
     return tp_error_set(TP_ERR_INVALID_ARGUMENT, "plan: the payload or epilogue name is NULL");
   }
-  if (desc == NULL) return tp_error_set(TP_ERR_INVALID_ARGUMENT, "plan: the GEMM descriptor is NULL");
   if (backend != TP_BACKEND_AUTO && backend != TP_BACKEND_CPU && backend != TP_BACKEND_CUDA) {
     return tp_error_set(TP_ERR_INVALID_ARGUMENT, "plan: backend %d is not auto, cpu or cuda",
                         (int)backend);
@@ -129,10 +120,14 @@ tp_status tp_plan_create(tp_plan **out, tp_registry *registry, const char *paylo
 
   tp_plan *plan = calloc(1, sizeof *plan);
   if (plan == NULL) return tp_error_set(TP_ERR_OUT_OF_MEMORY, "plan: out of host memory");
+  tp_status st = tp_gemm_desc_read(&plan->desc, desc);
+  if (st != TP_OK) {
+    tp_plan_destroy(plan);
+    return tp_error_wrap(st, "plan");
+  }
   snprintf(plan->payload_name, sizeof plan->payload_name, "%s", payload_name);
   snprintf(plan->epilogue_name, sizeof plan->epilogue_name, "%s", epilogue_name);
-  tp_status st = tp_binding_resolve(&plan->binding, registry, plan->payload_name,
-                                    plan->epilogue_name);
+  st = tp_binding_resolve(&plan->binding, registry, plan->payload_name, plan->epilogue_name);
   if (st != TP_OK) {
     tp_plan_destroy(plan);
     return tp_error_wrap(st, "plan");
@@ -141,11 +136,8 @@ tp_status tp_plan_create(tp_plan **out, tp_registry *registry, const char *paylo
   plan->backend = backend; /* what a failure below names until the backend is resolved */
   st = resolve_backend(backend, plan->binding.payload_plugin, plan->binding.epilogue_plugin,
                        &plan->backend, plan->why_cpu, sizeof plan->why_cpu);
-  if (st == TP_OK) st = tp_gemm_check_desc(desc, plan->backend);
-  if (st == TP_OK) {
-    plan->desc = *desc;
-    st = tp_binding_plan(&plan->binding, &plan->desc, plan->backend);
-  }
+  if (st == TP_OK) st = tp_gemm_check_desc(&plan->desc, plan->backend);
+  if (st == TP_OK) st = tp_binding_plan(&plan->binding, &plan->desc, plan->backend);
   if (st == TP_OK) {
     st = plan->backend == TP_BACKEND_CPU
              ? tp_cpu_plan_create(&plan->cpu, &plan->binding)
@@ -163,15 +155,18 @@ tp_status tp_plan_create(tp_plan **out, tp_registry *registry, const char *paylo
 
 tp_status tp_plan_run(tp_plan *plan, const tp_gemm_desc *desc, void *stream) {
   if (plan == NULL) return tp_error_set(TP_ERR_INVALID_ARGUMENT, "run: the plan is NULL");
-  tp_status st = tp_gemm_check_run(&plan->desc, desc, plan->backend);
+  tp_gemm_desc run;
+  tp_status st = tp_gemm_desc_read(&run, desc);
+  if (st != TP_OK) return tp_error_wrap(st, "run");
+  st = tp_gemm_check_run(&plan->desc, &run, plan->backend);
   if (st != TP_OK) return st;
   if (plan->backend == TP_BACKEND_CPU) {
     if (stream != NULL) {
       return tp_error_set(TP_ERR_INVALID_ARGUMENT, "run: a CPU plan takes no stream (pass NULL)");
     }
-    return tp_cpu_plan_run(plan->cpu, desc);
+    return tp_cpu_plan_run(plan->cpu, &run);
   }
-  return tp_cuda_plan_run(plan->cuda, desc, stream);
+  return tp_cuda_plan_run(plan->cuda, &run, stream);
 }
 
 tp_backend tp_plan_backend(const tp_plan *plan) {

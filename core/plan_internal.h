@@ -27,11 +27,11 @@ typedef struct tp_binding {
 tp_status tp_binding_resolve(tp_binding *b, tp_registry *registry, const char *payload_name,
                              const char *epilogue_name);
 
-/* Runs both plugins' plan slots on desc (already through tp_gemm_check_desc
- * for backend) into b's plans: the payload's, then the epilogue's. An
- * epilogue built before the bias operand (ABI 1.0) is refused a bias. On
- * the CPU backend the payload's plan then holds its tiles; on the CUDA
- * backend its gpu_plan fills them (tp_binding_check_tiles after it). */
+/* Runs both plugins' plan slots on desc (the core's full-size copy, already
+ * through tp_gemm_check_desc for backend) into b's plans: the payload's,
+ * then the epilogue's. On the CPU backend the payload's plan then holds its
+ * tiles; on the CUDA backend its gpu_plan fills them (tp_binding_check_tiles
+ * after it). */
 tp_status tp_binding_plan(tp_binding *b, const tp_gemm_desc *desc, tp_backend backend);
 
 /* TP_ERR_PLUGIN unless the payload plan has 1..TP_MAX_STAGE_TENSORS stage

@@ -19,6 +19,7 @@
 #include "core/backend/cuda/link_workers.h"
 #include "core/error.h"
 #include "core/gemm_check.h"
+#include "core/gemm_desc.h"
 #include "core/link_target.h"
 #include "core/plan_internal.h"
 #include "core/versioned.h"
@@ -117,6 +118,25 @@ static tp_status plan_one(warm *w, const tp_binding *base, const tp_gemm_desc *d
   return TP_OK;
 }
 
+/* Problem i of the caller's array: the descriptors lie struct_size bytes
+ * apart, the size of the tp_gemm_desc the caller compiled (the first one's;
+ * each must have it). */
+static tp_status problem_at(const tp_gemm_desc *descs, size_t i, tp_gemm_desc *problem) {
+  uint32_t stride;
+  memcpy(&stride, descs, sizeof stride);
+  const tp_gemm_desc *d = (const tp_gemm_desc *)((const unsigned char *)descs + i * stride);
+  tp_status st = tp_gemm_desc_read(problem, d);
+  if (st != TP_OK) return tp_error_wrap(st, "problem %zu", i);
+  uint32_t size;
+  memcpy(&size, d, sizeof size);
+  if (size != stride)
+    return tp_error_set(TP_ERR_INVALID_ARGUMENT,
+                        "problem %zu: tp_gemm_desc.struct_size %u differs from problem 0's %u "
+                        "(an array holds descriptors of one version)",
+                        i, size, stride);
+  return TP_OK;
+}
+
 static tp_status plan_all(warm *w, tp_registry *registry, const char *payload,
                           const char *epilogue, const tp_gemm_desc *descs, size_t count,
                           const tp_gpu_info *gpu) {
@@ -124,9 +144,11 @@ static tp_status plan_all(warm *w, tp_registry *registry, const char *payload,
   tp_status st = tp_binding_resolve(&base, registry, payload, epilogue);
   if (st != TP_OK) return st;
   for (size_t i = 0; i < count; i++) {
-    if ((st = plan_one(w, &base, &descs[i], gpu)) != TP_OK)
+    tp_gemm_desc problem;
+    if ((st = problem_at(descs, i, &problem)) != TP_OK) return st;
+    if ((st = plan_one(w, &base, &problem, gpu)) != TP_OK)
       return tp_error_wrap(st, "problem %zu (%lld x %lld x %lld) for %s", i,
-                           (long long)descs[i].m, (long long)descs[i].n, (long long)descs[i].k,
+                           (long long)problem.m, (long long)problem.n, (long long)problem.k,
                            gpu->name);
   }
   return TP_OK;

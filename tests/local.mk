@@ -57,6 +57,10 @@ check_LTLIBRARIES += tests/plugins/fixture_abi_minor.la
 tests_plugins_fixture_abi_minor_la_SOURCES = tests/plugins/fixture_abi_minor.c
 tests_plugins_fixture_abi_minor_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
 tests_plugins_fixture_abi_minor_la_LDFLAGS = $(TP_FIXTURE_LDFLAGS)
+check_LTLIBRARIES += tests/plugins/fixture_abi_first_minor.la
+tests_plugins_fixture_abi_first_minor_la_SOURCES = tests/plugins/fixture_abi_first_minor.c
+tests_plugins_fixture_abi_first_minor_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
+tests_plugins_fixture_abi_first_minor_la_LDFLAGS = $(TP_FIXTURE_LDFLAGS)
 check_LTLIBRARIES += tests/plugins/fixture_small_desc.la
 tests_plugins_fixture_small_desc_la_SOURCES = tests/plugins/fixture_small_desc.c
 tests_plugins_fixture_small_desc_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
@@ -309,13 +313,21 @@ EXTRA_DIST += tests/test_ab_registry.sh
 TESTS += tests/test_tune.sh
 EXTRA_DIST += tests/test_tune.sh
 
+# tp_gemm_desc's struct_size through the entry points, and a payload
+# (fixture_desc_size) that says which size of descriptor it was handed.
+check_LTLIBRARIES += tests/plugins/fixture_desc_size.la
+tests_plugins_fixture_desc_size_la_SOURCES = tests/plugins/fixture_desc_size.c
+tests_plugins_fixture_desc_size_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
+tests_plugins_fixture_desc_size_la_LDFLAGS = $(TP_FIXTURE_LDFLAGS)
+check_PROGRAMS += tests/test_gemm_desc
+tests_test_gemm_desc_SOURCES = tests/test_gemm_desc.c $(TP_REGISTRY_TEST_SOURCES)
+tests_test_gemm_desc_CPPFLAGS = $(TP_REGISTRY_TEST_CPP_FLAGS) \
+	-DTP_TEST_REGISTRY='"$(abs_top_builddir)/tilepipe.ini"'
+tests_test_gemm_desc_LDADD = $(TP_TEST_LIBS)
+EXTRA_tests_test_gemm_desc_DEPENDENCIES = tilepipe.ini
+
 # The bias operand: the core's generic checks (internal functions, so the
-# convenience library), the shipped epilogues' refusal, and an ABI 1.0
-# epilogue (fixture_abi10_epilogue) that cannot see a bias.
-check_LTLIBRARIES += tests/plugins/fixture_abi10_epilogue.la
-tests_plugins_fixture_abi10_epilogue_la_SOURCES = tests/plugins/fixture_abi10_epilogue.c
-tests_plugins_fixture_abi10_epilogue_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
-tests_plugins_fixture_abi10_epilogue_la_LDFLAGS = $(TP_FIXTURE_LDFLAGS)
+# convenience library) and the shipped epilogues' refusal.
 check_PROGRAMS += tests/test_bias
 tests_test_bias_SOURCES = tests/test_bias.c $(TP_REGISTRY_TEST_SOURCES)
 tests_test_bias_CPPFLAGS = $(TP_REGISTRY_TEST_CPP_FLAGS) \
@@ -341,7 +353,7 @@ EXTRA_tests_test_link_check_DEPENDENCIES = tilepipe.ini
 # carrying tests/device/link_ws_unbounded.cu, links with fixture_test_hook
 # (tests/device/link_hook.cu) but fails the ptxas check; fixture_grouped_link
 # links only the device image that lists its kernel, and fixture_small_link
-# (built as for plugin ABI 1.2) its one device_image.
+# (its descriptor ending before device_images) its one device_image.
 TESTS += tests/test_tool_link.sh
 EXTRA_DIST += tests/test_tool_link.sh
 
@@ -360,8 +372,13 @@ EXTRA_DIST += tests/test_doc_examples.sh tests/doc_examples
 AM_TESTS_ENVIRONMENT = TP_TEST_CC='$(CC)' \
 	TP_TEST_CPPFLAGS='-I$(top_srcdir)/include -I$(top_srcdir) -I$(top_builddir) $(CPPFLAGS)' \
 	TP_TEST_CFLAGS='$(AM_CFLAGS) $(CFLAGS)' TP_TEST_LDFLAGS='$(LDFLAGS)' \
-	TP_TEST_LIBTOOL='$(LIBTOOL)'; \
-	export TP_TEST_CC TP_TEST_CPPFLAGS TP_TEST_CFLAGS TP_TEST_LDFLAGS TP_TEST_LIBTOOL;
+	TP_TEST_LIBTOOL='$(LIBTOOL)' TP_TEST_PYTHON3='$(PYTHON3)'; \
+	export TP_TEST_CC TP_TEST_CPPFLAGS TP_TEST_CFLAGS TP_TEST_LDFLAGS TP_TEST_LIBTOOL \
+	TP_TEST_PYTHON3;
+# The committed outputs of tools/gen/'s generators (wgmma_ops.h) are what
+# the generators write now (test_generated.sh; python3, else it skips).
+TESTS += tests/test_generated.sh
+EXTRA_DIST += tests/test_generated.sh
 if TP_HAVE_CUDA
 check_LTLIBRARIES += tests/plugins/fixture_bad_link.la
 tests_plugins_fixture_bad_link_la_SOURCES = tests/plugins/fixture_bad_link.c

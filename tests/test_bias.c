@@ -5,9 +5,7 @@
  *   pointer (present, aligned as every operand on each backend), no overlap
  *   with D, and the same bias as planned.
  * - The shipped epilogues, store and residual, refuse a bias they would
- *   ignore (through tp_plan_create on the build tree's registry).
- * - An epilogue built for ABI 1.0, which cannot see the bias, is refused one
- *   by the core (fixture_abi10_epilogue), and only when a bias is given. */
+ *   ignore (through tp_plan_create on the build tree's registry). */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -175,26 +173,6 @@ START_TEST(test_shipped_epilogues_refuse_bias) {
 }
 END_TEST
 
-START_TEST(test_abi10_epilogue_refused_bias) {
-  char ini[1024];
-  snprintf(ini, sizeof ini,
-           "[fixture_payload]\nkind = payload\nlibrary = %s\n\n", tu_fixture("fixture_payload"));
-  snprintf(ini + strlen(ini), sizeof ini - strlen(ini),
-           "[old]\nkind = epilogue\nlibrary = %s\n", tu_fixture("fixture_abi10_epilogue"));
-  tp_registry *reg;
-  ck_assert_msg(tu_open(&reg, "r.ini", ini) == TP_OK, "%s", tp_error_message());
-  ck_assert_int_eq(tu_info(reg, "old").status, TP_OK); /* an older minor loads */
-  tp_gemm_desc d = problem();
-  expect_refused(reg, "fixture_payload", "old", &d, TP_ERR_UNSUPPORTED, "epilogue 'old'",
-                 "plugin ABI 1.0, before the bias operand");
-  /* Without a bias the core lets it through to the plan slots. */
-  d.bias.dtype = TP_DTYPE_NONE;
-  expect_refused(reg, "fixture_payload", "old", &d, TP_ERR_UNSUPPORTED, "payload 'fixture_payload'",
-                 "plans nothing");
-  tp_registry_close(reg);
-}
-END_TEST
-
 static Suite *bias_suite(void) {
   Suite *s = suite_create("bias");
   TCase *tc = tcase_create("core");
@@ -205,7 +183,6 @@ static Suite *bias_suite(void) {
   tc = tcase_create("epilogues");
   tcase_add_checked_fixture(tc, tu_setup, tu_teardown);
   tcase_add_test(tc, test_shipped_epilogues_refuse_bias);
-  tcase_add_test(tc, test_abi10_epilogue_refused_bias);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -808,12 +808,13 @@ START_TEST(test_gemm_desc_init) {
   tp_gemm_desc d;
   memset(&d, 0xFF, sizeof d);
   tp_gemm_desc_init(&d, 7, 9, 11);
+  ck_assert_uint_eq(d.struct_size, sizeof d);
   ck_assert_int_eq(d.m, 7);
   ck_assert_int_eq(d.n, 9);
   ck_assert_int_eq(d.k, 11);
   ck_assert_float_eq(d.alpha, 1.0f);
   ck_assert_float_eq(d.beta, 0.0f);
-  const tp_tensor *tensors[] = {&d.a, &d.b, &d.a_scale, &d.b_scale, &d.c, &d.d};
+  const tp_tensor *tensors[] = {&d.a, &d.b, &d.a_scale, &d.b_scale, &d.c, &d.d, &d.bias};
   for (size_t i = 0; i < sizeof tensors / sizeof tensors[0]; i++) {
     ck_assert_int_eq(tensors[i]->dtype, TP_DTYPE_NONE);
     ck_assert_int_eq(tensors[i]->rank, 0);

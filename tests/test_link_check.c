@@ -45,7 +45,6 @@ START_TEST(test_target) {
   ck_assert_int_eq(t.cc_major, 9);
   ck_assert_int_eq(t.cc_minor, 0);
   ck_assert_uint_eq(t.smem_per_block, 232448u);
-  ck_assert_uint_eq(t.l2_bytes, 50u << 20);
   ck_assert_int_eq(tp_link_check_target(NULL), TP_ERR_INVALID_ARGUMENT);
 }
 END_TEST

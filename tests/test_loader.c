@@ -99,7 +99,10 @@ START_TEST(test_each_refusal_leaves_the_others_usable) {
                              "library = fixture_payload\n"        /* 39 */
                              "[bad_images]\n"                     /* 40 */
                              "kind = payload\n"                   /* 41 */
-                             "library = fixture_bad_images\n");   /* 42 */
+                             "library = fixture_bad_images\n"     /* 42 */
+                             "[first_minor]\n"                    /* 43 */
+                             "kind = payload\n"                   /* 44 */
+                             "library = fixture_abi_first_minor\n"); /* 45 */
   char want[PATH_MAX + 128];
   snprintf(want, sizeof want, "cannot load '%s/not_a_library.so': ", tu_dir);
   tu_assert_broken(reg, "text", TP_ERR_PLUGIN, 9, want);
@@ -136,7 +139,7 @@ START_TEST(test_each_refusal_leaves_the_others_usable) {
                    "fixture_bad_images.so' (plugin 'fixture_bad_images') sets both device_image "
                    "and device_images; set one");
   /* Refused means unloaded: no version, no state. */
-  for (size_t i = 2; i < tp_registry_count(reg); i++) {
+  for (size_t i = 2; i + 1 < tp_registry_count(reg); i++) {
     tp_plugin_info info;
     ck_assert_int_eq(tp_registry_get(reg, i, &info), TP_OK);
     ck_assert_str_eq(info.version, "");
@@ -146,6 +149,11 @@ START_TEST(test_each_refusal_leaves_the_others_usable) {
   ck_assert_str_eq(plan_reply(reg, "good_payload", TP_PLUGIN_PAYLOAD),
                    "loader fixture: plans nothing");
   ck_assert_str_eq(plan_reply(reg, "good_epilogue", TP_PLUGIN_EPILOGUE),
+                   "loader fixture: plans nothing");
+  /* A plugin built for an older minor of this major loads and plans. */
+  ck_assert_int_eq(tu_info(reg, "first_minor").status, TP_OK);
+  ck_assert_str_eq(tu_info(reg, "first_minor").version, "0.0.1");
+  ck_assert_str_eq(plan_reply(reg, "first_minor", TP_PLUGIN_PAYLOAD),
                    "loader fixture: plans nothing");
   tp_registry_close(reg);
 }
@@ -365,7 +373,7 @@ START_TEST(test_device_code) {
   ck_assert_str_eq(tp_error_message(),
                    "payload 'p' chose kernel 'k_a', which none of its 2 device images lists");
 
-  /* One image (every plugin before ABI 1.3): whatever the kernel. */
+  /* One image: whatever the kernel. */
   d = device_desc(TP_PLUGIN_PAYLOAD, NULL, 0, blob_whole, sizeof blob_whole);
   ck_assert_int_eq(tp_device_code_check(&d, "lib.so"), TP_OK);
   ck_assert(tp_device_code_present(&d));

@@ -18,7 +18,8 @@
 #   itself fails: unresolved tp_epilogue_apply);
 # - a payload with device images (fixture_grouped_link) links only the image
 #   that lists the chosen kernel, and fails one that none lists; a payload
-#   built for plugin ABI 1.2 (fixture_small_link) links its one image.
+#   whose descriptor ends before device_images (fixture_small_link) links
+#   its one image.
 # Built without the CUDA toolkit, the tool says so and exits 77 (skip).
 # The kernel cache is off; scratch files go to a fresh folder under $TMPDIR.
 set -u
@@ -147,7 +148,8 @@ fi
 # chosen kernel. tp_test_ws passes from its own image alone (the other
 # image's tp_test_ws_unbounded would bring ptxas's C7508 into the report);
 # tp_test_ws_unbounded comes from the other; a kernel no image lists fails
-# before any link. A payload built for ABI 1.2 links its one device_image.
+# before any link. A payload whose descriptor ends before device_images
+# links its one device_image.
 if [ -f "$fixtures/fixture_grouped_link.so" ] && [ -f "$fixtures/fixture_small_link.so" ]; then
   cp "$reg" "$tmp/grouped.ini"
   printf '\n[grouped]\nkind = payload\nlibrary = %s/fixture_grouped_link.so\n' "$fixtures" \

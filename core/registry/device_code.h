@@ -1,6 +1,6 @@
 /* core/registry/device_code.h: a plugin's device code as its descriptor
  * gives it, one device_image or, for a payload, groups of kernels each in
- * an image of its own (tp_device_image, ABI 1.3).
+ * an image of its own (tp_device_image).
  *
  * The loader checks the fields once (tp_device_code_check), so the other
  * two read them without checking again. Plain host code: the CPU-only

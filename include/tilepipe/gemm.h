@@ -9,8 +9,17 @@
  * combine (the plain store ignores beta and C; the residual epilogue computes
  * D = alpha*acc + beta*C), and whether it takes the per-column bias (neither
  * shipped epilogue does: both refuse one; examples/bias_silu does). An
- * epilogue refuses the operands it would ignore. Per-tensor scales of fp8 or fp4 operands, and the
- * NVFP4 global scale, fold into alpha. */
+ * epilogue refuses the operands it would ignore. Per-tensor scales of fp8 or
+ * fp4 operands, and the NVFP4 global scale, fold into alpha.
+ *
+ * Versioned by its first field, as the plugin ABI's structs are:
+ * tp_gemm_desc_init sets struct_size to sizeof the struct as the caller
+ * compiled it, and later versions only append fields. The library reads a
+ * descriptor only up to its struct_size: fields an older caller's lacks
+ * read as absent, and fields of a newer caller's that the library does not
+ * know are left unread. It refuses a struct_size of 0 (a descriptor that
+ * skipped tp_gemm_desc_init) or one smaller than the first version's
+ * fields. */
 #ifndef TILEPIPE_GEMM_H
 #define TILEPIPE_GEMM_H
 
@@ -22,6 +31,7 @@ extern "C" {
 #endif
 
 typedef struct tp_gemm_desc {
+  uint32_t struct_size; /* sizeof(tp_gemm_desc), set by tp_gemm_desc_init */
   int64_t m, n, k;
   tp_tensor a;       /* [M, K], stride [lda, 1] */
   tp_tensor b;       /* [N, K], stride [ldb, 1] */
@@ -33,13 +43,12 @@ typedef struct tp_gemm_desc {
   float beta;
   /* [N] vector, rank 1 (or [1, N]), for epilogues that take one; dtype NONE
    * when absent. Contiguous (unit stride along N; the row stride of [1, N]
-   * is never used); bias[n] applies to column n of D. Last in the struct:
-   * it came with plugin ABI 1.1, and appending keeps the offsets that 1.0
-   * plugins read. */
+   * is never used); bias[n] applies to column n of D. */
   tp_tensor bias;
 } tp_gemm_desc;
 
-/* Zeroes *desc, then sets m, n, k and alpha = 1, beta = 0. */
+/* Zeroes *desc, then sets struct_size = sizeof(tp_gemm_desc), m, n, k and
+ * alpha = 1, beta = 0. */
 void tp_gemm_desc_init(tp_gemm_desc *desc, int64_t m, int64_t n, int64_t k);
 
 #ifdef __cplusplus

@@ -35,7 +35,6 @@ typedef struct tp_link_target {
   int32_t sm_count;        /* 132 */
   int32_t cc_major, cc_minor; /* compute capability 9.0 */
   uint32_t smem_per_block; /* opt-in dynamic shared memory per block: 227 KiB */
-  uint32_t l2_bytes;       /* 50 MiB */
 } tp_link_target;
 
 /* What tp_link_check found for one pair and problem. */
@@ -58,10 +57,9 @@ typedef struct tp_link_result {
 tp_status tp_link_check_target(tp_link_target *target);
 
 /* Fills *target with the figures of a GPU model named by gpu: "h100-sxm"
- * (132 SMs, 50 MiB of L2), "h100-pcie" (114 SMs, 50 MiB), "h200" (132 SMs,
- * 60 MiB); each compute capability 9.0 with 232448 bytes of opt-in shared
- * memory per block. TP_ERR_NOT_FOUND for another name (the message lists
- * these). */
+ * (132 SMs), "h100-pcie" (114 SMs), "h200" (132 SMs); each compute
+ * capability 9.0 with 232448 bytes of opt-in shared memory per block.
+ * TP_ERR_NOT_FOUND for another name (the message lists these). */
 tp_status tp_link_target_lookup(const char *gpu, tp_link_target *target);
 
 /* Fills *target with the figures of the GPU the calling thread works on

@@ -11,8 +11,11 @@
  * Compatibility: the core refuses a plugin whose abi_major differs from
  * TP_PLUGIN_ABI_MAJOR or whose abi_minor is newer than TP_PLUGIN_ABI_MINOR.
  * Minor versions only append fields; the core reads a struct only up to the
- * struct_size the plugin reports. docs/writing-a-payload.md walks through a
- * whole plugin.
+ * struct_size the plugin reports, so a plugin built for an older minor of
+ * the same major loads, its missing slots read as absent. The tp_gemm_desc
+ * a slot receives is always the core's own full-size copy of the caller's
+ * (tilepipe/gemm.h). docs/writing-a-payload.md walks through a whole
+ * plugin.
  *
  * One library may back several registry sections (say, two tunings of one
  * payload): init() runs once per section and returns that section's state.
@@ -38,11 +41,10 @@
 extern "C" {
 #endif
 
-#define TP_PLUGIN_ABI_MAJOR 1
-/* 1.1: tp_gemm_desc.bias. 1.2: plan-owned device workspace
- * (tp_gpu_launch.workspace_bytes, tp_payload_plan.workspace). 1.3: a
- * payload's device code in groups of kernels (tp_plugin_desc.device_images). */
-#define TP_PLUGIN_ABI_MINOR 3
+/* 2.0: the structs below, and the tp_gemm_desc the slots read opening with
+ * its struct_size (tilepipe/gemm.h). */
+#define TP_PLUGIN_ABI_MAJOR 2
+#define TP_PLUGIN_ABI_MINOR 0
 #define TP_PLUGIN_ENTRY_NAME "tp_plugin_entry"
 
 #if defined(__GNUC__)
@@ -79,7 +81,6 @@ typedef struct tp_gpu_info {
   int32_t sm_count;
   int32_t cc_major, cc_minor;
   uint32_t smem_per_block; /* opt-in maximum of dynamic shared memory per block */
-  uint32_t l2_bytes;
   char name[64];
 } tp_gpu_info;
 
@@ -191,8 +192,8 @@ typedef struct tp_epilogue_ops {
 
 /* ---------------------------------------------------------------- descriptor */
 
-/* One group of a payload's kernels and the LTO-IR that holds them (ABI 1.3).
- * A link reads every function of the IR it is given, so a payload with many
+/* One group of a payload's kernels and the LTO-IR that holds them. A link
+ * reads every function of the IR it is given, so a payload with many
  * kernels splits them (say, one image per operand pair), and a plan's link
  * takes only the image that lists the kernel gpu_plan chose. */
 typedef struct tp_device_image {
@@ -229,7 +230,7 @@ typedef struct tp_plugin_desc {
   const void *device_image;
   size_t device_image_size;
 
-  /* 1.3, payloads only: its device code as groups of kernels instead of one
+  /* Payloads only: its device code as groups of kernels instead of one
    * device_image (set one or the other). A plan's link takes the first image
    * whose list names the chosen kernel; a kernel that none names fails the
    * plan. NULL and 0 when device_image holds it all. */

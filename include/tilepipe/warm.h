@@ -73,7 +73,10 @@ typedef struct tp_warm_result {
 } tp_warm_result;
 
 /* Links the kernels of payload x epilogue for descs[0 .. count) (their data
- * pointers are never read) into the kernel cache. options may be NULL (the
+ * pointers are never read) into the kernel cache. descs is an array of the
+ * tp_gemm_desc you compiled, each from tp_gemm_desc_init: the library steps
+ * through it by the first one's struct_size, and refuses an element whose
+ * struct_size differs (the message names its index). options may be NULL (the
  * device's figures, one job per CPU, no progress); result may be NULL.
  * Every problem is planned before anything is linked: a problem the pair
  * or the target refuses fails the call at once, its message naming the

@@ -7,7 +7,12 @@
  * K must be a multiple of the vector size (a scale never covers a partial
  * vector). a_scale is [M, K/vec], b_scale [N, K/vec], each either in the SM100
  * 128x4 tiled layout or strided row-major (unit inner stride, row stride >=
- * K/vec). NVFP4's fp32 global scales fold into alpha. */
+ * K/vec). NVFP4's fp32 global scales fold into alpha.
+ *
+ * block_scaled has no GPU kernel, so its rules are the CPU backend's for
+ * either backend: asked for the CUDA backend, plan validates as for the CPU
+ * and leaves the tiles to a gpu_plan it does not have; the core refuses the
+ * CUDA backend itself (the payload carries no device code). */
 #include <stdio.h>
 #include <string.h>
 
@@ -16,9 +21,6 @@
 #include "plugins/common/checks.h"
 #include "plugins/common/cpu_stage.h"
 #include "plugins/common/errmsg.h"
-
-/* A 128x4 scale atom holds 4 scale columns. */
-#define SF_ATOM_COLS 4
 
 typedef struct bs_format {
   const char *name;
@@ -63,29 +65,12 @@ static tp_status check_scales(const tp_gemm_desc *desc, const bs_format *fmt, tp
   char a_text[32], b_text[32];
   snprintf(a_text, sizeof a_text, "[M, K/%d]", fmt->vec);
   snprintf(b_text, sizeof b_text, "[N, K/%d]", fmt->vec);
-  const tpc_scale_rule a_rule = {"a_scale", fmt->scale, desc->m, desc->k / fmt->vec, a_text, 1, 1};
-  const tpc_scale_rule b_rule = {"b_scale", fmt->scale, desc->n, desc->k / fmt->vec, b_text, 1, 1};
+  const tpc_scale_rule a_rule = {"a_scale", fmt->scale, desc->m, desc->k / fmt->vec, a_text, 1, 0};
+  const tpc_scale_rule b_rule = {"b_scale", fmt->scale, desc->n, desc->k / fmt->vec, b_text, 1, 0};
   tp_status st = tpc_check_scale(&desc->a_scale, &a_rule, backend, err, errlen);
   if (st == TP_OK)
     st = tpc_check_scale(&desc->b_scale, &b_rule, backend, err, errlen);
   return st;
-}
-
-/* On the CUDA backend the tile is the GPU planner's; a GPU k-block (the
- * INI's tile K, else one 128-byte row of A) must cover whole 4-column
- * scale atoms, as TMA copies them from the tiled layout. */
-static tp_status plan_cuda(tp_payload_plan *out, const tpc_tuning *tuning,
-                           const tp_gemm_desc *desc, const bs_format *fmt, char *err,
-                           size_t errlen) {
-  const int32_t tile_k =
-      tuning->kernel.tile_k ? tuning->kernel.tile_k : 128 * 8 / (int32_t)tp_codec_bits(desc->a.dtype);
-  memset(out, 0, sizeof *out);
-  if (tile_k % (fmt->vec * SF_ATOM_COLS) != 0)
-    return tpc_fail(err, errlen, TP_ERR_INVALID_ARGUMENT,
-                    "tile K %d is not a multiple of %d: a k-block must cover whole 4-column %s "
-                    "scale atoms",
-                    tile_k, fmt->vec * SF_ATOM_COLS, fmt->name);
-  return TP_OK;
 }
 
 tp_status block_scaled_plan(void *state, const tp_gemm_desc *desc, tp_backend backend,
@@ -96,8 +81,10 @@ tp_status block_scaled_plan(void *state, const tp_gemm_desc *desc, tp_backend ba
     st = check_scales(desc, fmt, backend, err, errlen);
   if (st != TP_OK)
     return st;
-  if (backend == TP_BACKEND_CUDA)
-    return plan_cuda(out, state, desc, fmt, err, errlen);
+  if (backend == TP_BACKEND_CUDA) {
+    memset(out, 0, sizeof *out);
+    return TP_OK;
+  }
   tpc_cpu_plan(out, state, desc, fmt->vec);
   return TP_OK;
 }

@@ -1,8 +1,6 @@
 /* plugins/block_scaled/plugin.c: the block-scaled payload's descriptor and
- * entry point. Its tuning keys are the common ones (plugins/common/tuning.h);
- * on the GPU a tile's K must also cover whole 4-column scale atoms, which
- * each plan checks (the format decides). No device code yet (no GPU path:
- * its plans run on the CPU backend). */
+ * entry point. Its tuning keys are the common ones (plugins/common/tuning.h).
+ * No device code (no GPU kernel: its plans run on the CPU backend). */
 #include "config.h"
 #include "plugins/common/cpu_stage.h"
 #include "plugins/common/tuning.h"

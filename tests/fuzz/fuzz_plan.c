@@ -7,24 +7,30 @@
  * bias, either absent, raw (every field from the input, invalid dtypes,
  * layouts, ranks, negative or huge sizes and strides included) or the
  * tensor the payload expects with up to two of its fields replaced; alpha
- * and beta; C in D's memory or not. The plan is made with data pointers
- * that must not be read (a plan never reads them): 0x10 aligned garbage.
+ * and beta; C in D's memory or not; struct_size (mostly sizeof, as
+ * tp_gemm_desc_init sets it; else 0, below the first version, or a newer
+ * caller's, larger). The plan is made with data pointers that must not be
+ * read (a plan never reads them): 0x10 aligned garbage.
  *
  * What must hold, beyond no crash, leak or sanitizer report:
  *  - a refused descriptor gets a status and a message, and no plan; an
  *    accepted one has tensors whose spans tp_tensor_span_bytes can measure;
+ *  - a struct_size of 0 or below the first version is refused, the message
+ *    naming struct_size; a larger one reads as sizeof (the library reads no
+ *    more than it knows);
  *  - an accepted one whose buffers are small runs on buffers of exactly
  *    tp_tensor_span_bytes (AddressSanitizer sees any access past them),
  *    inputs random (tools/reference/random_fill.h), D poisoned with NaN;
  *    the run succeeds and D matches the naive f64 reference within
  *    tools/reference/compare.h's bound (when alpha and beta are moderate);
  *  - the same plan refuses a run whose descriptor changed (M, alpha, a
- *    shape, D's pointer NULL, misaligned or overlapping A). */
+ *    shape, D's pointer NULL, misaligned or overlapping A, struct_size 0). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/gemm_desc.h"
 #include "tests/fuzz/fuzz.h"
 #include "tilepipe/tilepipe.h"
 #include "tools/reference/compare.h"
@@ -63,8 +69,10 @@ enum { T_A, T_B, T_A_SCALE, T_B_SCALE, T_C, T_D, T_BIAS, T_COUNT };
  * a mutation of one field leaves the others where they were:
  *   payload 1, epilogue 1, M N K 3 each, operands 8, D 2, C 3, bias 2,
  *   alpha 5, beta 5, then A, B, a_scale, b_scale, C, D, bias 28 each
- *   (finish_tensor), the seed 8 and the run-time refusal 1: 241 bytes. */
+ *   (finish_tensor), the seed 8, the run-time refusal 1 and struct_size 2:
+ *   243 bytes. (An input that stops short reads zeros: struct_size sizeof.) */
 #define SIZE_BYTES 3
+#define STRUCT_SIZE_BYTES 2
 #define FLOAT_BYTES 5
 #define OPERAND_BYTES 8
 #define MUTATION_BYTES (1 + SIZE_BYTES)
@@ -108,6 +116,20 @@ static float pick_float(fuzz_input *whole, float usual) {
   float f;
   memcpy(&f, &bits, sizeof f);
   return f;
+}
+
+/* Mostly sizeof, as tp_gemm_desc_init sets it; else 0, one below the
+ * first version, or a newer caller's (larger: the library reads only what
+ * it knows). */
+static uint32_t pick_struct_size(fuzz_input *whole) {
+  fuzz_input in = fuzz_take(whole, STRUCT_SIZE_BYTES);
+  const uint8_t sel = fuzz_u8(&in), v = fuzz_u8(&in);
+  if (sel < 192) return (uint32_t)sizeof(tp_gemm_desc);
+  switch (sel % 3) {
+  case 0: return 0;
+  case 1: return (uint32_t)(v % TP_GEMM_DESC_FIRST_SIZE);
+  default: return (uint32_t)sizeof(tp_gemm_desc) + 1u + v;
+  }
 }
 
 /* Any value, valid or not: -2 .. TP_DTYPE_COUNT + 1. */
@@ -173,6 +195,7 @@ typedef struct fuzz_case {
   tp_gemm_desc desc;
   int c_is_d;
   uint64_t seed;
+  uint8_t refusal; /* which run-time change check_refusals makes */
 } fuzz_case;
 
 static int64_t ceil_div(int64_t a, int64_t b) { return a <= 0 ? 0 : (a - 1) / b + 1; }
@@ -256,6 +279,8 @@ static void decode(fuzz_input *in, fuzz_case *fc) {
   for (int i = 0; i < T_COUNT; i++) finish_tensor(in, tensors[i]);
   if (fc->c_is_d && memcmp(&d->c, &d->d, sizeof d->c) != 0) fc->c_is_d = 0;
   fc->seed = fuzz_uint(in, 8);
+  fc->refusal = fuzz_u8(in);
+  d->struct_size = pick_struct_size(in);
 }
 
 /* ------------------------------------------------------------- running */
@@ -337,10 +362,10 @@ static void check_result(const fuzz_case *fc, const tp_gemm_desc *d, const doubl
 }
 
 /* Changes the plan did not see must be refused at run time. */
-static void check_refusals(tp_plan *plan, const tp_gemm_desc *d, fuzz_input *in) {
+static void check_refusals(tp_plan *plan, const tp_gemm_desc *d, uint8_t refusal) {
   tp_gemm_desc changed = *d;
   const char *what;
-  switch (fuzz_u8(in) % 6) {
+  switch (refusal % 7) {
   case 0: changed.m++; what = "M changed"; break;
   case 1: {
     uint32_t bits;
@@ -357,13 +382,14 @@ static void check_refusals(tp_plan *plan, const tp_gemm_desc *d, fuzz_input *in)
     changed.d.data = (char *)d->d.data + 1;
     what = "D's pointer misaligned";
     break;
-  default: changed.d.data = d->a.data; what = "D overlapping A"; break;
+  case 5: changed.d.data = d->a.data; what = "D overlapping A"; break;
+  default: changed.struct_size = 0; what = "struct_size 0"; break;
   }
   if (tp_plan_run(plan, &changed, NULL) == TP_OK) fail("a run accepted", what);
   if (tp_error_message()[0] == '\0') fail("a refused run without a message", what);
 }
 
-static void run_plan(tp_plan *plan, fuzz_case *fc, fuzz_input *in) {
+static void run_plan(tp_plan *plan, fuzz_case *fc) {
   tp_gemm_desc *d = &fc->desc;
   if (d->m > RUN_MAX_MACS || d->n > RUN_MAX_MACS || d->k > RUN_MAX_MACS) return;
   const int64_t m = (d->m + 7) / 8 * 8, n = (d->n + 7) / 8 * 8, k = (d->k + 127) / 128 * 128;
@@ -389,7 +415,7 @@ static void run_plan(tp_plan *plan, fuzz_case *fc, fuzz_input *in) {
   }
   if (tp_plan_run(plan, d, NULL) != TP_OK) fail("a planned run failed", tp_error_message());
   if (ref) check_result(fc, d, ref, mag);
-  check_refusals(plan, d, in);
+  check_refusals(plan, d, fc->refusal);
   free(ref);
   free(mag);
   buffers_free(&b);
@@ -405,15 +431,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (int i = 0; i < T_COUNT; i++)
     tensor_of(&planned, i)->data = (void *)(uintptr_t)(0x10 * (i + 1));
   tp_plan *plan = NULL;
+  const int size_refused = planned.struct_size < TP_GEMM_DESC_FIRST_SIZE;
   if (tp_plan_create(&plan, reg, fc.payload, fc.epilogue, &planned, TP_BACKEND_CPU) != TP_OK) {
     if (plan != NULL) fail("a refused plan that is not NULL", fc.payload);
     if (tp_error_message()[0] == '\0') fail("a refused plan without a message", fc.payload);
+    if (size_refused && strstr(tp_error_message(), "struct_size") == NULL)
+      fail("a struct_size refused without naming it", tp_error_message());
     return 0;
   }
+  if (size_refused) fail("a plan accepted a struct_size below the first version", fc.payload);
   for (int i = 0; i < T_COUNT; i++)
     if (tp_tensor_span_bytes(tensor_of(&fc.desc, i)) < 0)
       fail("an accepted tensor whose span no buffer can have", fc.payload);
-  run_plan(plan, &fc, &in);
+  run_plan(plan, &fc);
   tp_plan_destroy(plan);
   return 0;
 }

@@ -1,5 +1,5 @@
 /* tests/plugins/fixture_bad_images.c: a payload that gives its device code
- * both ways, one device_image and device_images (ABI 1.3), which the loader
+ * both ways, one device_image and device_images, which the loader
  * refuses: the core could not tell which to link. The bytes are never read. */
 #include "fixture.h"
 

@@ -1,5 +1,5 @@
 /* tests/plugins/fixture_grouped_link.c: a payload whose device code comes
- * in two images (tp_plugin_desc.device_images, ABI 1.3): the first holds
+ * in two images (tp_plugin_desc.device_images): the first holds
  * tp_test_axpy and tp_test_ws (tests/device/link_kernel.cu), the second
  * tp_test_ws_unbounded (tests/device/link_ws_unbounded.cu, whose setmaxnreg
  * ptxas ignores: C7508). Linked together, the second spoils the first's

@@ -4,10 +4,10 @@
  * fixture_test_hook's). It plans every GEMM (one k-block of one 16-byte
  * tile) and names tp_test_ws for M >= 128, tp_test_axpy below, so a shape
  * list maps to one or two kernels. It never runs anything: the CPU slots
- * are the fixtures' empty ones. Its descriptor is one built for plugin ABI
- * 1.2 (abi_minor 2, its struct_size ending at device_image_size, poison
- * past it where 1.3 has device_images), so it also shows that such a
- * payload, with its one device_image, links as it did. */
+ * are the fixtures' empty ones. Its descriptor's struct_size ends at
+ * device_image_size, with poison past it in device_images, so it also shows
+ * that the core reads a descriptor only up to its struct_size (the fields
+ * past it absent) and that a payload with one device_image links. */
 #include <stddef.h>
 
 #include "link_fixture.h"
@@ -19,7 +19,6 @@ static const char *link_fixture_kernel(int64_t m) {
 
 TP_PLUGIN_EXPORT const tp_plugin_desc *tp_plugin_entry(const tp_host_api *host) {
   tp_plugin_desc *desc = link_fixture_desc("fixture_small_link");
-  desc->abi_minor = 2;
   desc->struct_size = offsetof(tp_plugin_desc, device_images);
   desc->device_image = tp_device_blob;
   desc->device_image_size = sizeof tp_device_blob;

@@ -8,6 +8,9 @@ invites typos, so they come from this script. Run it from the repository
 root after changing the shapes or types below and commit the result:
 
     python3 tools/gen/gen_wgmma_ops.py > include/tilepipe/device/wgmma_ops.h
+
+`make check` runs it again and fails when the committed file differs from
+what it writes (tests/test_generated.sh).
 """
 
 # N in steps of 16: every one is a wgmma shape of each type below (the
@@ -28,9 +31,9 @@ TYPES = [
     ("s8_s8", "s32.s8.s8", 32, "", "int32_t", "r"),
 ]
 
-# Integer types whose s32 accumulators a kernel may keep in a float array
-# (the bits of the s32, not its value): a _bits variant bit-casts around
-# the integer op.
+# Integer types whose s32 accumulators kernels keep in a float array (the
+# bits of the s32, not its value): their _bits variants bit-cast around the
+# per-shape integer ops, and only the _bits form gets the dispatch on N.
 BITS_TYPES = ["s8_s8"]
 
 
@@ -93,13 +96,13 @@ def main():
  * in d[0 .. N/2) of each thread in the fragment layout wgmma.h describes.
  * accumulate == 0 overwrites D instead (the first k-step of a tile).
  *
- * s8_s8 (s8 x s8, K = 32 per instruction) accumulates in s32: d is an
- * int32_t array in the same fragment layout, and the sums are exact up to
- * 2^31 - 1 (no .satfinite: nothing clamps them), which |A|, |B| <= 128
- * keep for K < 2^17. Its _bits variants take a float array holding the s32
- * bits instead (for kernels whose accumulator arrays are float;
- * __float_as_int reads a sum back), bit-cast to and from int32_t around
- * the integer instruction. */
+ * s8_s8 (s8 x s8, K = 32 per instruction) accumulates in s32: the per-shape
+ * ops take d as an int32_t array in the same fragment layout, and the sums
+ * are exact up to 2^31 - 1 (no .satfinite: nothing clamps them), which
+ * |A|, |B| <= 128 keep for K < 2^17. Kernels keep their accumulators in
+ * float arrays, so s8_s8 is called through its _bits variants, which take a
+ * float array holding the s32 bits (__float_as_int reads a sum back) and
+ * bit-cast to and from int32_t around the integer instruction. */
 #ifndef TILEPIPE_DEVICE_WGMMA_OPS_H
 #define TILEPIPE_DEVICE_WGMMA_OPS_H
 
@@ -110,8 +113,9 @@ def main():
     for name, ptx, k, imms, ctype, cons in TYPES:
         for n in N_VALUES:
             print(op(name, ptx, k, imms, ctype, cons, n))
-        print(dispatch(name, k, ctype))
-        if name in BITS_TYPES:
+        if name not in BITS_TYPES:
+            print(dispatch(name, k, ctype))
+        else:
             for n in N_VALUES:
                 print(bits_op(name, k, n))
             print(dispatch(name, k, "float", "_bits"))

@@ -69,7 +69,6 @@ static void gpu_info_of(const tp_cuda_device *dev, tp_gpu_info *gpu) {
   gpu->cc_major = dev->cc_major;
   gpu->cc_minor = dev->cc_minor;
   gpu->smem_per_block = (uint32_t)dev->max_smem_optin;
-  gpu->l2_bytes = (uint32_t)dev->l2_bytes;
   snprintf(gpu->name, sizeof gpu->name, "%s", dev->name);
 }
 

@@ -46,12 +46,6 @@ TP_WG_FN uint32_t tp_cluster_ctarank(void) {
   return r;
 }
 
-TP_WG_FN uint32_t tp_cluster_size(void) {
-  uint32_t n;
-  asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(n));
-  return n;
-}
-
 /* All threads of all CTAs of the cluster meet (release/acquire). Not the
  * .aligned form: threads of one warp may arrive at different times (an
  * elected lane returns late from its role). */

@@ -8,13 +8,13 @@
  * in d[0 .. N/2) of each thread in the fragment layout wgmma.h describes.
  * accumulate == 0 overwrites D instead (the first k-step of a tile).
  *
- * s8_s8 (s8 x s8, K = 32 per instruction) accumulates in s32: d is an
- * int32_t array in the same fragment layout, and the sums are exact up to
- * 2^31 - 1 (no .satfinite: nothing clamps them), which |A|, |B| <= 128
- * keep for K < 2^17. Its _bits variants take a float array holding the s32
- * bits instead (for kernels whose accumulator arrays are float;
- * __float_as_int reads a sum back), bit-cast to and from int32_t around
- * the integer instruction. */
+ * s8_s8 (s8 x s8, K = 32 per instruction) accumulates in s32: the per-shape
+ * ops take d as an int32_t array in the same fragment layout, and the sums
+ * are exact up to 2^31 - 1 (no .satfinite: nothing clamps them), which
+ * |A|, |B| <= 128 keep for K < 2^17. Kernels keep their accumulators in
+ * float arrays, so s8_s8 is called through its _bits variants, which take a
+ * float array holding the s32 bits (__float_as_int reads a sum back) and
+ * bit-cast to and from int32_t around the integer instruction. */
 #ifndef TILEPIPE_DEVICE_WGMMA_OPS_H
 #define TILEPIPE_DEVICE_WGMMA_OPS_H
 
@@ -1508,30 +1508,6 @@ TP_WGMMA_FN void tp_wgmma_m64n256k32_s8_s8(int32_t *d, uint64_t desc_a, uint64_t
       "%128, %129, p;\n\t}"
       : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]), "+r"(d[8]), "+r"(d[9]), "+r"(d[10]), "+r"(d[11]), "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15]), "+r"(d[16]), "+r"(d[17]), "+r"(d[18]), "+r"(d[19]), "+r"(d[20]), "+r"(d[21]), "+r"(d[22]), "+r"(d[23]), "+r"(d[24]), "+r"(d[25]), "+r"(d[26]), "+r"(d[27]), "+r"(d[28]), "+r"(d[29]), "+r"(d[30]), "+r"(d[31]), "+r"(d[32]), "+r"(d[33]), "+r"(d[34]), "+r"(d[35]), "+r"(d[36]), "+r"(d[37]), "+r"(d[38]), "+r"(d[39]), "+r"(d[40]), "+r"(d[41]), "+r"(d[42]), "+r"(d[43]), "+r"(d[44]), "+r"(d[45]), "+r"(d[46]), "+r"(d[47]), "+r"(d[48]), "+r"(d[49]), "+r"(d[50]), "+r"(d[51]), "+r"(d[52]), "+r"(d[53]), "+r"(d[54]), "+r"(d[55]), "+r"(d[56]), "+r"(d[57]), "+r"(d[58]), "+r"(d[59]), "+r"(d[60]), "+r"(d[61]), "+r"(d[62]), "+r"(d[63]), "+r"(d[64]), "+r"(d[65]), "+r"(d[66]), "+r"(d[67]), "+r"(d[68]), "+r"(d[69]), "+r"(d[70]), "+r"(d[71]), "+r"(d[72]), "+r"(d[73]), "+r"(d[74]), "+r"(d[75]), "+r"(d[76]), "+r"(d[77]), "+r"(d[78]), "+r"(d[79]), "+r"(d[80]), "+r"(d[81]), "+r"(d[82]), "+r"(d[83]), "+r"(d[84]), "+r"(d[85]), "+r"(d[86]), "+r"(d[87]), "+r"(d[88]), "+r"(d[89]), "+r"(d[90]), "+r"(d[91]), "+r"(d[92]), "+r"(d[93]), "+r"(d[94]), "+r"(d[95]), "+r"(d[96]), "+r"(d[97]), "+r"(d[98]), "+r"(d[99]), "+r"(d[100]), "+r"(d[101]), "+r"(d[102]), "+r"(d[103]), "+r"(d[104]), "+r"(d[105]), "+r"(d[106]), "+r"(d[107]), "+r"(d[108]), "+r"(d[109]), "+r"(d[110]), "+r"(d[111]), "+r"(d[112]), "+r"(d[113]), "+r"(d[114]), "+r"(d[115]), "+r"(d[116]), "+r"(d[117]), "+r"(d[118]), "+r"(d[119]), "+r"(d[120]), "+r"(d[121]), "+r"(d[122]), "+r"(d[123]), "+r"(d[124]), "+r"(d[125]), "+r"(d[126]), "+r"(d[127])
       : "l"(desc_a), "l"(desc_b), "r"(accumulate));
-}
-
-/* m64nNk32 for a compile-time N (the switch folds away). */
-TP_WGMMA_FN void tp_wgmma_s8_s8(int n, int32_t *d, uint64_t desc_a, uint64_t desc_b,
-                                 int accumulate) {
-  switch (n) {
-  case 16: tp_wgmma_m64n16k32_s8_s8(d, desc_a, desc_b, accumulate); break;
-  case 32: tp_wgmma_m64n32k32_s8_s8(d, desc_a, desc_b, accumulate); break;
-  case 48: tp_wgmma_m64n48k32_s8_s8(d, desc_a, desc_b, accumulate); break;
-  case 64: tp_wgmma_m64n64k32_s8_s8(d, desc_a, desc_b, accumulate); break;
-  case 80: tp_wgmma_m64n80k32_s8_s8(d, desc_a, desc_b, accumulate); break;
-  case 96: tp_wgmma_m64n96k32_s8_s8(d, desc_a, desc_b, accumulate); break;
-  case 112: tp_wgmma_m64n112k32_s8_s8(d, desc_a, desc_b, accumulate); break;
-  case 128: tp_wgmma_m64n128k32_s8_s8(d, desc_a, desc_b, accumulate); break;
-  case 144: tp_wgmma_m64n144k32_s8_s8(d, desc_a, desc_b, accumulate); break;
-  case 160: tp_wgmma_m64n160k32_s8_s8(d, desc_a, desc_b, accumulate); break;
-  case 176: tp_wgmma_m64n176k32_s8_s8(d, desc_a, desc_b, accumulate); break;
-  case 192: tp_wgmma_m64n192k32_s8_s8(d, desc_a, desc_b, accumulate); break;
-  case 208: tp_wgmma_m64n208k32_s8_s8(d, desc_a, desc_b, accumulate); break;
-  case 224: tp_wgmma_m64n224k32_s8_s8(d, desc_a, desc_b, accumulate); break;
-  case 240: tp_wgmma_m64n240k32_s8_s8(d, desc_a, desc_b, accumulate); break;
-  case 256: tp_wgmma_m64n256k32_s8_s8(d, desc_a, desc_b, accumulate); break;
-  default: __trap();
-  }
 }
 
 TP_WGMMA_FN void tp_wgmma_m64n16k32_s8_s8_bits(float *d, uint64_t desc_a, uint64_t desc_b,

@@ -105,9 +105,6 @@ tp_input_producer_acquire_stage(tp_input_producer *v) {
   return tp_input_producer_acquire_if_needed(v, false);
 }
 
-TP_PIPE_FN uint32_t tp_input_producer_stage_index(const tp_input_producer_stage *s) {
-  return s->stage.index;
-}
 /* full[index]: where the expect_tx and the loads' complete_tx go. */
 TP_PIPE_FN tp_mbar *tp_input_producer_stage_barrier(const tp_input_producer_stage *s) {
   return s->stage.mbar;
@@ -181,21 +178,10 @@ tp_input_consumer_acquire_stage(tp_input_consumer *v) {
   return tp_input_consumer_acquire_if_needed(v, false);
 }
 
-TP_PIPE_FN uint32_t tp_input_consumer_stage_index(const tp_input_consumer_stage *s) {
-  return s->stage.index;
-}
-/* empty[index]: what a release arrives on. */
-TP_PIPE_FN tp_mbar *tp_input_consumer_stage_mbar(const tp_input_consumer_stage *s) {
-  return s->stage.mbar;
-}
 TP_PIPE_FN void *tp_input_consumer_stage_tile(const tp_input_consumer_stage *s, uint32_t t,
                                               uint32_t j) {
   return tp_tile_payload_tile(&s->ip->payload, s->stage.index, t, j);
 }
-TP_PIPE_FN uint32_t tp_input_consumer_stage_expect_bytes(const tp_input_consumer_stage *s) {
-  return s->ip->expect_bytes;
-}
-
 /* Arrives on empty[index] as the view's arrival says. Call it
  * only once the stage's smem has been read (on Hopper: after the wgmma
  * that reads it has been waited for). */
@@ -203,7 +189,8 @@ TP_PIPE_FN void tp_input_consumer_stage_release(tp_input_consumer_stage *s) {
   tp_consumer_stage_release_with(&s->stage, s->arrival);
 }
 
-/* Steps without arriving, after an explicit tp_consumer_stage_arrive*(&s.stage). */
+/* Steps without arriving: another role arrives on empty[index] for this
+ * stage (the skeleton's store warp, once it has stored the C it read). */
 TP_PIPE_FN void tp_input_consumer_stage_release_without_signal(tp_input_consumer_stage *s) {
   tp_consumer_stage_release_without_signal(&s->stage);
 }

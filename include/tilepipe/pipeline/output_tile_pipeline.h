@@ -112,13 +112,6 @@ TP_PIPE_MUST_USE TP_PIPE_FN tp_output_write_stage tp_output_writer_acquire_stage
   return tp_output_writer_acquire_if_needed(v, false);
 }
 
-TP_PIPE_FN uint32_t tp_output_write_stage_index(const tp_output_write_stage *s) {
-  return s->stage.index;
-}
-/* full[index]: what the writers' release arrives on. */
-TP_PIPE_FN tp_mbar *tp_output_write_stage_mbar(const tp_output_write_stage *s) {
-  return s->stage.mbar;
-}
 TP_PIPE_FN void *tp_output_write_stage_tile(const tp_output_write_stage *s) {
   return tp_tile_array_tile(&s->op->chunks, s->stage.index);
 }
@@ -179,13 +172,6 @@ TP_PIPE_MUST_USE TP_PIPE_FN tp_output_store_stage tp_output_store_acquire_stage(
   return tp_output_store_acquire_if_needed(v, false);
 }
 
-TP_PIPE_FN uint32_t tp_output_store_stage_index(const tp_output_store_stage *s) {
-  return s->stage.index;
-}
-/* empty[index]: what the store's release arrives on. */
-TP_PIPE_FN tp_mbar *tp_output_store_stage_mbar(const tp_output_store_stage *s) {
-  return s->stage.mbar;
-}
 TP_PIPE_FN void *tp_output_store_stage_tile(const tp_output_store_stage *s) {
   return tp_tile_array_tile(&s->op->chunks, s->stage.index);
 }

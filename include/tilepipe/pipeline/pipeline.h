@@ -14,31 +14,28 @@
  * hands it out and steps at once, so a role may hold several stages at a time
  * (a wgmma consumer keeps stage s until the wgmma group that reads it has
  * retired, while it already issues on stage s+1); a release only signals.
- * Releases come in acquisition order. Two ways to hold a stage, with one
- * accessor interface:
+ * Releases come in acquisition order. A stage is held through a handle (the
+ * seeds' linear types):
  *
- *   explicit (the seeds' linear types):
  *     tp_producer_stage s = tp_pipeline_acquire_producer(&p);  // waits empty
  *     ... tp_producer_stage_mbar(&s) is full[index]: TMA expect_tx goes there
  *     tp_producer_stage_release(&s);                            // no signal
  *
  *     tp_consumer_stage c = tp_pipeline_acquire_consumer(&p);  // waits full
- *     ... read stage tp_consumer_stage_index(&c) ...
+ *     ... read stage c.index ...
  *     tp_consumer_stage_release(&c);           // arrive on empty[index]
  *     or _release_with(&c, arrival) for one arrival per warp or arrivals
- *     on cluster CTAs (mbarrier.h's tp_arrival), or tp_consumer_stage_arrive(&c)
- *     / _arrive_cluster(&c, cta) for a hand-guarded or remote arrival, then
- *     _release_without_signal(&c).
+ *     on cluster CTAs (mbarrier.h's tp_arrival), or, when something else
+ *     arrives for it, _release_without_signal(&c).
  *
  *   try-acquire: bool ready = tp_pipeline_try_wait_producer(&p); ...other
  *     work...; c = tp_pipeline_acquire_consumer_if_needed(&p, ready);
  *     (the producer side likewise with try_wait_consumer).
  *
- *   scoped (the seeds' context managers): acquire, run the block, release
- *     TP_PRODUCE(&p, s) { ... }       TP_CONSUME(&p, c) { ... }
- *   (both are TP_PIPE_SCOPE, which the tile pipelines reuse).
- *   Leaving the block with break or return skips the release; the debug
- *   check reports it at drain.
+ * The tile pipelines (input_tile_pipeline.h, output_tile_pipeline.h) wrap
+ * these handles and add scoped forms (the seeds' context managers) through
+ * TP_PIPE_SCOPE: acquire, run the block, release. Leaving the block with
+ * break or return skips the release; the debug check reports it at drain.
  *
  * C cannot make the compiler insist on a release, so with TP_PIPELINE_DEBUG
  * every handle carries its acquisition number and the pipeline counts
@@ -101,13 +98,6 @@ TP_PIPE_FN tp_pipeline tp_pipeline_make(tp_mbar *bars, uint32_t stages) {
   return p;
 }
 
-/* ------------------------------------------------------------ raw access */
-
-TP_PIPE_FN uint32_t tp_pipeline_producer_stage(const tp_pipeline *p) { return p->producer_stage; }
-TP_PIPE_FN uint32_t tp_pipeline_consumer_stage(const tp_pipeline *p) { return p->consumer_stage; }
-TP_PIPE_FN tp_mbar *tp_pipeline_producer_mbar(const tp_pipeline *p, uint32_t s) { return p->full + s; }
-TP_PIPE_FN tp_mbar *tp_pipeline_consumer_mbar(const tp_pipeline *p, uint32_t s) { return p->empty + s; }
-
 /* ----------------------------------------------------------------- waits */
 
 /* Consumer side: wait until the producer has filled the current stage. */
@@ -150,21 +140,6 @@ TP_PIPE_FN void tp_pipeline_producer_step(tp_pipeline *p) {
 
 TP_PIPE_FN void tp_pipeline_consumer_step(tp_pipeline *p) {
   tp_pipeline_advance(&p->consumer_stage, &p->consumer_phase, p->stages);
-}
-
-/* Wait for a free stage, arrive on its full barrier, step: a plain signal
- * with no data (used to throttle a scheduler that runs ahead). */
-TP_PIPE_FN void tp_pipeline_producer_signal_and_step(tp_pipeline *p) {
-  tp_pipeline_wait_consumer(p);
-  tp_mbar_arrive(p->full + p->producer_stage);
-  tp_pipeline_producer_step(p);
-}
-
-/* Wait for a filled stage, arrive on its empty barrier, step. */
-TP_PIPE_FN void tp_pipeline_consumer_signal_and_step(tp_pipeline *p) {
-  tp_pipeline_wait_producer(p);
-  tp_mbar_arrive(p->empty + p->consumer_stage);
-  tp_pipeline_consumer_step(p);
 }
 
 /* ---------------------------------------------------------- debug check */
@@ -237,7 +212,6 @@ TP_PIPE_MUST_USE TP_PIPE_FN tp_producer_stage tp_pipeline_acquire_producer(tp_pi
   return tp_pipeline_acquire_producer_if_needed(p, false);
 }
 
-TP_PIPE_FN uint32_t tp_producer_stage_index(const tp_producer_stage *s) { return s->index; }
 TP_PIPE_FN tp_mbar *tp_producer_stage_mbar(const tp_producer_stage *s) { return s->mbar; }
 
 /* Ends the producer's hold. No arrival: the expect_tx on mbar (by the thread
@@ -283,20 +257,8 @@ TP_PIPE_MUST_USE TP_PIPE_FN tp_consumer_stage tp_pipeline_acquire_consumer(tp_pi
   return tp_pipeline_acquire_consumer_if_needed(p, false);
 }
 
-TP_PIPE_FN uint32_t tp_consumer_stage_index(const tp_consumer_stage *s) { return s->index; }
-TP_PIPE_FN tp_mbar *tp_consumer_stage_mbar(const tp_consumer_stage *s) { return s->mbar; }
 
-/* The explicit arrival on empty[index], for lane-guarded signalling. */
-TP_PIPE_FN void tp_consumer_stage_arrive(const tp_consumer_stage *s) { tp_mbar_arrive(s->mbar); }
-
-#if TP_PIPE_DEVICE
-/* The same arrival on CTA `cta` of the cluster (whose multicast filled us). */
-TP_PIPE_FN void tp_consumer_stage_arrive_cluster(const tp_consumer_stage *s, uint32_t cta) {
-  tp_mbar_arrive_cluster(s->mbar, cta);
-}
-#endif
-
-/* Ends the consumer's hold without arriving (after an explicit arrive). */
+/* Ends the consumer's hold without arriving (another role arrives for it). */
 TP_PIPE_FN void tp_consumer_stage_release_without_signal(tp_consumer_stage *s) {
 #if TP_PIPELINE_DEBUG
   tp_pipeline_check_handle("consumer", s->seq, &s->state, s->pipe ? s->pipe->consumer_acquired : 0,
@@ -362,15 +324,5 @@ TP_PIPE_FN void tp_pipeline_drain_consumer(const tp_pipeline *p) {
 #define TP_PIPE_SCOPE(type, s, acquire, release)                                          \
   for (type s = (acquire), *TP_PIPE_CAT(tp_once_, __LINE__) = &s;                          \
        TP_PIPE_CAT(tp_once_, __LINE__); release(&s), TP_PIPE_CAT(tp_once_, __LINE__) = 0)
-
-/* TP_PRODUCE(pipe, s) { body }: acquire a producer stage as s, run body,
- * release (no signal). */
-#define TP_PRODUCE(pipe, s) \
-  TP_PIPE_SCOPE(tp_producer_stage, s, tp_pipeline_acquire_producer(pipe), tp_producer_stage_release)
-
-/* TP_CONSUME(pipe, s) { body }: acquire a consumer stage as s, run body,
- * release (arrive on empty). */
-#define TP_CONSUME(pipe, s) \
-  TP_PIPE_SCOPE(tp_consumer_stage, s, tp_pipeline_acquire_consumer(pipe), tp_consumer_stage_release)
 
 #endif
