@@ -605,6 +605,36 @@ START_TEST(test_tuning_keys_name_the_table) {
 }
 END_TEST
 
+/* The kit's parser refuses a payload's limits that name no k-block of the
+ * skeleton or leave no kernel of the table; within its limits, a payload
+ * with n_block 192 has the widths that divide it: 192, 64 and 48. */
+START_TEST(test_tuning_limits) {
+  char err[256];
+  void *state = NULL;
+  const tp_kit_tuning_limits none = {.tile_k = {0}};
+  ck_assert_int_eq(tp_kit_tuning_create(&state, &none, err, sizeof err), TP_ERR_PLUGIN);
+  ASSERT_HAS(err, "no tile K");
+  const tp_kit_tuning_limits odd_k = {.tile_k = {128, 96}};
+  ck_assert_int_eq(tp_kit_tuning_create(&state, &odd_k, err, sizeof err), TP_ERR_PLUGIN);
+  ASSERT_HAS(err, "tile K 96 is not one 128-byte row of an operand");
+  const tp_kit_tuning_limits narrow = {.tile_k = {128}, .max_tile_n = 32};
+  ck_assert_int_eq(tp_kit_tuning_create(&state, &narrow, err, sizeof err), TP_ERR_PLUGIN);
+  ASSERT_HAS(err, "leave no kernel of the table");
+  ck_assert_ptr_null(state);
+  const tp_kit_tuning_limits blocks = {.tile_k = {256}, .n_block = 192};
+  ck_assert_msg(tp_kit_tuning_create(&state, &blocks, err, sizeof err) == TP_OK, "%s", err);
+  ck_assert_int_eq(tp_kit_tuning_set_option(state, "tile", "128x128x256", err, sizeof err),
+                   TP_ERR_INVALID_ARGUMENT);
+  ck_assert_str_eq(err, "tile '128x128x256': the GPU kernels take tiles (MxN) 128x192, 128x64, "
+                        "64x64 or 64x48");
+  ck_assert_int_eq(tp_kit_tuning_set_option(state, "tile", "64x48x256", err, sizeof err), TP_OK);
+  ck_assert_int_eq(((tp_kit_tuning *)state)->kernel.tile_n, 48);
+  ck_assert_int_eq(tp_kit_tuning_set_option(state, "tile", NULL, err, sizeof err),
+                   TP_ERR_INVALID_ARGUMENT);
+  tp_kit_tuning_fini(state);
+}
+END_TEST
+
 /* Keys that tie two of them are checked when the second arrives, in
  * either order: a tile and its cluster, a cluster and splits. */
 START_TEST(test_tuning_keys_tied) {
@@ -1467,6 +1497,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_standard_device_images);
   tcase_add_test(tc, test_tuning_keys);
   tcase_add_test(tc, test_tuning_keys_name_the_table);
+  tcase_add_test(tc, test_tuning_limits);
   tcase_add_test(tc, test_tuning_keys_tied);
   tcase_add_test(tc, test_cpu_plans);
   tcase_add_test(tc, test_cuda_plans);

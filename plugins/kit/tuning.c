@@ -86,20 +86,27 @@ static const char *tile_k_text(const tp_kit_tuning_limits *lim, char *out, size_
   return list_text(&l, out, size);
 }
 
+/* Whether k elements of an operand of 4, 8, 16 or 32 bits make one
+ * k-block of the skeleton: TP_KERNEL_ROW_BYTES of K. */
+static int is_k_block(int32_t k) {
+  for (int32_t bits = 4; bits <= 32; bits *= 2)
+    if (k * bits == TP_KERNEL_ROW_BYTES * 8)
+      return 1;
+  return 0;
+}
+
 tp_status tp_kit_tuning_create(void **state, const tp_kit_tuning_limits *limits, char *err,
                                size_t errlen) {
   if (state == NULL || limits == NULL)
     return tp_kit_fail(err, errlen, TP_ERR_INVALID_ARGUMENT, "tuning: NULL state or limits");
   if (limits->tile_k[0] == 0)
     return tp_kit_fail(err, errlen, TP_ERR_PLUGIN, "tuning limits list no tile K");
-  for (int i = 0; i < TP_KIT_TUNING_TILE_KS && limits->tile_k[i] != 0; i++) {
-    const int32_t k = limits->tile_k[i];
-    if (k != 32 && k != 64 && k != 128 && k != 256)
+  for (int i = 0; i < TP_KIT_TUNING_TILE_KS && limits->tile_k[i] != 0; i++)
+    if (!is_k_block(limits->tile_k[i]))
       return tp_kit_fail(err, errlen, TP_ERR_PLUGIN,
-                         "tuning limits: tile K %d is no 128-byte row of an operand (32, 64, "
-                         "128 or 256)",
-                         k);
-  }
+                         "tuning limits: tile K %d is not one %d-byte row of an operand of 4, "
+                         "8, 16 or 32 bits",
+                         limits->tile_k[i], TP_KERNEL_ROW_BYTES);
   if (!kernels_of(limits, 0, 0, 0, NULL, NULL))
     return tp_kit_fail(err, errlen, TP_ERR_PLUGIN,
                        "tuning limits (max_tile_n %d, n_block %d) leave no kernel of the table",
