@@ -27,6 +27,7 @@
 #include "plugins/standard/device/standard_params.h"
 #include "tests/tmpdir.h"
 #include "tilepipe/kernel/plan.h"
+#include "tilepipe/kit/checks.h"
 #include "tilepipe/kit/tuning.h"
 #include "tilepipe/plugin.h"
 #include "tilepipe/tilepipe.h"
@@ -632,6 +633,43 @@ START_TEST(test_tuning_limits) {
   ck_assert_int_eq(tp_kit_tuning_set_option(state, "tile", NULL, err, sizeof err),
                    TP_ERR_INVALID_ARGUMENT);
   tp_kit_tuning_fini(state);
+}
+END_TEST
+
+/* The kit's scale-vector rule (no shipped payload has one; the int8_w8a8
+ * example does): [L], [L, 1] for a column rule, [1, L] for a row rule, f32,
+ * strided, contiguous along L; every refusal names the tensor. */
+START_TEST(test_scale_vector_rule) {
+  static float data[8];
+  char err[256];
+  const tp_kit_scale_vector_rule col = {"a_scale", TP_DTYPE_F32, "row of A", "M", 8, 1};
+  const tp_kit_scale_vector_rule row = {"b_scale", TP_DTYPE_F32, "row of B", "N", 8, 0};
+  tp_tensor t = tp_tensor_vector(TP_DTYPE_F32, 8, data);
+  ck_assert_int_eq(tp_kit_scale_check_vector(&t, &col, err, sizeof err), TP_OK);
+  ck_assert_int_eq(tp_kit_scale_check_vector(&t, &row, err, sizeof err), TP_OK);
+  t = tp_tensor_matrix(TP_DTYPE_F32, 8, 1, 1, data);
+  ck_assert_int_eq(tp_kit_scale_check_vector(&t, &col, err, sizeof err), TP_OK);
+  ck_assert_int_eq(tp_kit_scale_check_vector(&t, &row, err, sizeof err), TP_ERR_INVALID_ARGUMENT);
+  ck_assert_str_eq(err, "b_scale has shape [8, 1]; it must be [N] = [8] or [1, N] = [1, 8] (one "
+                        "scale per row of B)");
+  t = tp_tensor_matrix(TP_DTYPE_F32, 1, 8, 8, data);
+  ck_assert_int_eq(tp_kit_scale_check_vector(&t, &row, err, sizeof err), TP_OK);
+  t.stride[1] = 2;
+  ck_assert_int_eq(tp_kit_scale_check_vector(&t, &row, err, sizeof err), TP_ERR_INVALID_ARGUMENT);
+  ASSERT_HAS(err, "b_scale has stride 2 along N");
+  t = tp_tensor_vector(TP_DTYPE_BF16, 8, data);
+  ck_assert_int_eq(tp_kit_scale_check_vector(&t, &col, err, sizeof err), TP_ERR_INVALID_ARGUMENT);
+  ck_assert_str_eq(err, "a_scale is bf16; it must be f32");
+  t.dtype = TP_DTYPE_NONE;
+  ck_assert_int_eq(tp_kit_scale_check_vector(&t, &col, err, sizeof err), TP_ERR_INVALID_ARGUMENT);
+  ck_assert_str_eq(err, "a_scale is missing: one f32 scale per row of A is needed, a vector [M] = "
+                        "[8] (tp_tensor_vector) or [M, 1] = [8, 1]");
+  t = tp_tensor_vector(TP_DTYPE_F32, 7, data);
+  ck_assert_int_eq(tp_kit_scale_check_vector(&t, &col, err, sizeof err), TP_ERR_INVALID_ARGUMENT);
+  ASSERT_HAS(err, "a_scale has shape [7]; it must be [M] = [8]");
+  t = tp_tensor_sf_128x4(TP_DTYPE_F32, 8, 1, data);
+  ck_assert_int_eq(tp_kit_scale_check_vector(&t, &col, err, sizeof err), TP_ERR_INVALID_ARGUMENT);
+  ASSERT_HAS(err, "a_scale has layout");
 }
 END_TEST
 
@@ -1498,6 +1536,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_tuning_keys);
   tcase_add_test(tc, test_tuning_keys_name_the_table);
   tcase_add_test(tc, test_tuning_limits);
+  tcase_add_test(tc, test_scale_vector_rule);
   tcase_add_test(tc, test_tuning_keys_tied);
   tcase_add_test(tc, test_cpu_plans);
   tcase_add_test(tc, test_cuda_plans);
