@@ -71,5 +71,18 @@ tpkernel_HEADERS = \
 	include/tilepipe/kernel/args.h
 EXTRA_DIST += tools/gen/gen_wgmma_ops.py
 
+# The plugin kit's headers (C11): what plugins build on beside the ABI, its
+# code in libtilepipe_kit (plugins/kit/local.mk): errors, tuning keys,
+# checks, the CPU stage, its loader and epilogue loop, the device image.
+tpkitdir = $(includedir)/tilepipe/kit
+tpkit_HEADERS = \
+	include/tilepipe/kit/error.h \
+	include/tilepipe/kit/tuning.h \
+	include/tilepipe/kit/checks.h \
+	include/tilepipe/kit/tile_load.h \
+	include/tilepipe/kit/cpu_stage.h \
+	include/tilepipe/kit/cpu_epilogue.h \
+	include/tilepipe/kit/device_image.h
+
 TP_PUBLIC_HEADER_FILES = $(tpinclude_HEADERS) $(tppipeline_HEADERS) $(tpdevice_HEADERS) \
 	$(tpkernel_HEADERS)

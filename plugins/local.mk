@@ -1,5 +1,5 @@
 # plugins: each a separately built .so
-include $(srcdir)/plugins/common/local.mk
+include $(srcdir)/plugins/kit/local.mk
 include $(srcdir)/plugins/standard/local.mk
 include $(srcdir)/plugins/blockwise_fp8/local.mk
 include $(srcdir)/plugins/block_scaled/local.mk

@@ -151,7 +151,9 @@ tests_test_plugins_cpu_LDADD = $(TP_PLUGIN_TEST_LIBS)
 EXTRA_tests_test_plugins_cpu_DEPENDENCIES = tilepipe.ini
 tests_test_plugins_validation_SOURCES = tests/test_plugins_validation.c tests/tmpdir.c
 tests_test_plugins_validation_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
-tests_test_plugins_validation_LDADD = $(TP_PLUGIN_TEST_LIBS)
+# It runs the GPU planner (tilepipe/kernel/plan.h) itself, which reports
+# through the plugin kit.
+tests_test_plugins_validation_LDADD = plugins/kit/libtilepipe_kit.la $(TP_PLUGIN_TEST_LIBS)
 EXTRA_tests_test_plugins_validation_DEPENDENCIES = tilepipe.ini
 
 # The pipeline core (include/tilepipe/pipeline/) with its debug check on:

@@ -27,6 +27,8 @@
 #include "plugins/standard/device/standard_params.h"
 #include "tests/tmpdir.h"
 #include "tilepipe/kernel/plan.h"
+#include "tilepipe/kit/checks.h"
+#include "tilepipe/kit/tuning.h"
 #include "tilepipe/plugin.h"
 #include "tilepipe/tilepipe.h"
 #include "tools/reference/problem.h"
@@ -394,6 +396,11 @@ static tp_status set(loaded *l, const char *key, const char *value, char *err, s
   return l->desc->set_option(l->state, key, value, err, errlen);
 }
 
+/* A shipped payload's section state: the kit's tuning. A test sets its
+ * fields directly to give the planner what the INI refuses (a tuning that
+ * comes from elsewhere), or what it cannot say (tile M alone). */
+static tp_kernel_tuning *tuning_of(loaded *l) { return &((tp_kit_tuning *)l->state)->kernel; }
+
 /* The plugin's plan slot for `backend`, called directly. */
 static tp_status plan_slot(loaded *l, const tp_gemm_desc *desc, tp_backend backend,
                            tp_payload_plan *out, char *err, size_t errlen) {
@@ -442,8 +449,8 @@ START_TEST(test_descriptors) {
     ck_assert(i < 3 ? l.desc->payload != NULL && l.desc->epilogue == NULL
                     : l.desc->epilogue != NULL && l.desc->payload == NULL);
     /* Only the entry point is exported: -fvisibility=hidden works. */
-    ck_assert_ptr_null(dlsym(l.handle, "tpc_cpu_mma"));
-    ck_assert_ptr_null(dlsym(l.handle, "tpc_fail"));
+    ck_assert_ptr_null(dlsym(l.handle, "tp_kit_cpu_mma"));
+    ck_assert_ptr_null(dlsym(l.handle, "tp_kit_fail"));
     unload(&l);
   }
 }
@@ -487,62 +494,77 @@ START_TEST(test_standard_device_images) {
 END_TEST
 
 START_TEST(test_tuning_keys) {
-  /* blockwise_fp8 takes only tile K = 128: its own expected status. */
+  /* The status for standard (tile K 64 or 128, every tile of the table),
+   * blockwise_fp8 (K 128; 128x128, 128x64, 64x64: widths in one scale
+   * block) and block_scaled (K 128 or 256, every tile). */
+#define OK TP_OK
+#define BAD TP_ERR_INVALID_ARGUMENT
+#define UNKNOWN TP_ERR_NOT_FOUND
   static const struct {
     const char *key, *value;
-    tp_status status, blockwise;
+    tp_status status[3];
     const char *needle;
   } cases[] = {
-      {"tile", "192x16x32", TP_OK, TP_ERR_INVALID_ARGUMENT, "K must be 128"},
-      {"tile", "256x256x128", TP_OK, TP_OK, ""},
-      {"tile", "128x128x64", TP_OK, TP_ERR_INVALID_ARGUMENT, "K must be 128"},
-      {"tile", "128x128", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "MxNxK"},
-      {"tile", "128x128x64x1", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "MxNxK"},
-      {"tile", "", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "MxNxK"},
-      {"tile", "0x128x128", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "MxNxK"},
-      {"tile", "128x128x 128", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "MxNxK"},
-      {"tile", "99999999x1x1", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "MxNxK"},
-      {"tile", "100x128x128", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "M must be"},
-      {"tile", "320x128x128", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "M must be"},
-      {"tile", "128x120x128", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "N must be"},
-      {"tile", "128x272x128", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "N must be"},
-      {"tile", "128x128x48", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "K must be"},
-      {"tile", "128x128x512", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "K must be"},
-      {"stages", "1", TP_OK, TP_OK, ""},
-      {"stages", "16", TP_OK, TP_OK, ""},
-      {"stages", "0", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "1..16"},
-      {"stages", "17", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "1..16"},
-      {"stages", "-1", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "1..16"},
-      {"cluster", "2x1", TP_OK, TP_OK, ""},
-      {"cluster", "1x8", TP_OK, TP_OK, ""},
-      {"cluster", "3x1", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "powers of two"},
-      {"cluster", "4x4", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "M*N <= 8"},
-      {"cluster", "2", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "MxN"},
-      {"consumers", "1", TP_OK, TP_OK, ""},
-      {"consumers", "2", TP_OK, TP_OK, ""}, /* the last tile set has M = 128 or 256 */
-      {"consumers", "3", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "1 or 2"},
-      {"splits", "1", TP_OK, TP_OK, ""},
-      {"splits", "16", TP_OK, TP_OK, ""},
-      {"splits", "0", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "1..16"},
-      {"splits", "17", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "1..16"},
-      {"splits", "2x1", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "1..16"},
-      {"tail_splits", "1", TP_OK, TP_OK, ""},
-      {"tail_splits", "16", TP_OK, TP_OK, ""},
-      {"tail_splits", "0", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT,
-       "tail_splits '0' must be 1..16"},
-      {"tail_splits", "17", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT, "1..16"},
-      {"stream_k", "on", TP_OK, TP_OK, ""},
-      {"stream_k", "off", TP_OK, TP_OK, ""},
-      {"stream_k", "1", TP_ERR_INVALID_ARGUMENT, TP_ERR_INVALID_ARGUMENT,
-       "stream_k '1' must be on or off"},
-      {"tiles", "128x128x128", TP_ERR_NOT_FOUND, TP_ERR_NOT_FOUND, "unknown key 'tiles'"},
+      {"tile", "128x128x128", {OK, OK, OK}, ""},
+      {"tile", "64x64x128", {OK, OK, OK}, ""},
+      {"tile", "128x256x64", {OK, BAD, BAD}, "K must be"},
+      {"tile", "128x128x64", {OK, BAD, BAD}, "K must be"},
+      {"tile", "128x128x256", {BAD, BAD, OK}, "K must be"},
+      {"tile", "128x128x32", {BAD, BAD, BAD}, "K must be"},
+      {"tile", "192x16x32", {BAD, BAD, BAD}, "K must be"},
+      {"tile", "128x128x48", {BAD, BAD, BAD}, "K must be"},
+      {"tile", "128x128x512", {BAD, BAD, BAD}, "K must be"},
+      {"tile", "128x256x128", {OK, BAD, OK}, "the GPU kernels take tiles (MxN) "},
+      {"tile", "128x208x128", {OK, BAD, OK}, "the GPU kernels take tiles (MxN) "},
+      {"tile", "64x48x128", {OK, BAD, OK}, "the GPU kernels take tiles (MxN) "},
+      {"tile", "128x48x128", {BAD, BAD, BAD}, "the GPU kernels take tiles (MxN) "},
+      {"tile", "128x240x128", {BAD, BAD, BAD}, "the GPU kernels take tiles (MxN) "},
+      {"tile", "256x256x128", {BAD, BAD, BAD}, "the GPU kernels take tiles (MxN) "},
+      {"tile", "192x128x128", {BAD, BAD, BAD}, "the GPU kernels take tiles (MxN) "},
+      {"tile", "128x272x128", {BAD, BAD, BAD}, "the GPU kernels take tiles (MxN) "},
+      {"tile", "128x128", {BAD, BAD, BAD}, "MxNxK"},
+      {"tile", "128x128x64x1", {BAD, BAD, BAD}, "MxNxK"},
+      {"tile", "", {BAD, BAD, BAD}, "MxNxK"},
+      {"tile", "0x128x128", {BAD, BAD, BAD}, "MxNxK"},
+      {"tile", "128x128x 128", {BAD, BAD, BAD}, "MxNxK"},
+      {"tile", "99999999x1x1", {BAD, BAD, BAD}, "MxNxK"},
+      {"stages", "1", {OK, OK, OK}, ""},
+      {"stages", "16", {OK, OK, OK}, ""},
+      {"stages", "0", {BAD, BAD, BAD}, "1..16"},
+      {"stages", "17", {BAD, BAD, BAD}, "1..16"},
+      {"stages", "-1", {BAD, BAD, BAD}, "1..16"},
+      {"cluster", "1x1", {OK, OK, OK}, ""},
+      {"cluster", "2x1", {OK, OK, OK}, ""},
+      {"cluster", "4x2", {BAD, BAD, BAD}, "the GPU kernels run in clusters 1x1 or 2x1"},
+      {"cluster", "4x1", {BAD, BAD, BAD}, "the GPU kernels run in clusters 1x1 or 2x1"},
+      {"cluster", "1x2", {BAD, BAD, BAD}, "the GPU kernels run in clusters 1x1 or 2x1"},
+      {"cluster", "3x1", {BAD, BAD, BAD}, "the GPU kernels run in clusters 1x1 or 2x1"},
+      {"cluster", "2", {BAD, BAD, BAD}, "MxN"},
+      {"splits", "1", {OK, OK, OK}, ""},
+      {"splits", "16", {OK, OK, OK}, ""},
+      {"splits", "0", {BAD, BAD, BAD}, "1..16"},
+      {"splits", "17", {BAD, BAD, BAD}, "1..16"},
+      {"splits", "2x1", {BAD, BAD, BAD}, "1..16"},
+      {"tail_splits", "1", {OK, OK, OK}, ""},
+      {"tail_splits", "16", {OK, OK, OK}, ""},
+      {"tail_splits", "0", {BAD, BAD, BAD}, "tail_splits '0' must be 1..16"},
+      {"tail_splits", "17", {BAD, BAD, BAD}, "1..16"},
+      {"stream_k", "on", {OK, OK, OK}, ""},
+      {"stream_k", "off", {OK, OK, OK}, ""},
+      {"stream_k", "1", {BAD, BAD, BAD}, "stream_k '1' must be on or off"},
+      {"tiles", "128x128x128", {UNKNOWN, UNKNOWN, UNKNOWN}, "unknown key 'tiles'"},
+      {"consumers", "2", {UNKNOWN, UNKNOWN, UNKNOWN}, "unknown key 'consumers'"},
   };
+#undef OK
+#undef BAD
+#undef UNKNOWN
   const char *payloads[3] = {"standard", "blockwise_fp8", "block_scaled"};
   for (int p = 0; p < 3; p++) {
-    loaded l = load(payloads[p]);
+    /* A fresh section per case: a key set by one case ties no other. */
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+      loaded l = load(payloads[p]);
       char err[256];
-      tp_status want = p == 1 ? cases[i].blockwise : cases[i].status;
+      tp_status want = cases[i].status[p];
       tp_status st = set(&l, cases[i].key, cases[i].value, err, sizeof err);
       ck_assert_msg(st == want, "%s: %s = '%s': status '%s', expected '%s' (%s)", payloads[p],
                     cases[i].key, cases[i].value, tp_status_string(st), tp_status_string(want),
@@ -551,24 +573,140 @@ START_TEST(test_tuning_keys) {
         ASSERT_HAS(err, cases[i].needle);
         ASSERT_HAS(err, cases[i].key);
       }
+      unload(&l);
     }
-    unload(&l);
   }
 }
 END_TEST
 
+/* A refusal names what the table has: each payload's tiles (within its
+ * limits) and tile K; the issue's three values, none of which any kernel
+ * honours. */
+START_TEST(test_tuning_keys_name_the_table) {
+  char err[256];
+  loaded l = load("standard");
+  ck_assert_int_eq(set(&l, "tile", "256x256x64", err, sizeof err), TP_ERR_INVALID_ARGUMENT);
+  ck_assert_str_eq(err, "tile '256x256x64': the GPU kernels take tiles (MxN) 128x256, 128x192, "
+                        "128x208, 128x176, 128x160, 128x144, 128x128, 128x64, 64x64 or 64x48");
+  ck_assert_int_eq(set(&l, "tile", "128x240x64", err, sizeof err), TP_ERR_INVALID_ARGUMENT);
+  ASSERT_HAS(err, "tile '128x240x64': the GPU kernels take tiles (MxN) 128x256,");
+  ck_assert_int_eq(set(&l, "cluster", "4x2", err, sizeof err), TP_ERR_INVALID_ARGUMENT);
+  ck_assert_str_eq(err, "cluster '4x2': the GPU kernels run in clusters 1x1 or 2x1");
+  ck_assert_int_eq(set(&l, "tile", "128x128x32", err, sizeof err), TP_ERR_INVALID_ARGUMENT);
+  ck_assert_str_eq(err, "tile '128x128x32': K must be 64 or 128 (a k-block of this payload's "
+                        "kernels)");
+  unload(&l);
+  l = load("blockwise_fp8");
+  ck_assert_int_eq(set(&l, "tile", "128x192x128", err, sizeof err), TP_ERR_INVALID_ARGUMENT);
+  ck_assert_str_eq(err, "tile '128x192x128': the GPU kernels take tiles (MxN) 128x128, 128x64 or "
+                        "64x64");
+  ck_assert_int_eq(set(&l, "tile", "128x128x64", err, sizeof err), TP_ERR_INVALID_ARGUMENT);
+  ASSERT_HAS(err, "K must be 128 (");
+  unload(&l);
+}
+END_TEST
+
+/* The kit's parser refuses a payload's limits that name no k-block of the
+ * skeleton or leave no kernel of the table; within its limits, a payload
+ * with n_block 192 has the widths that divide it: 192, 64 and 48. */
+START_TEST(test_tuning_limits) {
+  char err[256];
+  void *state = NULL;
+  const tp_kit_tuning_limits none = {.tile_k = {0}};
+  ck_assert_int_eq(tp_kit_tuning_create(&state, &none, err, sizeof err), TP_ERR_PLUGIN);
+  ASSERT_HAS(err, "no tile K");
+  const tp_kit_tuning_limits odd_k = {.tile_k = {128, 96}};
+  ck_assert_int_eq(tp_kit_tuning_create(&state, &odd_k, err, sizeof err), TP_ERR_PLUGIN);
+  ASSERT_HAS(err, "tile K 96 is not one 128-byte row of an operand");
+  const tp_kit_tuning_limits narrow = {.tile_k = {128}, .max_tile_n = 32};
+  ck_assert_int_eq(tp_kit_tuning_create(&state, &narrow, err, sizeof err), TP_ERR_PLUGIN);
+  ASSERT_HAS(err, "leave no kernel of the table");
+  ck_assert_ptr_null(state);
+  const tp_kit_tuning_limits blocks = {.tile_k = {256}, .n_block = 192};
+  ck_assert_msg(tp_kit_tuning_create(&state, &blocks, err, sizeof err) == TP_OK, "%s", err);
+  ck_assert_int_eq(tp_kit_tuning_set_option(state, "tile", "128x128x256", err, sizeof err),
+                   TP_ERR_INVALID_ARGUMENT);
+  ck_assert_str_eq(err, "tile '128x128x256': the GPU kernels take tiles (MxN) 128x192, 128x64, "
+                        "64x64 or 64x48");
+  ck_assert_int_eq(tp_kit_tuning_set_option(state, "tile", "64x48x256", err, sizeof err), TP_OK);
+  ck_assert_int_eq(((tp_kit_tuning *)state)->kernel.tile_n, 48);
+  ck_assert_int_eq(tp_kit_tuning_set_option(state, "tile", NULL, err, sizeof err),
+                   TP_ERR_INVALID_ARGUMENT);
+  tp_kit_tuning_fini(state);
+}
+END_TEST
+
+/* The kit's scale-vector rule (no shipped payload has one; the int8_w8a8
+ * example does): [L], [L, 1] for a column rule, [1, L] for a row rule, f32,
+ * strided, contiguous along L; every refusal names the tensor. */
+START_TEST(test_scale_vector_rule) {
+  static float data[8];
+  char err[256];
+  const tp_kit_scale_vector_rule col = {"a_scale", TP_DTYPE_F32, "row of A", "M", 8, 1};
+  const tp_kit_scale_vector_rule row = {"b_scale", TP_DTYPE_F32, "row of B", "N", 8, 0};
+  tp_tensor t = tp_tensor_vector(TP_DTYPE_F32, 8, data);
+  ck_assert_int_eq(tp_kit_scale_check_vector(&t, &col, err, sizeof err), TP_OK);
+  ck_assert_int_eq(tp_kit_scale_check_vector(&t, &row, err, sizeof err), TP_OK);
+  t = tp_tensor_matrix(TP_DTYPE_F32, 8, 1, 1, data);
+  ck_assert_int_eq(tp_kit_scale_check_vector(&t, &col, err, sizeof err), TP_OK);
+  ck_assert_int_eq(tp_kit_scale_check_vector(&t, &row, err, sizeof err), TP_ERR_INVALID_ARGUMENT);
+  ck_assert_str_eq(err, "b_scale has shape [8, 1]; it must be [N] = [8] or [1, N] = [1, 8] (one "
+                        "scale per row of B)");
+  t = tp_tensor_matrix(TP_DTYPE_F32, 1, 8, 8, data);
+  ck_assert_int_eq(tp_kit_scale_check_vector(&t, &row, err, sizeof err), TP_OK);
+  t.stride[1] = 2;
+  ck_assert_int_eq(tp_kit_scale_check_vector(&t, &row, err, sizeof err), TP_ERR_INVALID_ARGUMENT);
+  ASSERT_HAS(err, "b_scale has stride 2 along N");
+  t = tp_tensor_vector(TP_DTYPE_BF16, 8, data);
+  ck_assert_int_eq(tp_kit_scale_check_vector(&t, &col, err, sizeof err), TP_ERR_INVALID_ARGUMENT);
+  ck_assert_str_eq(err, "a_scale is bf16; it must be f32");
+  t.dtype = TP_DTYPE_NONE;
+  ck_assert_int_eq(tp_kit_scale_check_vector(&t, &col, err, sizeof err), TP_ERR_INVALID_ARGUMENT);
+  ck_assert_str_eq(err, "a_scale is missing: one f32 scale per row of A is needed, a vector [M] = "
+                        "[8] (tp_tensor_vector) or [M, 1] = [8, 1]");
+  t = tp_tensor_vector(TP_DTYPE_F32, 7, data);
+  ck_assert_int_eq(tp_kit_scale_check_vector(&t, &col, err, sizeof err), TP_ERR_INVALID_ARGUMENT);
+  ASSERT_HAS(err, "a_scale has shape [7]; it must be [M] = [8]");
+  t = tp_tensor_sf_128x4(TP_DTYPE_F32, 8, 1, data);
+  ck_assert_int_eq(tp_kit_scale_check_vector(&t, &col, err, sizeof err), TP_ERR_INVALID_ARGUMENT);
+  ASSERT_HAS(err, "a_scale has layout");
+}
+END_TEST
+
+/* Keys that tie two of them are checked when the second arrives, in
+ * either order: a tile and its cluster, a cluster and splits. */
 START_TEST(test_tuning_keys_tied) {
   char err[256];
   loaded l = load("standard");
-  ck_assert_int_eq(set(&l, "tile", "64x128x64", err, sizeof err), TP_OK);
-  ck_assert_int_eq(set(&l, "consumers", "2", err, sizeof err), TP_ERR_INVALID_ARGUMENT);
-  ASSERT_HAS(err, "multiple of 128");
+  ck_assert_int_eq(set(&l, "tile", "128x208x64", err, sizeof err), TP_OK);
+  ck_assert_int_eq(set(&l, "cluster", "2x1", err, sizeof err), TP_ERR_INVALID_ARGUMENT);
+  ck_assert_str_eq(err, "cluster '2x1': the GPU kernels of tile 128x208 (tile = 128x208x64) run "
+                        "in clusters 1x1");
+  ck_assert_int_eq(set(&l, "cluster", "1x1", err, sizeof err), TP_OK);
   unload(&l);
   l = load("standard");
-  ck_assert_int_eq(set(&l, "consumers", "2", err, sizeof err), TP_OK);
-  ck_assert_int_eq(set(&l, "tile", "192x128x64", err, sizeof err), TP_ERR_INVALID_ARGUMENT);
-  ASSERT_HAS(err, "tile M 192");
-  ck_assert_int_eq(set(&l, "tile", "256x128x64", err, sizeof err), TP_OK);
+  ck_assert_int_eq(set(&l, "cluster", "2x1", err, sizeof err), TP_OK);
+  ck_assert_int_eq(set(&l, "tile", "128x176x64", err, sizeof err), TP_ERR_INVALID_ARGUMENT);
+  ck_assert_str_eq(err, "tile '128x176x64': in clusters of 2 (cluster = 2x1) the GPU kernels take "
+                        "tiles (MxN) 128x256, 128x192, 128x128, 128x64 or 64x64");
+  ck_assert_int_eq(set(&l, "tile", "64x64x64", err, sizeof err), TP_OK);
+  /* Splits above 1 run in single CTAs only. */
+  ck_assert_int_eq(set(&l, "splits", "4", err, sizeof err), TP_ERR_INVALID_ARGUMENT);
+  ck_assert_str_eq(err, "splits '4': the GPU kernels split K only over single CTAs, and the "
+                        "section sets cluster = 2x1");
+  ck_assert_int_eq(set(&l, "splits", "1", err, sizeof err), TP_OK);
+  unload(&l);
+  l = load("standard");
+  ck_assert_int_eq(set(&l, "splits", "2", err, sizeof err), TP_OK);
+  ck_assert_int_eq(set(&l, "cluster", "2x1", err, sizeof err), TP_ERR_INVALID_ARGUMENT);
+  ASSERT_HAS(err, "cluster '2x1': the GPU kernels split K only over single CTAs, and the "
+                  "section sets splits = 2");
+  ck_assert_int_eq(set(&l, "cluster", "1x1", err, sizeof err), TP_OK);
+  unload(&l);
+  /* blockwise_fp8's limits hold for either order too. */
+  l = load("blockwise_fp8");
+  ck_assert_int_eq(set(&l, "cluster", "2x1", err, sizeof err), TP_OK);
+  ck_assert_int_eq(set(&l, "tile", "128x128x128", err, sizeof err), TP_OK);
   unload(&l);
 }
 END_TEST
@@ -672,6 +810,12 @@ START_TEST(test_cuda_plans) {
   ck_assert_int_eq(plan_slot(&l, &p.desc, TP_BACKEND_CPU, &out, err, sizeof err), TP_OK);
   unload(&l);
   tp_ref_problem_destroy(&p);
+
+  /* block_scaled's tile K is one 128-byte row of its operands: 128 or 256. */
+  l = load("block_scaled");
+  ck_assert_int_eq(set(&l, "tile", "128x128x64", err, sizeof err), TP_ERR_INVALID_ARGUMENT);
+  ASSERT_HAS(err, "K must be 128 or 256");
+  unload(&l);
 }
 END_TEST
 
@@ -891,18 +1035,27 @@ START_TEST(test_gpu_plan_split_k) {
    * partial sums cost half as much to add up. */
   ck_assert_int_eq(set(&l, "splits", "3", err, sizeof err), TP_OK);
   expect_gpu_plan(&l, 4096, 4096, 4096, NULL, 132, split_workspace(1024, 128, 3));
-  /* More splits than k-blocks, and splits with clusters, are refused. */
+  /* More splits than k-blocks, and splits with clusters, are refused:
+   * the second already by the INI, and by the planner for a tuning from
+   * elsewhere. */
   expect_gpu_plan_refused(&l, 128, 128, 128, "splits 3: K = 128 has only 2 k-blocks of 64 to split");
-  ck_assert_int_eq(set(&l, "cluster", "2x1", err, sizeof err), TP_OK);
+  ck_assert_int_eq(set(&l, "cluster", "2x1", err, sizeof err), TP_ERR_INVALID_ARGUMENT);
+  ASSERT_HAS(err, "split K only over single CTAs");
+  tuning_of(&l)->cluster_m = 2;
+  tuning_of(&l)->cluster_n = 1;
   expect_gpu_plan_refused(&l, 4096, 4096, 4096, "splits 3 with cluster 2x1");
   /* A tile width without a kernel, naming those there are. */
-  ck_assert_int_eq(set(&l, "tile", "128x96x64", err, sizeof err), TP_OK);
+  ck_assert_int_eq(set(&l, "tile", "128x96x64", err, sizeof err), TP_ERR_INVALID_ARGUMENT);
+  ASSERT_HAS(err, "in clusters of 2 (cluster = 2x1) the GPU kernels take tiles (MxN) 128x256");
+  tuning_of(&l)->tile_m = 128;
+  tuning_of(&l)->tile_n = 96;
+  tuning_of(&l)->tile_k = 64;
   expect_gpu_plan_refused(&l, 4096, 4096, 4096,
-                          "take tiles (MxN) 128x256, 128x192, 128x128, 128x64, 64x64, K 64, with "
-                          "one consumer warpgroup per 64 rows (the registry asks for 128x96x64, "
-                          "consumers 0; 0: not set)");
+                          "take tiles (MxN) 128x256, 128x192, 128x128, 128x64, 64x64, K 64 (the "
+                          "registry asks for 128x96x64; 0: not set)");
   /* 176 wide in a 2-CTA cluster: no such kernel, and the plan says why. */
-  ck_assert_int_eq(set(&l, "tile", "128x176x64", err, sizeof err), TP_OK);
+  ck_assert_int_eq(set(&l, "tile", "128x176x64", err, sizeof err), TP_ERR_INVALID_ARGUMENT);
+  tuning_of(&l)->tile_n = 176;
   expect_gpu_plan_refused(&l, 4096, 2112, 7168,
                           "for a bf16 D in clusters of 2 take tiles (MxN) 128x256, 128x192, "
                           "128x128, 128x64, 64x64,");
@@ -1039,16 +1192,16 @@ START_TEST(test_gpu_plan_tile_n48) {
   /* Two tile rows of 64 (M = 100): no narrow width. */
   expect_gpu_plan(&l, 100, 5120, 5120, "tp_standard_bf16_bf16_128x128_c1", 120,
                   split_workspace(40, 128, 3));
-  /* `consumers = 2` (128-row tiles) leaves the narrow rule as it is;
-   * `consumers = 1` asks for 64-row tiles, all of them narrow. */
-  ck_assert_int_eq(set(&l, "consumers", "2", err, sizeof err), TP_OK);
+  /* Tile M 128 alone (128-row tiles, any width) leaves the narrow rule as
+   * it is; tile M 64 alone asks for 64-row tiles, all of them narrow. */
+  tuning_of(&l)->tile_m = 128;
   expect_gpu_plan(&l, 4096, 4096, 4096, "tp_standard_bf16_bf16_128x256_c1", 132, 0);
   expect_gpu_plan(&l, 4096, 2112, 7168, "tp_standard_bf16_bf16_128x176_c1", 132, 0);
   /* 256 x 4224: 132 tiles of 128 x 64 would fill the SMs, but over two
    * tile rows 128 x 128 in 2 splits reads A half as often. */
   expect_gpu_plan(&l, 256, 4224, 4096, "tp_standard_bf16_bf16_128x128_c1", 132,
                   split_workspace(66, 128, 2));
-  ck_assert_int_eq(set(&l, "consumers", "1", err, sizeof err), TP_OK);
+  tuning_of(&l)->tile_m = 64;
   expect_gpu_plan(&l, 32, 5120, 5120, "tp_standard_bf16_bf16_64x48_c1", 107, 0);
   unload(&l);
 
@@ -1122,10 +1275,10 @@ START_TEST(test_gpu_plan_stream_k) {
 }
 END_TEST
 
-/* 64-row tiles, forced: through `tile` or through `consumers = 1` (one
- * consumer warpgroup per 64 rows, which also takes the narrow widths over
- * many tiles), in 2-CTA clusters too; the other shapes are refused, naming
- * those there are. */
+/* 64-row tiles, forced: through `tile` or through tile M 64 alone (one
+ * consumer warpgroup, which also takes the narrow widths over many tiles),
+ * in 2-CTA clusters too; the other shapes are refused, naming those there
+ * are. */
 START_TEST(test_gpu_plan_tile_m64) {
   char err[256];
   loaded l = load("standard");
@@ -1136,13 +1289,15 @@ START_TEST(test_gpu_plan_tile_m64) {
   expect_gpu_plan(&l, 128, 4096, 7168, "tp_standard_bf16_bf16_64x64_c2", 128, 0);
   unload(&l);
   l = load("standard");
-  ck_assert_int_eq(set(&l, "consumers", "1", err, sizeof err), TP_OK);
+  tuning_of(&l)->tile_m = 64;
   expect_gpu_plan(&l, 1024, 1024, 1024, "tp_standard_bf16_bf16_64x64_c1", 132, 0);
-  ck_assert_int_eq(set(&l, "tile", "128x64x64", err, sizeof err), TP_OK);
-  expect_gpu_plan_refused(&l, 1024, 1024, 1024, "asks for 128x64x64, consumers 1;");
   unload(&l);
   l = load("standard");
-  ck_assert_int_eq(set(&l, "tile", "64x128x64", err, sizeof err), TP_OK);
+  ck_assert_int_eq(set(&l, "tile", "64x128x64", err, sizeof err), TP_ERR_INVALID_ARGUMENT);
+  ASSERT_HAS(err, "the GPU kernels take tiles (MxN)");
+  tuning_of(&l)->tile_m = 64;
+  tuning_of(&l)->tile_n = 128;
+  tuning_of(&l)->tile_k = 64;
   expect_gpu_plan_refused(&l, 1024, 1024, 1024, "the registry asks for 64x128x64");
   unload(&l);
 }
@@ -1176,10 +1331,11 @@ START_TEST(test_gpu_plan_blockwise_k_group) {
   ck_assert_int_eq(set(&l, "tile", "128x64x128", err, sizeof err), TP_OK);
   ck_assert_msg(gpu_plan_slot(&l, &d, &launch, err, sizeof err) == TP_OK, "%s", err);
   ck_assert_str_eq(launch.kernel, "tp_blockwise_fp8_e4m3_bf16_128x64_c1");
-  ck_assert_int_eq(set(&l, "tile", "128x192x128", err, sizeof err), TP_OK);
+  ck_assert_int_eq(set(&l, "tile", "128x192x128", err, sizeof err), TP_ERR_INVALID_ARGUMENT);
+  tuning_of(&l)->tile_n = 192;
   ck_assert_int_eq(gpu_plan_slot(&l, &d, &launch, err, sizeof err), TP_ERR_UNSUPPORTED);
-  ASSERT_HAS(err, "take tiles (MxN) 128x128, 128x64, 64x64, K 128,");
-  ASSERT_HAS(err, "the registry asks for 128x192x128,");
+  ASSERT_HAS(err, "take tiles (MxN) 128x128, 128x64, 64x64, K 128 (");
+  ASSERT_HAS(err, "the registry asks for 128x192x128;");
   unload(&l);
 }
 END_TEST
@@ -1298,7 +1454,7 @@ START_TEST(test_installed_registry_names_the_keys) {
     k += len;
     k += strspn(k, ", ");
   }
-  ck_assert_int_eq(n, 7);
+  ck_assert_int_eq(n, 6);
 }
 END_TEST
 
@@ -1312,8 +1468,10 @@ START_TEST(test_registry_bad_tuning) {
   snprintf(file, sizeof file, "%s/registry.ini", dir);
   snprintf(text, sizeof text,
            "[standard]\nkind = payload\nlibrary = %s\nstages = 4\ntile = 128x100x64\n"
-           "[tuned]\nkind = payload\nlibrary = %s\ntile = 256x128x64\nconsumers = 2\n",
-           info.library, info.library);
+           "[tuned]\nkind = payload\nlibrary = %s\ntile = 64x64x64\ncluster = 2x1\n"
+           "[wide]\nkind = payload\nlibrary = %s\ntile = 256x256x64\n"
+           "[clustered]\nkind = payload\nlibrary = %s\ncluster = 4x2\n",
+           info.library, info.library, info.library, info.library);
   ck_assert_msg(tp_test_file_write(dir, "registry.ini", text, strlen(text)) == 0,
                 "cannot write %s: %s", file, strerror(errno));
   tp_registry *r = NULL;
@@ -1321,9 +1479,22 @@ START_TEST(test_registry_bad_tuning) {
   ck_assert(tp_registry_find(r, "standard", &info) == TP_OK);
   ck_assert_int_ne(info.status, TP_OK);
   ASSERT_HAS(info.error, "registry.ini:5:");
-  ASSERT_HAS(info.error, "tile '128x100x64': N must be");
+  ASSERT_HAS(info.error, "tile '128x100x64': the GPU kernels take tiles (MxN) 128x256,");
   ck_assert(tp_registry_find(r, "tuned", &info) == TP_OK);
   ck_assert_msg(info.status == TP_OK, "%s", info.error);
+  /* What no kernel of the table honours is refused when the registry is
+   * opened, not by every plan later, with the file and line. */
+  ck_assert(tp_registry_find(r, "wide", &info) == TP_OK);
+  ck_assert_int_eq(info.status, TP_ERR_REGISTRY);
+  ck_assert_msg(strstr(info.error, "/registry.ini:14: plugin 'standard' refused tile = 256x256x64: "
+                                   "tile '256x256x64': the GPU kernels take tiles (MxN) 128x256, "
+                                   "128x192, 128x208, 128x176, 128x160, 128x144, 128x128, "
+                                   "128x64, 64x64 or 64x48") != NULL,
+                "%s", info.error);
+  ck_assert(tp_registry_find(r, "clustered", &info) == TP_OK);
+  ck_assert_int_eq(info.status, TP_ERR_REGISTRY);
+  ASSERT_HAS(info.error, "/registry.ini:18: plugin 'standard' refused cluster = 4x2: cluster "
+                         "'4x2': the GPU kernels run in clusters 1x1 or 2x1");
   tp_registry_close(r);
   ck_assert_int_eq(tp_test_tmpdir_remove(dir), 0);
 }
@@ -1353,6 +1524,9 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_descriptors);
   tcase_add_test(tc, test_standard_device_images);
   tcase_add_test(tc, test_tuning_keys);
+  tcase_add_test(tc, test_tuning_keys_name_the_table);
+  tcase_add_test(tc, test_tuning_limits);
+  tcase_add_test(tc, test_scale_vector_rule);
   tcase_add_test(tc, test_tuning_keys_tied);
   tcase_add_test(tc, test_cpu_plans);
   tcase_add_test(tc, test_cuda_plans);

@@ -4,7 +4,7 @@
  * The seeds' tile storages (StandardTileStorage, BlockScaledTileStorage,
  * BlockwiseFP8TileStorage, OutputTileStorage) fix the tile arrays of a
  * kernel's shared memory. In tilepipe each payload's plan lists its own
- * stage tensors (tp_payload_plan.tensors, plugins/common/stage_tensor.h);
+ * stage tensors (tp_payload_plan.tensors, tilepipe/plugin.h);
  * these builders make such lists, GPU style, from dtypes and a tile
  * configuration, so that the tests' worked layouts start from the tiles of
  * each payload kind. Host and device code (TP_PLAN_FN).

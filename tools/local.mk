@@ -61,7 +61,7 @@ tools_tilepipe_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(CUDA_CPPFLAGS) \
 tools_tilepipe_LDADD = tools/reference/libtp_reference.la core/libtilepipe.la
 
 # bench's input generator (tools/seeded_device.h): its kernel as a cubin
-# for the one device architecture, carried as data (embed-device-blob) and
+# for the one device architecture, carried as data (tilepipe-embed) and
 # loaded through the driver at run time; a build without nvcc carries
 # none and says so when asked to open it.
 EXTRA_DIST += tools/device/seeded_fill.cu
@@ -77,7 +77,7 @@ $(TP_SEEDED_CUBIN): tools/device/seeded_fill.cu $(srcdir)/tools/seeded_values.h 
 	  -gencode arch=compute_$(CUDA_ARCH),code=sm_$(CUDA_ARCH) -I$(top_srcdir)/include \
 	  -I$(top_srcdir) $(NVCC_EXTRA_FLAGS) $(srcdir)/tools/device/seeded_fill.cu -o $@
 $(TP_SEEDED_CUBIN).h: $(TP_SEEDED_CUBIN)
-	$(AM_V_GEN)$(SHELL) $(top_srcdir)/build-aux/embed-device-blob $< $@
+	$(AM_V_GEN)$(SHELL) $(top_srcdir)/plugins/kit/tilepipe-embed $< $@
 # Before the first build there is no dependency tracking yet.
 tools/tilepipe-seeded_device.$(OBJEXT): $(TP_SEEDED_CUBIN).h
 endif

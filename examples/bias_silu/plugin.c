@@ -2,9 +2,9 @@
  * silu(x) = x / (1 + exp(-x)).
  *
  * An example of an epilogue written out of tree: it includes only the
- * installed headers (pkg-config --cflags tilepipe) and never links
- * libtilepipe; the core reaches it through the one exported symbol,
- * tp_plugin_entry. Its slots:
+ * installed headers and links only the installed plugin kit (pkg-config
+ * --cflags --libs tilepipe-kit), never libtilepipe; the core reaches it
+ * through the one exported symbol, tp_plugin_entry. Its slots:
  *   plan       D is bf16, f16 or f32; the bias is required, f32 or D's
  *              dtype (the core has checked its shape: [N] or [1, N],
  *              contiguous); C is read by nothing here, so a C with a
@@ -13,62 +13,48 @@
  *   gpu_args   the bias's device address and dtype into the user bytes of
  *              tp_epilogue_args, which bias_silu_hook.cu reads.
  * Its device code, when the Makefile found nvcc, is that hook as LTO-IR
- * (bias_silu_hook.ltoir.h); without it the plugin is CPU-only.
+ * (bias_silu_hook.ltoir.h, from the kit's device.mk); without it the
+ * plugin is CPU-only.
  * docs/writing-an-epilogue.md walks through this file. */
 #include <math.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 
 #include <tilepipe/dtype_codec.h>
 #include <tilepipe/epilogue_args.h>
+#include <tilepipe/kit/checks.h>
+#include <tilepipe/kit/device_image.h>
+#include <tilepipe/kit/error.h>
 #include <tilepipe/plugin.h>
 
 #include "bias_silu_args.h"
 
 #if BIAS_SILU_DEVICE_CODE
-#include "bias_silu_hook.ltoir.h" /* bias_silu_lto[], made by the Makefile */
+#include "bias_silu_hook.ltoir.h" /* tp_device_blob[], made by the Makefile */
 #endif
 
 _Static_assert(sizeof(bias_silu_args) <= TP_EPILOGUE_USER_BYTES,
                "the hook's arguments must fit tp_epilogue_args.user");
-
-/* The plugin ABI's error convention: a one-line reason into err, and the
- * status. (In-tree plugins share this as tpc_fail; it is not installed.) */
-static tp_status fail(char *err, size_t errlen, tp_status status, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static tp_status fail(char *err, size_t errlen, tp_status status, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  if (err != NULL && errlen > 0) vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-  return status;
-}
-
-static int is_output_dtype(tp_dtype t) {
-  return t == TP_DTYPE_BF16 || t == TP_DTYPE_F16 || t == TP_DTYPE_F32;
-}
 
 static tp_status bias_silu_plan(void *state, const tp_gemm_desc *desc, tp_backend backend,
                                 tp_epilogue_plan *out, char *err, size_t errlen) {
   (void)state;
   (void)backend;
   const tp_dtype d = desc->d.dtype, bias = desc->bias.dtype;
-  if (!is_output_dtype(d))
-    return fail(err, errlen, TP_ERR_UNSUPPORTED, "D is %s; bias_silu writes bf16, f16 or f32",
-                tp_codec_name(d));
+  tp_status st = tp_kit_tensor_check_output(&desc->d, "D", err, errlen);
+  if (st != TP_OK) return st;
   if (bias == TP_DTYPE_NONE)
-    return fail(err, errlen, TP_ERR_INVALID_ARGUMENT,
-                "the bias is missing: bias_silu computes D = silu(alpha*acc + bias[n]); give an "
-                "[N] bias (tp_tensor_vector)");
+    return tp_kit_fail(err, errlen, TP_ERR_INVALID_ARGUMENT,
+                       "the bias is missing: bias_silu computes D = silu(alpha*acc + bias[n]); "
+                       "give an [N] bias (tp_tensor_vector)");
   if (bias != TP_DTYPE_F32 && bias != d)
-    return fail(err, errlen, TP_ERR_UNSUPPORTED, "the bias is %s; it must be f32 or D's dtype (%s)",
-                tp_codec_name(bias), tp_codec_name(d));
+    return tp_kit_fail(err, errlen, TP_ERR_UNSUPPORTED,
+                       "the bias is %s; it must be f32 or D's dtype (%s)", tp_codec_name(bias),
+                       tp_codec_name(d));
   if (desc->c.dtype != TP_DTYPE_NONE && desc->beta != 0.0f)
-    return fail(err, errlen, TP_ERR_INVALID_ARGUMENT,
-                "C is given with beta = %g, but bias_silu reads no C: use the residual epilogue, "
-                "or set beta = 0",
-                (double)desc->beta);
+    return tp_kit_fail(err, errlen, TP_ERR_INVALID_ARGUMENT,
+                       "C is given with beta = %g, but bias_silu reads no C: use the residual "
+                       "epilogue, or set beta = 0",
+                       (double)desc->beta);
   memset(out, 0, sizeof *out);
   out->source_dtype = TP_DTYPE_NONE; /* the kernel stages no C for us */
   return TP_OK;
@@ -98,8 +84,9 @@ static tp_status bias_silu_gpu_args(const tp_epilogue_plan *plan, const tp_gemm_
                                     void *user, size_t user_size, char *err, size_t errlen) {
   (void)plan;
   if (user_size < sizeof(bias_silu_args))
-    return fail(err, errlen, TP_ERR_PLUGIN, "the kernel's epilogue block has %zu user bytes; "
-                "bias_silu needs %zu", user_size, sizeof(bias_silu_args));
+    return tp_kit_fail(err, errlen, TP_ERR_PLUGIN,
+                       "the kernel's epilogue block has %zu user bytes; bias_silu needs %zu",
+                       user_size, sizeof(bias_silu_args));
   const bias_silu_args args = {.bias = (uint64_t)(uintptr_t)desc->bias.data,
                                .bias_dtype = (int32_t)desc->bias.dtype};
   memcpy(user, &args, sizeof args);
@@ -122,9 +109,7 @@ static const tp_plugin_desc plugin = {
     .version = "1.0.0",
     .epilogue = &ops,
 #if BIAS_SILU_DEVICE_CODE
-    .cuda_version = BIAS_SILU_CUDA_VERSION,
-    .device_image = bias_silu_lto,
-    .device_image_size = sizeof bias_silu_lto,
+    TP_KIT_DEVICE_IMAGE_FIELDS,
 #endif
 };
 

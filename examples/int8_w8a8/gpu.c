@@ -4,11 +4,12 @@
  * planner for the structured kernel (<tilepipe/kernel/plan.h>: the tile,
  * split-K, the cluster, shared memory, the grid); a stage holds a k-block
  * of A and B, 128 s8 of K per row. gpu_args fills the kernel's parameters
- * for each run (<tilepipe/kernel/args.h>) and adds the scale vectors. */
+ * for each run (<tilepipe/kernel/args.h>) and adds the scale vectors. The
+ * section's tuning keys (the kit's, plugin.c) steer the planner. */
 #include <stddef.h>
-#include <string.h>
 
 #include <tilepipe/kernel/args.h>
+#include <tilepipe/kit/tuning.h>
 
 #include "int8_w8a8.h"
 #include "int8_w8a8_params.h"
@@ -16,11 +17,8 @@
 tp_status w8a8_gpu_plan(void *state, const tp_gemm_desc *desc, const tp_gpu_info *gpu,
                         const tp_epilogue_plan *epilogue, tp_payload_plan *plan,
                         tp_gpu_launch *launch, char *err, size_t errlen) {
-  const w8a8_tuning *t = state;
-  tp_kernel_tuning tuning;
-  memset(&tuning, 0, sizeof tuning); /* the planner's choices, but for the stages */
-  tuning.stages = t->stages;
-  return tp_kernel_plan_operands(&tuning, desc, epilogue, gpu, W8A8_MAX_TILE_N, "tp_int8_w8a8",
+  const tp_kit_tuning *t = state;
+  return tp_kernel_plan_operands(&t->kernel, desc, epilogue, gpu, W8A8_MAX_TILE_N, "tp_int8_w8a8",
                                  "s8", sizeof(w8a8_params), offsetof(w8a8_params, kernel), plan,
                                  launch, err, errlen);
 }

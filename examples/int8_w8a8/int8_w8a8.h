@@ -10,21 +10,21 @@
  *   plugin.c              the descriptor, the entry point and the registry keys
  *   plan.c                the plan slot: what the payload accepts, then the
  *                         CPU tiles
- *   cpu.c                 the CPU stage format, its producer and its consumer
+ *   cpu.c                 the CPU producer (the kit's stage format and consumer)
  *   gpu.c                 the gpu_plan and gpu_args slots
  *   int8_w8a8_kernel.cu   the GPU mainloop on tilepipe's structured kernel
  *   int8_w8a8_params.h    the kernel's parameter struct (gpu.c and the .cu)
  *
  * INT8_W8A8_DEVICE_CODE says whether the GPU path is built (the Makefile
  * sets it when it finds nvcc); without it the payload's plans run on the
- * CPU backend. */
+ * CPU backend. What every plugin needs besides (error reports, the tuning
+ * keys, the scale checks, the CPU stage) comes from the installed plugin
+ * kit, <tilepipe/kit/...> (pkg-config tilepipe-kit). */
 #ifndef INT8_W8A8_H
 #define INT8_W8A8_H
 
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include <tilepipe/plugin.h>
 
@@ -36,35 +36,13 @@
  * 128 x 128 = 2^14 must stay below 2^31. */
 #define W8A8_GPU_MAX_K (1 << 17)
 
-/* One registry section's keys (plugin.c); 0 means not set. */
-typedef struct w8a8_tuning {
-  int32_t stages; /* input pipeline stages, 1..16; 0: the backend's choice */
-} w8a8_tuning;
-
-/* The plugin ABI's error convention: a one-line reason into err, and the
- * status (the core prefixes the payload's name). */
-static inline tp_status w8a8_fail(char *err, size_t errlen, tp_status status, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static inline tp_status w8a8_fail(char *err, size_t errlen, tp_status status, const char *fmt,
-                                  ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  if (err != NULL && errlen > 0) vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-  return status;
-}
-
 /* plan.c: the payload's plan slot. */
 tp_status w8a8_plan(void *state, const tp_gemm_desc *desc, tp_backend backend,
                     tp_payload_plan *out, char *err, size_t errlen);
 
-/* cpu.c: the CPU tiles and stage layout for desc (plan.c calls it once desc
- * is valid), and the cpu_load and cpu_mma slots. */
-void w8a8_cpu_plan(tp_payload_plan *out, const w8a8_tuning *tuning, const tp_gemm_desc *desc);
+/* cpu.c: the cpu_load slot (cpu_mma is the kit's tp_kit_cpu_mma). */
 void w8a8_cpu_load(const tp_payload_plan *plan, const tp_gemm_desc *desc, int64_t m0, int64_t n0,
                    int64_t kb, void *const *stage);
-void w8a8_cpu_mma(const tp_payload_plan *plan, const void *const *stage, int64_t kb, int32_t r0,
-                  int32_t rows, float *acc, int32_t ld_acc);
 
 #if INT8_W8A8_DEVICE_CODE
 /* gpu.c: the kernel's plan and parameters. */

@@ -6,8 +6,9 @@
  * Writes a registry into a fresh folder under $TMPDIR listing the payload,
  * the installed store and residual epilogues (TP_PLUGINDIR, from
  * pkg-config; each one only if it is there) and bias_silu when given, then:
- *   - the registry keys: `stages` taken in range, refused outside it, any
- *     other key refused;
+ *   - the registry keys (the plugin kit's tuning keys): taken in range,
+ *     refused outside it or beyond the payload's kernels (tile K 128, no
+ *     tile wider than 192), an unknown key refused;
  *   - what the plan refuses: A or B not s8, a scale missing, of the wrong
  *     dtype, layout, shape or stride, and a CUDA plan while the payload
  *     carries no kernel;
@@ -480,16 +481,25 @@ static tp_status open_registry(const char *body, tp_registry **out) {
   return st;
 }
 
-/* The section's keys: `stages` in 1..16 is taken, 0, 17, "4x" and an
- * unknown key each mark the plugin broken, naming the key. */
+/* The section's keys: values in range are taken; 0 or 17 stages, "4x", a
+ * tile K other than 128, a tile wider than the kernels' 192 and an unknown
+ * key each mark the plugin broken, naming the key. */
 static void check_keys(const char *plugin) {
   static const struct {
     const char *line;
     int ok;
     const char *needle;
-  } cases[] = {{"stages = 3", 1, ""},         {"stages = 16", 1, ""},
-               {"stages = 0", 0, "stages"},   {"stages = 17", 0, "stages"},
-               {"stages = 4x", 0, "stages"},  {"tile = 128x128x128", 0, "unknown key 'tile'"}};
+  } cases[] = {{"stages = 3", 1, ""},
+               {"stages = 16", 1, ""},
+               {"stages = 0", 0, "stages"},
+               {"stages = 17", 0, "stages"},
+               {"stages = 4x", 0, "stages"},
+               {"tile = 128x128x128", 1, ""},
+               {"tile = 128x192x128", 1, ""},
+               {"cluster = 2x1", 1, ""},
+               {"tile = 128x128x64", 0, "tile '128x128x64': K must be 128"},
+               {"tile = 128x256x128", 0, "tile '128x256x128': the GPU kernels take tiles"},
+               {"colour = red", 0, "unknown key 'colour'"}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char body[2048];
     snprintf(body, sizeof body, "[int8_w8a8]\nkind = payload\nlibrary = %s\n%s\n", plugin,

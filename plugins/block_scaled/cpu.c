@@ -5,7 +5,7 @@
  * hold anything, NaN codes included). */
 #include "tilepipe/dtype_codec.h"
 #include "plugins/block_scaled/block_scaled.h"
-#include "plugins/common/cpu_stage.h"
+#include "tilepipe/kit/cpu_stage.h"
 
 /* Byte offset of scale (row, col) of a [rows, cols] scale tensor: in the
  * SM100 tiled layout (see tensor.h), 512-byte atoms of 128 rows x 4
@@ -34,10 +34,10 @@ static void load_scales(const tp_tensor *s, int64_t rows, int64_t r0, int32_t ti
 
 void block_scaled_cpu_load(const tp_payload_plan *plan, const tp_gemm_desc *desc, int64_t m0,
                            int64_t n0, int64_t kb, void *const *stage) {
-  const int32_t vec = tpc_cpu_stage_of(plan).group_k;
+  const int32_t vec = tp_kit_cpu_stage_get(plan).group_k;
   const int32_t groups = plan->tile.tile_k / vec;
   const int64_t g0 = kb * groups;
-  tpc_cpu_load_operands(plan, desc, m0, n0, kb, stage);
-  load_scales(&desc->a_scale, desc->m, m0, plan->tile.tile_m, g0, groups, stage[TPC_STAGE_SA]);
-  load_scales(&desc->b_scale, desc->n, n0, plan->tile.tile_n, g0, groups, stage[TPC_STAGE_SB]);
+  tp_kit_cpu_load_operands(plan, desc, m0, n0, kb, stage);
+  load_scales(&desc->a_scale, desc->m, m0, plan->tile.tile_m, g0, groups, stage[TP_KIT_STAGE_SA]);
+  load_scales(&desc->b_scale, desc->n, n0, plan->tile.tile_n, g0, groups, stage[TP_KIT_STAGE_SB]);
 }

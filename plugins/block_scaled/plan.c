@@ -18,9 +18,9 @@
 
 #include "tilepipe/dtype_codec.h"
 #include "plugins/block_scaled/block_scaled.h"
-#include "plugins/common/checks.h"
-#include "plugins/common/cpu_stage.h"
-#include "plugins/common/errmsg.h"
+#include "tilepipe/kit/checks.h"
+#include "tilepipe/kit/cpu_stage.h"
+#include "tilepipe/kit/error.h"
 
 typedef struct bs_format {
   const char *name;
@@ -32,11 +32,11 @@ static const bs_format mxfp8 = {"MXFP8", 32, TP_DTYPE_UE8M0};
 static const bs_format nvfp4 = {"NVFP4", 16, TP_DTYPE_UE4M3};
 
 static tp_status check_operand(const tp_tensor *t, const char *name, char *err, size_t errlen) {
-  if (tpc_is_fp8(t->dtype) || t->dtype == TP_DTYPE_E2M1)
+  if (tp_kit_dtype_is_fp8(t->dtype) || t->dtype == TP_DTYPE_E2M1)
     return TP_OK;
-  return tpc_fail(err, errlen, TP_ERR_UNSUPPORTED,
-                  "%s is %s; block_scaled takes e4m3 or e5m2 (MXFP8) or e2m1 (NVFP4)", name,
-                  tp_codec_name(t->dtype));
+  return tp_kit_fail(err, errlen, TP_ERR_UNSUPPORTED,
+                     "%s is %s; block_scaled takes e4m3 or e5m2 (MXFP8) or e2m1 (NVFP4)", name,
+                     tp_codec_name(t->dtype));
 }
 
 static tp_status pick_format(const tp_gemm_desc *desc, const bs_format **fmt, char *err,
@@ -48,15 +48,15 @@ static tp_status pick_format(const tp_gemm_desc *desc, const bs_format **fmt, ch
   if (st != TP_OK)
     return st;
   if ((a == TP_DTYPE_E2M1) != (b == TP_DTYPE_E2M1))
-    return tpc_fail(err, errlen, TP_ERR_UNSUPPORTED,
-                    "A is %s and B is %s: NVFP4 needs e2m1 on both, MXFP8 e4m3/e5m2 on both",
-                    tp_codec_name(a), tp_codec_name(b));
+    return tp_kit_fail(err, errlen, TP_ERR_UNSUPPORTED,
+                       "A is %s and B is %s: NVFP4 needs e2m1 on both, MXFP8 e4m3/e5m2 on both",
+                       tp_codec_name(a), tp_codec_name(b));
   *fmt = a == TP_DTYPE_E2M1 ? &nvfp4 : &mxfp8;
   if (desc->k % (*fmt)->vec != 0)
-    return tpc_fail(err, errlen, TP_ERR_INVALID_ARGUMENT,
-                    "K = %lld is not a multiple of %d: %s has one %s scale per %d K-elements",
-                    (long long)desc->k, (*fmt)->vec, (*fmt)->name, tp_codec_name((*fmt)->scale),
-                    (*fmt)->vec);
+    return tp_kit_fail(err, errlen, TP_ERR_INVALID_ARGUMENT,
+                       "K = %lld is not a multiple of %d: %s has one %s scale per %d K-elements",
+                       (long long)desc->k, (*fmt)->vec, (*fmt)->name, tp_codec_name((*fmt)->scale),
+                       (*fmt)->vec);
   return TP_OK;
 }
 
@@ -65,11 +65,13 @@ static tp_status check_scales(const tp_gemm_desc *desc, const bs_format *fmt, tp
   char a_text[32], b_text[32];
   snprintf(a_text, sizeof a_text, "[M, K/%d]", fmt->vec);
   snprintf(b_text, sizeof b_text, "[N, K/%d]", fmt->vec);
-  const tpc_scale_rule a_rule = {"a_scale", fmt->scale, desc->m, desc->k / fmt->vec, a_text, 1, 0};
-  const tpc_scale_rule b_rule = {"b_scale", fmt->scale, desc->n, desc->k / fmt->vec, b_text, 1, 0};
-  tp_status st = tpc_check_scale(&desc->a_scale, &a_rule, backend, err, errlen);
+  const tp_kit_scale_rule a_rule = {"a_scale", fmt->scale, desc->m, desc->k / fmt->vec, a_text,
+                                    1, 0};
+  const tp_kit_scale_rule b_rule = {"b_scale", fmt->scale, desc->n, desc->k / fmt->vec, b_text,
+                                    1, 0};
+  tp_status st = tp_kit_scale_check(&desc->a_scale, &a_rule, backend, err, errlen);
   if (st == TP_OK)
-    st = tpc_check_scale(&desc->b_scale, &b_rule, backend, err, errlen);
+    st = tp_kit_scale_check(&desc->b_scale, &b_rule, backend, err, errlen);
   return st;
 }
 
@@ -85,6 +87,6 @@ tp_status block_scaled_plan(void *state, const tp_gemm_desc *desc, tp_backend ba
     memset(out, 0, sizeof *out);
     return TP_OK;
   }
-  tpc_cpu_plan(out, state, desc, fmt->vec);
+  tp_kit_cpu_plan(out, state, desc, fmt->vec);
   return TP_OK;
 }

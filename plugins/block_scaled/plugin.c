@@ -1,16 +1,24 @@
 /* plugins/block_scaled/plugin.c: the block-scaled payload's descriptor and
- * entry point. Its tuning keys are the common ones (plugins/common/tuning.h).
- * No device code (no GPU kernel: its plans run on the CPU backend). */
+ * entry point. Its tuning keys are the kit's (tilepipe/kit/tuning.h), tile K
+ * 128 (MXFP8's 8-bit operands) or 256 (NVFP4's 4-bit), a k-block one
+ * 128-byte row of A. No device code (no GPU kernel: its plans run on the
+ * CPU backend). */
 #include "config.h"
-#include "plugins/common/cpu_stage.h"
-#include "plugins/common/tuning.h"
+#include "tilepipe/kit/cpu_stage.h"
+#include "tilepipe/kit/tuning.h"
 #include "plugins/block_scaled/block_scaled.h"
+
+static tp_status init(const tp_host_api *host, void **state, char *err, size_t errlen) {
+  static const tp_kit_tuning_limits limits = {.tile_k = {128, 256}};
+  (void)host;
+  return tp_kit_tuning_create(state, &limits, err, errlen);
+}
 
 static const tp_payload_ops ops = {
     .struct_size = sizeof(tp_payload_ops),
     .plan = block_scaled_plan,
     .cpu_load = block_scaled_cpu_load,
-    .cpu_mma = tpc_cpu_mma,
+    .cpu_mma = tp_kit_cpu_mma,
 };
 
 static const tp_plugin_desc desc = {
@@ -20,9 +28,9 @@ static const tp_plugin_desc desc = {
     .name = "block_scaled",
     .kind = TP_PLUGIN_PAYLOAD,
     .version = PACKAGE_VERSION,
-    .init = tpc_tuning_init,
-    .fini = tpc_tuning_fini,
-    .set_option = tpc_tuning_set_option,
+    .init = init,
+    .fini = tp_kit_tuning_fini,
+    .set_option = tp_kit_tuning_set_option,
     .payload = &ops,
 };
 

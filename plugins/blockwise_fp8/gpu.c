@@ -13,8 +13,8 @@
 
 #include "plugins/blockwise_fp8/blockwise_fp8.h"
 #include "plugins/blockwise_fp8/device/blockwise_fp8_params.h"
-#include "plugins/common/errmsg.h"
-#include "plugins/common/tuning.h"
+#include "tilepipe/kit/error.h"
+#include "tilepipe/kit/tuning.h"
 #include "tilepipe/kernel/args.h"
 
 /* a_scale's TMA boxes land 16-byte aligned; 128 keeps them off the tiles'
@@ -24,7 +24,7 @@
 tp_status blockwise_gpu_plan(void *state, const tp_gemm_desc *desc, const tp_gpu_info *gpu,
                              const tp_epilogue_plan *epi, tp_payload_plan *plan,
                              tp_gpu_launch *launch, char *err, size_t errlen) {
-  const tpc_tuning *tu = state;
+  const tp_kit_tuning *tu = state;
   tp_kernel_plan kp;
   /* A k-tile is one scale block (the INI's tile K), a k-block a step of
    * BLOCKWISE_STEP_BLOCKS of them. */
@@ -39,10 +39,10 @@ tp_status blockwise_gpu_plan(void *state, const tp_gemm_desc *desc, const tp_gpu
    * TMA box fills the scale rows): every tile must end on its alignment. */
   for (uint32_t i = 0; i < 3; i++)
     if (plan->tensors[i].bytes % plan->tensors[i].align != 0)
-      return tpc_fail(err, errlen, TP_ERR_INTERNAL,
-                      "blockwise_fp8: stage tensor %u's tiles (%u bytes) are not whole %u-byte "
-                      "units: its k-tiles would not lie back to back",
-                      i, plan->tensors[i].bytes, plan->tensors[i].align);
+      return tp_kit_fail(err, errlen, TP_ERR_INTERNAL,
+                         "blockwise_fp8: stage tensor %u's tiles (%u bytes) are not whole %u-byte "
+                         "units: its k-tiles would not lie back to back",
+                         i, plan->tensors[i].bytes, plan->tensors[i].align);
   plan->num_tensors = 3;
   return tp_kernel_plan_finish(&kp, tu->kernel.stages, gpu, "tp_blockwise_fp8", "e4m3",
                                sizeof(tp_blockwise_fp8_params),

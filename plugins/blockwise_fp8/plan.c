@@ -12,39 +12,39 @@
 
 #include "tilepipe/dtype_codec.h"
 #include "plugins/blockwise_fp8/blockwise_fp8.h"
-#include "plugins/common/checks.h"
-#include "plugins/common/cpu_stage.h"
-#include "plugins/common/errmsg.h"
+#include "tilepipe/kit/checks.h"
+#include "tilepipe/kit/cpu_stage.h"
+#include "tilepipe/kit/error.h"
 
 static int64_t blocks(int64_t n) { return (n + BLOCKWISE_BLOCK - 1) / BLOCKWISE_BLOCK; }
 
 static tp_status check_operand(const tp_tensor *t, const char *name, char *err, size_t errlen) {
   if (t->dtype == TP_DTYPE_E4M3)
     return TP_OK;
-  return tpc_fail(err, errlen, TP_ERR_UNSUPPORTED,
-                  "%s is %s; blockwise_fp8 takes e4m3 A and B (use standard for other dtypes)",
-                  name, tp_codec_name(t->dtype));
+  return tp_kit_fail(err, errlen, TP_ERR_UNSUPPORTED,
+                     "%s is %s; blockwise_fp8 takes e4m3 A and B (use standard for other dtypes)",
+                     name, tp_codec_name(t->dtype));
 }
 
 tp_status blockwise_plan(void *state, const tp_gemm_desc *desc, tp_backend backend,
                          tp_payload_plan *out, char *err, size_t errlen) {
-  const tpc_scale_rule a_rule = {"a_scale", TP_DTYPE_F32, blocks(desc->k), desc->m,
-                                 "[ceil(K/128), M]", 0, 1};
-  const tpc_scale_rule b_rule = {"b_scale", TP_DTYPE_F32, blocks(desc->n), blocks(desc->k),
-                                 "[ceil(N/128), ceil(K/128)]", 0, 0};
+  const tp_kit_scale_rule a_rule = {"a_scale", TP_DTYPE_F32, blocks(desc->k), desc->m,
+                                    "[ceil(K/128), M]", 0, 1};
+  const tp_kit_scale_rule b_rule = {"b_scale", TP_DTYPE_F32, blocks(desc->n), blocks(desc->k),
+                                    "[ceil(N/128), ceil(K/128)]", 0, 0};
   tp_status st = check_operand(&desc->a, "A", err, errlen);
   if (st == TP_OK)
     st = check_operand(&desc->b, "B", err, errlen);
   if (st == TP_OK)
-    st = tpc_check_scale(&desc->a_scale, &a_rule, backend, err, errlen);
+    st = tp_kit_scale_check(&desc->a_scale, &a_rule, backend, err, errlen);
   if (st == TP_OK)
-    st = tpc_check_scale(&desc->b_scale, &b_rule, backend, err, errlen);
+    st = tp_kit_scale_check(&desc->b_scale, &b_rule, backend, err, errlen);
   if (st != TP_OK)
     return st;
   /* On the CUDA backend the tile is the GPU planner's (gpu_plan). */
   if (backend == TP_BACKEND_CUDA)
     memset(out, 0, sizeof *out);
   else
-    tpc_cpu_plan(out, state, desc, BLOCKWISE_BLOCK);
+    tp_kit_cpu_plan(out, state, desc, BLOCKWISE_BLOCK);
   return TP_OK;
 }

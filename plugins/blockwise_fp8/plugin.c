@@ -1,27 +1,33 @@
 /* plugins/blockwise_fp8/plugin.c: the blockwise FP8 payload's descriptor and
- * entry point. Its tuning keys are the common ones, except that a tile's K
- * must be 128: one k-block, one scale. Its device code is
+ * entry point. Its tuning keys are the kit's (tilepipe/kit/tuning.h) within
+ * its kernels' limits: a tile's K must be 128 (one k-block, one scale), its
+ * width divide 128 (one block of B's scales). Its device code is
  * device/blockwise_fp8_mainloop.cu (gpu.c picks and parameterises the
  * kernel). */
 #include "config.h"
-#include "plugins/common/device_image.h"
+#include "tilepipe/kit/device_image.h"
 #if TP_HAVE_CUDA
 #include "plugins/blockwise_fp8/device/blockwise_fp8_mainloop.ltoir.h"
 #endif
 #include "plugins/blockwise_fp8/blockwise_fp8.h"
-#include "plugins/common/cpu_stage.h"
-#include "plugins/common/tuning.h"
+#include "plugins/blockwise_fp8/device/blockwise_fp8_params.h"
+#include "tilepipe/kit/cpu_stage.h"
+#include "tilepipe/kit/tuning.h"
 
+/* The limits gpu.c plans within: tile K one scale block, widths that keep
+ * a tile in one block of B's scales, no wider than BLOCKWISE_MAX_TILE_N. */
 static tp_status init(const tp_host_api *host, void **state, char *err, size_t errlen) {
+  static const tp_kit_tuning_limits limits = {
+      .tile_k = {BLOCKWISE_BLOCK}, .max_tile_n = BLOCKWISE_MAX_TILE_N, .n_block = BLOCKWISE_BLOCK};
   (void)host;
-  return tpc_tuning_create(state, BLOCKWISE_BLOCK, err, errlen);
+  return tp_kit_tuning_create(state, &limits, err, errlen);
 }
 
 static const tp_payload_ops ops = {
     .struct_size = sizeof(tp_payload_ops),
     .plan = blockwise_plan,
     .cpu_load = blockwise_cpu_load,
-    .cpu_mma = tpc_cpu_mma,
+    .cpu_mma = tp_kit_cpu_mma,
     .gpu_plan = blockwise_gpu_plan,
     .gpu_args = blockwise_gpu_args,
 };
@@ -34,10 +40,12 @@ static const tp_plugin_desc desc = {
     .kind = TP_PLUGIN_PAYLOAD,
     .version = PACKAGE_VERSION,
     .init = init,
-    .fini = tpc_tuning_fini,
-    .set_option = tpc_tuning_set_option,
+    .fini = tp_kit_tuning_fini,
+    .set_option = tp_kit_tuning_set_option,
     .payload = &ops,
-    TPC_DEVICE_IMAGE_FIELDS,
+#if TP_HAVE_CUDA
+    TP_KIT_DEVICE_IMAGE_FIELDS,
+#endif
 };
 
 const tp_plugin_desc *tp_plugin_entry(const tp_host_api *host) {

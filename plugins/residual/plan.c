@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "tilepipe/dtype_codec.h"
-#include "plugins/common/checks.h"
-#include "plugins/common/errmsg.h"
+#include "tilepipe/kit/checks.h"
+#include "tilepipe/kit/error.h"
 #include "plugins/residual/residual.h"
 
 tp_status residual_plan(void *state, const tp_gemm_desc *desc, tp_backend backend,
@@ -16,21 +16,23 @@ tp_status residual_plan(void *state, const tp_gemm_desc *desc, tp_backend backen
   (void)state;
   (void)backend;
   const tp_dtype c = desc->c.dtype, d = desc->d.dtype;
-  tp_status st = tpc_check_output_dtype(&desc->d, "D", err, errlen);
+  tp_status st = tp_kit_tensor_check_output(&desc->d, "D", err, errlen);
   if (st != TP_OK)
     return st;
   if (c == TP_DTYPE_NONE && desc->beta != 0.0f)
-    return tpc_fail(err, errlen, TP_ERR_INVALID_ARGUMENT,
-                    "C is missing: residual computes D = alpha*acc + beta*C and beta = %g; give C "
-                    "(it may be D itself), or set beta = 0",
-                    (double)desc->beta);
+    return tp_kit_fail(err, errlen, TP_ERR_INVALID_ARGUMENT,
+                       "C is missing: residual computes D = alpha*acc + beta*C and beta = %g; "
+                       "give C (it may be D itself), or set beta = 0",
+                       (double)desc->beta);
   if (c != TP_DTYPE_NONE && c != d && c != TP_DTYPE_F32)
-    return tpc_fail(err, errlen, TP_ERR_UNSUPPORTED, "C is %s; it must be D's dtype (%s) or f32",
-                    tp_codec_name(c), tp_codec_name(d));
+    return tp_kit_fail(err, errlen, TP_ERR_UNSUPPORTED,
+                       "C is %s; it must be D's dtype (%s) or f32", tp_codec_name(c),
+                       tp_codec_name(d));
   if (desc->bias.dtype != TP_DTYPE_NONE)
-    return tpc_fail(err, errlen, TP_ERR_INVALID_ARGUMENT,
-                    "a bias is given, but residual computes D = alpha*acc + beta*C and does not "
-                    "add one: use an epilogue that takes a bias, or leave it absent (dtype none)");
+    return tp_kit_fail(err, errlen, TP_ERR_INVALID_ARGUMENT,
+                       "a bias is given, but residual computes D = alpha*acc + beta*C and does not "
+                       "add one: use an epilogue that takes a bias, or leave it absent (dtype "
+                       "none)");
   memset(out, 0, sizeof *out);
   out->source_dtype = desc->beta != 0.0f ? c : TP_DTYPE_NONE;
   return TP_OK;

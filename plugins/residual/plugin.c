@@ -2,7 +2,7 @@
  * It takes no tuning keys; its GPU hook is device/residual_hook.cu, linked into the
  * payload's kernel at plan time. */
 #include "config.h"
-#include "plugins/common/device_image.h"
+#include "tilepipe/kit/device_image.h"
 #if TP_HAVE_CUDA
 #include "plugins/residual/device/residual_hook.ltoir.h"
 #endif
@@ -22,7 +22,9 @@ static const tp_plugin_desc desc = {
     .kind = TP_PLUGIN_EPILOGUE,
     .version = PACKAGE_VERSION,
     .epilogue = &ops,
-    TPC_DEVICE_IMAGE_FIELDS,
+#if TP_HAVE_CUDA
+    TP_KIT_DEVICE_IMAGE_FIELDS,
+#endif
 };
 
 const tp_plugin_desc *tp_plugin_entry(const tp_host_api *host) {

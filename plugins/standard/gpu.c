@@ -7,8 +7,8 @@
  * each run (tilepipe/kernel/args.h). */
 #include <stddef.h>
 
-#include "plugins/common/errmsg.h"
-#include "plugins/common/tuning.h"
+#include "tilepipe/kit/error.h"
+#include "tilepipe/kit/tuning.h"
 #include "plugins/standard/device/standard_params.h"
 #include "plugins/standard/standard.h"
 #include "tilepipe/kernel/args.h"
@@ -25,11 +25,11 @@ static const char *operands_name(tp_dtype a, tp_dtype b) {
 tp_status standard_gpu_plan_slot(void *state, const tp_gemm_desc *desc, const tp_gpu_info *gpu,
                                  const tp_epilogue_plan *epi, tp_payload_plan *plan,
                                  tp_gpu_launch *launch, char *err, size_t errlen) {
-  const tpc_tuning *tu = state;
+  const tp_kit_tuning *tu = state;
   const char *operands = operands_name(desc->a.dtype, desc->b.dtype);
   if (operands == NULL) {
-    return tpc_fail(err, errlen, TP_ERR_UNSUPPORTED, "no GPU kernel for %s x %s operands",
-                    tp_codec_name(desc->a.dtype), tp_codec_name(desc->b.dtype));
+    return tp_kit_fail(err, errlen, TP_ERR_UNSUPPORTED, "no GPU kernel for %s x %s operands",
+                       tp_codec_name(desc->a.dtype), tp_codec_name(desc->b.dtype));
   }
   return tp_kernel_plan_operands(&tu->kernel, desc, epi, gpu, TP_KERNEL_MAX_TILE_N,
                                  "tp_standard", operands,

@@ -1,13 +1,13 @@
 /* plugins/standard/plugin.c: the standard payload's descriptor and entry
- * point. Its tuning keys (tile, stages, cluster, consumers, splits,
- * tail_splits, stream_k) are the common ones (plugins/common/tuning.h); its
- * device code is device/standard_mainloop.cu (gpu.c picks and
+ * point. Its tuning keys (tile, stages, cluster, splits, tail_splits,
+ * stream_k) are the kit's (tilepipe/kit/tuning.h), tile K 64 (bf16, f16)
+ * or 128 (fp8), a k-block one 128-byte row of A; its device code is device/standard_mainloop.cu (gpu.c picks and
  * parameterises the kernel), one image per operand pair, each listing the
  * kernels it holds. */
 #include "config.h"
-#include "plugins/common/device_image.h"
-#include "plugins/common/cpu_stage.h"
-#include "plugins/common/tuning.h"
+#include "tilepipe/kit/device_image.h"
+#include "tilepipe/kit/cpu_stage.h"
+#include "tilepipe/kit/tuning.h"
 #include "plugins/standard/device/standard_params.h"
 #include "plugins/standard/standard.h"
 #include "tilepipe/kernel/tiles.h"
@@ -29,13 +29,21 @@ TP_STANDARD_OPERANDS(STANDARD_KERNEL_NAMES)
 static const tp_device_image images[] = {TP_STANDARD_OPERANDS(STANDARD_IMAGE)};
 #endif
 
-/* Unscaled operands need no gathers beyond A and B: the common loader is
+/* Tile K: 64 for its 16-bit operands, 128 for fp8; every tile of the
+ * table. */
+static tp_status init(const tp_host_api *host, void **state, char *err, size_t errlen) {
+  static const tp_kit_tuning_limits limits = {.tile_k = {64, 128}};
+  (void)host;
+  return tp_kit_tuning_create(state, &limits, err, errlen);
+}
+
+/* Unscaled operands need no gathers beyond A and B: the kit's loader is
  * the whole producer. */
 static const tp_payload_ops ops = {
     .struct_size = sizeof(tp_payload_ops),
     .plan = standard_plan,
-    .cpu_load = tpc_cpu_load_operands,
-    .cpu_mma = tpc_cpu_mma,
+    .cpu_load = tp_kit_cpu_load_operands,
+    .cpu_mma = tp_kit_cpu_mma,
     .gpu_plan = standard_gpu_plan_slot,
     .gpu_args = standard_gpu_args_slot,
 };
@@ -47,11 +55,13 @@ static const tp_plugin_desc desc = {
     .name = "standard",
     .kind = TP_PLUGIN_PAYLOAD,
     .version = PACKAGE_VERSION,
-    .init = tpc_tuning_init,
-    .fini = tpc_tuning_fini,
-    .set_option = tpc_tuning_set_option,
+    .init = init,
+    .fini = tp_kit_tuning_fini,
+    .set_option = tp_kit_tuning_set_option,
     .payload = &ops,
-    TPC_DEVICE_IMAGES_FIELDS(images),
+#if TP_HAVE_CUDA
+    TP_KIT_DEVICE_IMAGES_FIELDS(images),
+#endif
 };
 
 const tp_plugin_desc *tp_plugin_entry(const tp_host_api *host) {

@@ -88,8 +88,8 @@ static inline tp_status tp_kernel_args_fill(const tp_kernel_plan *kp, const tp_p
   k->a_rows = kp->a_rows;
   if (kp->splits > 1) {
     if (plan->workspace == NULL) {
-      return tp_kernel_plan_fail(err, errlen, TP_ERR_INTERNAL,
-                                 "split-K plan without its workspace");
+      return tp_kit_fail(err, errlen, TP_ERR_INTERNAL,
+                         "split-K plan without its workspace");
     }
     k->counters = (uint32_t *)plan->workspace;
     k->partials = (float *)((unsigned char *)plan->workspace + tp_kernel_counter_bytes(kp));

@@ -50,7 +50,6 @@
 #define TILEPIPE_KERNEL_PLAN_H
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -59,6 +58,7 @@
 #include "tilepipe/dtype_codec.h"
 #include "tilepipe/kernel/params.h"
 #include "tilepipe/kernel/tiles.h"
+#include "tilepipe/kit/error.h"
 #include "tilepipe/plugin.h"
 
 /* What the INI may force; 0 leaves a choice to the heuristic. */
@@ -66,7 +66,6 @@ typedef struct tp_kernel_tuning {
   int32_t tile_m, tile_n, tile_k;
   int32_t stages;
   int32_t cluster_m, cluster_n;
-  int32_t consumers;
   int32_t splits;      /* every tile's K split this many ways */
   int32_t tail_splits; /* the partial last wave's tiles split this many ways (1: none) */
   int32_t stream_k;    /* TP_KERNEL_STREAM_ON / _OFF; 0: the heuristic's choice */
@@ -174,17 +173,6 @@ static inline const tp_kernel_instance *tp_kernel_instance_find(const tp_kernel_
       return k;
   }
   return NULL;
-}
-
-static inline tp_status tp_kernel_plan_fail(char *err, size_t errlen, tp_status st,
-                                            const char *fmt, ...) {
-  if (err != NULL && errlen > 0) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-  }
-  return st;
 }
 
 static inline int32_t tp_kernel_ceil_div(int64_t a, int64_t b) { return (int32_t)((a + b - 1) / b); }
@@ -488,24 +476,21 @@ static inline tp_status tp_kernel_plan_shape(tp_kernel_plan *kp, const tp_kernel
   kp->n_block = n_block;
   kp->cluster_m = 1;
   if (tp_kernel_instance_find(kp, 0, 0) == NULL) {
-    return tp_kernel_plan_fail(err, errlen, TP_ERR_UNSUPPORTED,
-                               "no GPU kernel writes a %s D (bf16, f16 or f32)",
-                               tp_codec_name(desc->d.dtype));
+    return tp_kit_fail(err, errlen, TP_ERR_UNSUPPORTED,
+                       "no GPU kernel writes a %s D (bf16, f16 or f32)",
+                       tp_codec_name(desc->d.dtype));
   }
   kp->source_dtype = source_dtype;
   kp->k_group = k_group;
   kp->k_elems = k_elems * k_group;
   kp->k_blocks = tp_kernel_ceil_div(desc->k, kp->k_elems);
   if ((tu->cluster_m && tu->cluster_m > 2) || (tu->cluster_n && tu->cluster_n != 1)) {
-    return tp_kernel_plan_fail(err, errlen, TP_ERR_UNSUPPORTED,
-                               "the GPU kernels take clusters 1x1 or 2x1 (the registry asks for "
-                               "cluster %dx%d)",
-                               tu->cluster_m, tu->cluster_n);
+    return tp_kit_fail(err, errlen, TP_ERR_UNSUPPORTED,
+                       "the GPU kernels take clusters 1x1 or 2x1 (the registry asks for "
+                       "cluster %dx%d)",
+                       tu->cluster_m, tu->cluster_n);
   }
   kp->cluster_m = tu->cluster_m ? tu->cluster_m : 1;
-  /* Tile rows: the INI's, or one 64-row block per consumer warpgroup. */
-  const int32_t forced_m =
-      tu->tile_m ? tu->tile_m : tu->consumers * TP_KERNEL_WARPGROUP_ROWS;
   /* Rows off the L2 lines (tp_kernel_rows_on_lines) call for the tiles
    * that read the least per FLOP: no tail-chunk width (below) and, for
    * 1-byte operands, which the tensor cores consume twice as fast, B shared
@@ -516,55 +501,53 @@ static inline tp_status tp_kernel_plan_shape(tp_kernel_plan *kp, const tp_kernel
       tp_codec_bits(desc->a.dtype) == 8 && tp_codec_bits(desc->b.dtype) == 8 &&
       !tp_kernel_few_tiles(desc->m, desc->n, gpu->sm_count)) {
     kp->cluster_m = 2;
-    if (tp_kernel_instance_find(kp, forced_m, tu->tile_n) == NULL) kp->cluster_m = 1;
+    if (tp_kernel_instance_find(kp, tu->tile_m, tu->tile_n) == NULL) kp->cluster_m = 1;
   }
-  if (tp_kernel_instance_find(kp, forced_m, tu->tile_n) == NULL ||
-      (tu->tile_k && tu->tile_k != k_elems) ||
-      (tu->consumers && forced_m != tu->consumers * TP_KERNEL_WARPGROUP_ROWS)) {
+  if (tp_kernel_instance_find(kp, tu->tile_m, tu->tile_n) == NULL ||
+      (tu->tile_k && tu->tile_k != k_elems)) {
     char tiles[160];
     tp_kernel_tile_list(tiles, sizeof tiles, kp);
-    return tp_kernel_plan_fail(err, errlen, TP_ERR_UNSUPPORTED,
-                               "the GPU kernels for a %s D in clusters of %d take tiles (MxN) %s, "
-                               "K %d, with one consumer warpgroup per 64 rows (the registry asks "
-                               "for %dx%dx%d, consumers %d; 0: not set)",
-                               tp_codec_name(kp->d_dtype), kp->cluster_m, tiles, k_elems,
-                               tu->tile_m, tu->tile_n, tu->tile_k, tu->consumers);
+    return tp_kit_fail(err, errlen, TP_ERR_UNSUPPORTED,
+                       "the GPU kernels for a %s D in clusters of %d take tiles (MxN) %s, "
+                       "K %d (the registry asks for %dx%dx%d; 0: not set)",
+                       tp_codec_name(kp->d_dtype), kp->cluster_m, tiles, k_elems,
+                       tu->tile_m, tu->tile_n, tu->tile_k);
   }
   const bool c_as_d = source_dtype == TP_DTYPE_NONE || source_dtype == desc->d.dtype;
   if (tu->tile_n && tp_kernel_has_tail(tu->tile_n, kp->d_dtype) && !c_as_d) {
-    return tp_kernel_plan_fail(err, errlen, TP_ERR_UNSUPPORTED,
-                               "tile width %d is not whole chunks of a %s D: its kernels take C "
-                               "only in D's dtype (here C is %s)",
-                               tu->tile_n, tp_codec_name(kp->d_dtype), tp_codec_name(source_dtype));
+    return tp_kit_fail(err, errlen, TP_ERR_UNSUPPORTED,
+                       "tile width %d is not whole chunks of a %s D: its kernels take C "
+                       "only in D's dtype (here C is %s)",
+                       tu->tile_n, tp_codec_name(kp->d_dtype), tp_codec_name(source_dtype));
   }
   if (tu->splits > kp->k_blocks) {
-    return tp_kernel_plan_fail(err, errlen, TP_ERR_UNSUPPORTED,
-                               "splits %d: K = %lld has only %d k-blocks of %d to split", tu->splits,
-                               (long long)desc->k, kp->k_blocks, kp->k_elems);
+    return tp_kit_fail(err, errlen, TP_ERR_UNSUPPORTED,
+                       "splits %d: K = %lld has only %d k-blocks of %d to split", tu->splits,
+                       (long long)desc->k, kp->k_blocks, kp->k_elems);
   }
   if (tu->splits > 1 && tu->cluster_m > 1) {
-    return tp_kernel_plan_fail(err, errlen, TP_ERR_UNSUPPORTED,
-                               "splits %d with cluster %dx1: the GPU kernels split K only over "
-                               "single CTAs",
-                               tu->splits, tu->cluster_m);
+    return tp_kit_fail(err, errlen, TP_ERR_UNSUPPORTED,
+                       "splits %d with cluster %dx1: the GPU kernels split K only over "
+                       "single CTAs",
+                       tu->splits, tu->cluster_m);
   }
   const int32_t forced_n =
-      tu->tile_n ? tu->tile_n : tp_kernel_only_width(kp, forced_m);
+      tu->tile_n ? tu->tile_n : tp_kernel_only_width(kp, tu->tile_m);
   const bool clustered = kp->cluster_m > 1;
   const bool rows_short =
       desc->k * tp_codec_bits(desc->a.dtype) / 8 <= TP_KERNEL_STREAM_MAX_ROW_BYTES &&
       desc->k * tp_codec_bits(desc->b.dtype) / 8 <= TP_KERNEL_STREAM_MAX_ROW_BYTES;
-  tp_kernel_best_shape(kp, desc->m, desc->n, gpu->sm_count, forced_m, forced_n,
+  tp_kernel_best_shape(kp, desc->m, desc->n, gpu->sm_count, tu->tile_m, forced_n,
                        clustered ? 1 : tu->splits, clustered ? 1 : tu->tail_splits,
                        clustered ? TP_KERNEL_STREAM_OFF : tu->stream_k, rows_short,
                        c_as_d, on_lines);
   if (kp->tile_m == 0) {
     char tiles[160];
     tp_kernel_tile_list(tiles, sizeof tiles, kp);
-    return tp_kernel_plan_fail(err, errlen, TP_ERR_UNSUPPORTED,
-                               "none of the GPU kernels' tiles (MxN) %s suits %lldx%lld (narrow "
-                               "widths serve only shapes of few tiles in one tile row)",
-                               tiles, (long long)desc->m, (long long)desc->n);
+    return tp_kit_fail(err, errlen, TP_ERR_UNSUPPORTED,
+                       "none of the GPU kernels' tiles (MxN) %s suits %lldx%lld (narrow "
+                       "widths serve only shapes of few tiles in one tile row)",
+                       tiles, (long long)desc->m, (long long)desc->n);
   }
   kp->a_rows = TP_KERNEL_WARPGROUP_ROWS;
   kp->tiles_m = tp_kernel_ceil_div(desc->m, kp->tile_m);
@@ -615,9 +598,9 @@ static inline tp_status tp_kernel_plan_lay_out(tp_kernel_plan *kp, const tp_payl
                                                size_t errlen) {
   tp_storage_request r = tp_storage_request_make(gpu->smem_per_block);
   if (plan->num_tensors < 2 || plan->num_tensors > TP_MAX_STAGE_TENSORS) {
-    return tp_kernel_plan_fail(err, errlen, TP_ERR_INTERNAL,
-                               "a stage of the structured kernel holds 2 to %d tensors, not %u",
-                               TP_MAX_STAGE_TENSORS, plan->num_tensors);
+    return tp_kit_fail(err, errlen, TP_ERR_INTERNAL,
+                       "a stage of the structured kernel holds 2 to %d tensors, not %u",
+                       TP_MAX_STAGE_TENSORS, plan->num_tensors);
   }
   r.num_tensors = plan->num_tensors;
   for (uint32_t i = 0; i < plan->num_tensors; ++i) r.tensors[i] = plan->tensors[i];
@@ -634,19 +617,19 @@ static inline tp_status tp_kernel_plan_lay_out(tp_kernel_plan *kp, const tp_payl
      * 16-bit D, and the output chunk holds it. */
     const uint32_t c_bits = tp_codec_bits(kp->source_dtype);
     if (c_bits != 32 && c_bits != d_bits) {
-      return tp_kernel_plan_fail(err, errlen, TP_ERR_UNSUPPORTED,
-                                 "the GPU kernels stage C as f32 or as D's dtype, not %s under a "
-                                 "%s D",
-                                 tp_codec_name(kp->source_dtype), tp_codec_name(kp->d_dtype));
+      return tp_kit_fail(err, errlen, TP_ERR_UNSUPPORTED,
+                         "the GPU kernels stage C as f32 or as D's dtype, not %s under a "
+                         "%s D",
+                         tp_codec_name(kp->source_dtype), tp_codec_name(kp->d_dtype));
     }
     if (c_bits > d_bits) r.output_chunk.bytes = r.output_chunk.bytes * c_bits / d_bits;
     r.source_in_output = 1;
   }
   tp_status st = tp_storage_plan(&r, &kp->smem);
   if (st != TP_OK) {
-    return tp_kernel_plan_fail(err, errlen, st, "%s (%llu bytes needed, %u available)",
-                               kp->smem.error, (unsigned long long)kp->smem.need_bytes,
-                               gpu->smem_per_block);
+    return tp_kit_fail(err, errlen, st, "%s (%llu bytes needed, %u available)",
+                       kp->smem.error, (unsigned long long)kp->smem.need_bytes,
+                       gpu->smem_per_block);
   }
   const uint32_t slot = kp->smem.output.bytes;
   const int32_t a_slots = (int32_t)(kp->smem.tensors[0].bytes / slot);
@@ -697,14 +680,14 @@ static inline tp_status tp_kernel_plan_launch(const tp_kernel_plan *kp, const ch
       tp_kernel_instance_find(kp, kp->tile_m, kp->tile_n);
   memset(launch, 0, sizeof *launch);
   if (k == NULL) {
-    return tp_kernel_plan_fail(err, errlen, TP_ERR_INTERNAL, "no kernel of tile %dx%d, cluster %d",
-                               kp->tile_m, kp->tile_n, kp->cluster_m);
+    return tp_kit_fail(err, errlen, TP_ERR_INTERNAL, "no kernel of tile %dx%d, cluster %d",
+                       kp->tile_m, kp->tile_n, kp->cluster_m);
   }
   const int w = snprintf(launch->kernel, sizeof launch->kernel, "%s_%s_%s", prefix, operands,
                          k->suffix);
   if (w < 0 || (size_t)w >= sizeof launch->kernel) {
-    return tp_kernel_plan_fail(err, errlen, TP_ERR_INTERNAL, "kernel name %s_%s_%s is too long",
-                               prefix, operands, k->suffix);
+    return tp_kit_fail(err, errlen, TP_ERR_INTERNAL, "kernel name %s_%s_%s is too long",
+                       prefix, operands, k->suffix);
   }
   const int64_t tiles = (int64_t)tp_kernel_ceil_div(kp->tiles_m, kp->cluster_m) * kp->tiles_n;
   const int64_t units = kp->split_from + (tiles - kp->split_from) * kp->splits;

@@ -1,10 +1,10 @@
-/* plugins/common/errmsg.c: see errmsg.h. */
+/* plugins/kit/error.c: see tilepipe/kit/error.h. */
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "plugins/common/errmsg.h"
+#include "tilepipe/kit/error.h"
 
-tp_status tpc_fail(char *err, size_t errlen, tp_status status, const char *fmt, ...) {
+tp_status tp_kit_fail(char *err, size_t errlen, tp_status status, const char *fmt, ...) {
   if (err != NULL && errlen > 0) {
     va_list ap;
     va_start(ap, fmt);

@@ -1,8 +1,8 @@
-/* plugins/common/tile_load.c: see tile_load.h. */
+/* plugins/kit/tile_load.c: see tilepipe/kit/tile_load.h. */
 #include <string.h>
 
 #include "tilepipe/dtype_codec.h"
-#include "plugins/common/tile_load.h"
+#include "tilepipe/kit/tile_load.h"
 
 /* One switch per row, not per element: each case is a loop whose dtype is a
  * constant, so the inline codec specializes to that format. */
@@ -20,6 +20,7 @@ static void decode_run(tp_dtype dtype, const void *base, int64_t first, int32_t 
     DECODE_CASE(TP_DTYPE_E4M3);
     DECODE_CASE(TP_DTYPE_E5M2);
     DECODE_CASE(TP_DTYPE_E2M1);
+    DECODE_CASE(TP_DTYPE_S8);
   default: /* the plan slots admit no other operand dtype */
     for (int32_t j = 0; j < count; j++)
       dst[j] = tp_codec_load(dtype, base, first + j);
@@ -27,8 +28,8 @@ static void decode_run(tp_dtype dtype, const void *base, int64_t first, int32_t 
   }
 }
 
-void tpc_tile_load_f32(const tp_tensor *t, int64_t rows, int64_t cols, int64_t r0, int64_t c0,
-                       int32_t tile_rows, int32_t tile_cols, float *dst) {
+void tp_kit_tile_load_f32(const tp_tensor *t, int64_t rows, int64_t cols, int64_t r0, int64_t c0,
+                          int32_t tile_rows, int32_t tile_cols, float *dst) {
   int64_t valid_cols = cols - c0;
   if (valid_cols < 0)
     valid_cols = 0;

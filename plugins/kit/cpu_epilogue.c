@@ -1,9 +1,10 @@
-/* plugins/common/epilogue_apply.c: see epilogue_apply.h. */
+/* plugins/kit/cpu_epilogue.c: see tilepipe/kit/cpu_epilogue.h. */
 #include "tilepipe/dtype_codec.h"
-#include "plugins/common/epilogue_apply.h"
+#include "tilepipe/kit/cpu_epilogue.h"
 
-void tpc_epilogue_apply(const tp_gemm_desc *desc, const tp_tensor *source, int64_t m0,
-                        int64_t n0, int32_t rows, int32_t cols, const float *acc, int32_t ld_acc) {
+void tp_kit_cpu_epilogue_apply(const tp_gemm_desc *desc, const tp_tensor *source, int64_t m0,
+                               int64_t n0, int32_t rows, int32_t cols, const float *acc,
+                               int32_t ld_acc) {
   const tp_tensor *d = &desc->d;
   for (int32_t i = 0; i < rows; i++) {
     const float *arow = acc + (int64_t)i * ld_acc;
