@@ -11,7 +11,7 @@
  * (`tilepipe link`, docs/tool.md). Links go through the kernel cache, in
  * memory and on disk ($TILEPIPE_CACHE_DIR; "off" links afresh).
  *
- * Both structs are versioned by their first field: set struct_size to
+ * The structs are versioned by their first field: set struct_size to
  * sizeof the struct as you compiled it. The library zeroes struct_size
  * bytes, fills the fields it knows and leaves struct_size as it was; later
  * versions only append fields. */
@@ -51,7 +51,23 @@ typedef struct tp_link_result {
   int32_t registers;       /* per thread */
   int32_t stack_bytes;     /* stack frame per thread */
   int32_t spill_store_bytes, spill_load_bytes;
+  /* Appended: the plan's tile once planned (its output tile and k-block:
+   * tp_tile_config's tile_m, tile_n, tile_k; the cluster is cluster[]). */
+  int32_t tile_m, tile_n, tile_k;
 } tp_link_result;
+
+/* How one tp_link_check_with differs from tp_link_check. */
+typedef struct tp_link_options {
+  uint32_t struct_size;    /* sizeof(tp_link_options), set by the caller */
+  /* Tuning keys of the payload's section for this link only,
+   * "key=value,key=value" (e.g. "tile=128x64x64,cluster=2x1"): they go to
+   * a state of the payload's own (its init, the section's INI keys, then
+   * these, each through set_option as an INI key after the section's;
+   * fini when done), so a link can force what the section leaves to the
+   * payload's heuristic, and the registry's state is never touched. NULL
+   * or "": the section's own state. */
+  const char *tuning;
+} tp_link_options;
 
 /* Fills *target with the figures tp_link_check plans for (the "h100-sxm"
  * of tp_link_target_lookup). */
@@ -84,6 +100,16 @@ tp_status tp_link_target_detect(tp_link_target *target);
  * fails. */
 tp_status tp_link_check(tp_registry *registry, const char *payload, const char *epilogue,
                         const tp_gemm_desc *desc, tp_link_result *result);
+
+/* tp_link_check with options (NULL: the same as tp_link_check). A tuning
+ * key the payload refuses fails before anything is planned
+ * (result->planned 0), with the payload's status (TP_ERR_NOT_FOUND for a
+ * key it does not know, TP_ERR_INVALID_ARGUMENT for a bad value) and a
+ * message naming the key; a tile the payload's plan does not take for the
+ * problem fails as a refusal by the plan slots does. */
+tp_status tp_link_check_with(tp_registry *registry, const char *payload, const char *epilogue,
+                             const tp_gemm_desc *desc, const tp_link_options *options,
+                             tp_link_result *result);
 
 #ifdef __cplusplus
 }
