@@ -10,6 +10,8 @@
  *   plugin.c              the descriptor, the entry point and the registry keys
  *   plan.c                the plan slot: what the payload accepts, then the
  *                         CPU tiles
+ *   problem.c             the problem slot: the scale tensors tools make
+ *                         for it, and what they mean
  *   cpu.c                 the CPU stage format, its producer and its consumer
  *   gpu.c                 the gpu_plan and gpu_args slots
  *   int8_w8a8_kernel.cu   the GPU mainloop on tilepipe's structured kernel
@@ -54,9 +56,14 @@ static inline tp_status w8a8_fail(char *err, size_t errlen, tp_status status, co
   return status;
 }
 
-/* plan.c: the payload's plan slot. */
+/* plan.c: an operand the payload takes (s8), and the plan slot. */
+tp_status w8a8_check_operand(const tp_tensor *t, const char *name, char *err, size_t errlen);
 tp_status w8a8_plan(void *state, const tp_gemm_desc *desc, tp_backend backend,
                     tp_payload_plan *out, char *err, size_t errlen);
+
+/* problem.c: the problem slot (what tools make and check for it). */
+tp_status w8a8_problem(void *state, tp_gemm_desc *desc, const tp_problem_options *opt,
+                       tp_problem *out, char *err, size_t errlen);
 
 /* cpu.c: the CPU tiles and stage layout for desc (plan.c calls it once desc
  * is valid), and the cpu_load and cpu_mma slots. */
