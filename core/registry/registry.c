@@ -474,23 +474,23 @@ static char *trim(char *s) {
 static tp_status apply_tuning(const tp_registry_entry *e, void *state, const char *tuning) {
   char buf[TUNING_MAX];
   if (strlen(tuning) >= sizeof buf)
-    return tp_error_set(TP_ERR_INVALID_ARGUMENT, "tuning: %zu characters, more than %d",
-                        strlen(tuning), TUNING_MAX - 1);
+    return tp_error_set(TP_ERR_REGISTRY, "tuning: %zu characters, more than %d", strlen(tuning),
+                        TUNING_MAX - 1);
   snprintf(buf, sizeof buf, "%s", tuning);
   for (char *item = buf, *next; item != NULL; item = next) {
     next = strchr(item, ',');
     if (next) *next++ = '\0';
     char *eq = strchr(item, '=');
     if (eq == NULL)
-      return tp_error_set(TP_ERR_INVALID_ARGUMENT, "tuning '%s': '%s' is not key=value", tuning,
+      return tp_error_set(TP_ERR_REGISTRY, "tuning '%s': '%s' is not key=value", tuning,
                           trim(item));
     *eq = '\0';
     char *key = trim(item), *value = trim(eq + 1);
     if (!*key || is_core_key(key))
-      return tp_error_set(TP_ERR_INVALID_ARGUMENT, "tuning '%s': '%s' is no tuning key (kind, "
+      return tp_error_set(TP_ERR_REGISTRY, "tuning '%s': '%s' is no tuning key (kind, "
                           "library and enabled are the registry's)", tuning, key);
-    tp_status st = tp_loader_set_option(&e->plugin, state, key, value);
-    if (st != TP_OK) return tp_error_wrap(st, "tuning '%s'", tuning);
+    if (tp_loader_set_option(&e->plugin, state, key, value) != TP_OK)
+      return tp_error_wrap(TP_ERR_REGISTRY, "tuning '%s'", tuning);
   }
   return TP_OK;
 }
@@ -509,8 +509,8 @@ tp_status tp_registry_state_fresh(const tp_registry *reg, const char *name, tp_p
   for (size_t k = 0; k < s->num_keys && st == TP_OK; k++) {
     const tp_ini_key *key = &s->keys[k];
     if (is_core_key(key->name)) continue;
-    st = tp_loader_set_option(&e->plugin, *state, key->name, key->value);
-    if (st != TP_OK) st = tp_error_wrap(st, "%s:%d", reg->path, key->line);
+    if (tp_loader_set_option(&e->plugin, *state, key->name, key->value) != TP_OK)
+      st = tp_error_wrap(TP_ERR_REGISTRY, "%s:%d", reg->path, key->line);
   }
   if (st == TP_OK && *tuning) st = apply_tuning(e, *state, tuning);
   if (st != TP_OK) {

@@ -22,9 +22,11 @@ tp_status tp_registry_resolve(const tp_registry *reg, const char *name, tp_plugi
  * then those of `tuning` ("key=value,key=value", blanks around either
  * ignored; "" for none), each through set_option as an INI key after the
  * section's. The section's own state is never touched. Fails as
- * tp_registry_resolve does, and with the message naming the key a plugin
- * refuses (file:line for the section's keys; "tuning '...'" for the
- * others); *state is then NULL. Free it with tp_registry_state_free. */
+ * tp_registry_resolve does, as the plugin's init does, and with
+ * TP_ERR_REGISTRY, as a refused key breaks a section, naming the key the
+ * plugin refuses or the text that is no "key=value" (file:line for the
+ * section's keys; "tuning '...'" for the others); *state is then NULL.
+ * Free it with tp_registry_state_free. */
 tp_status tp_registry_state_fresh(const tp_registry *reg, const char *name, tp_plugin_kind kind,
                                   const char *tuning, void **state);
 

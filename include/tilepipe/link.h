@@ -43,7 +43,8 @@ typedef struct tp_link_result {
   uint32_t struct_size;    /* sizeof(tp_link_result), set by the caller */
   int32_t planned;         /* 1 once the descriptor checks and both plan slots accepted it */
   /* The payload's launch, once planned: */
-  char kernel[96];         /* the __global__ function's name */
+  char kernel[96];         /* the __global__ function's name; "" while the payload's gpu_plan
+                              has chosen none (it refused the target) */
   uint32_t grid[3], block[3], cluster[3];
   uint32_t smem_bytes;     /* dynamic shared memory */
   uint64_t workspace_bytes; /* device memory the plan would allocate beyond the operands */
@@ -101,12 +102,12 @@ tp_status tp_link_target_detect(tp_link_target *target);
 tp_status tp_link_check(tp_registry *registry, const char *payload, const char *epilogue,
                         const tp_gemm_desc *desc, tp_link_result *result);
 
-/* tp_link_check with options (NULL: the same as tp_link_check). A tuning
- * key the payload refuses fails before anything is planned
- * (result->planned 0), with the payload's status (TP_ERR_NOT_FOUND for a
- * key it does not know, TP_ERR_INVALID_ARGUMENT for a bad value) and a
- * message naming the key; a tile the payload's plan does not take for the
- * problem fails as a refusal by the plan slots does. */
+/* tp_link_check with options (NULL: the same as tp_link_check). Tuning the
+ * payload refuses (a key it does not know, a bad value, text that is no
+ * key=value) fails before anything is planned (result->planned 0) with
+ * TP_ERR_REGISTRY, as such a key breaks a registry section, the message
+ * naming the key and the payload's reason; a tile the payload's plan does
+ * not take for the problem fails as a refusal by the plan slots does. */
 tp_status tp_link_check_with(tp_registry *registry, const char *payload, const char *epilogue,
                              const tp_gemm_desc *desc, const tp_link_options *options,
                              tp_link_result *result);
