@@ -27,12 +27,15 @@ static void close_registry(void) { tp_registry_close(reg); }
 
 /* payload's default problem at 256^3 (data pointers NULL). */
 static tp_gemm_desc problem(const char *payload, tp_dtype a, tp_dtype b) {
-  tp_ref_problem_spec spec = {.payload = payload, .a = a, .b = b, .d = TP_DTYPE_BF16,
-                              .c = TP_DTYPE_NONE, .sf_layout = TP_LAYOUT_SF_128X4, .m = 256,
-                              .n = 256, .k = 256, .alpha = 1.0f};
+  tp_ref_problem_spec spec = {.registry = reg, .payload = payload, .a = a, .b = b,
+                              .d = TP_DTYPE_BF16, .c = TP_DTYPE_NONE,
+                              .sf_layout = TP_LAYOUT_SF_128X4, .m = 256, .n = 256, .k = 256,
+                              .alpha = 1.0f};
   tp_gemm_desc desc;
-  char err[256];
-  ck_assert_msg(tp_ref_problem_describe(&spec, &desc, err, sizeof err) == TP_OK, "%s", err);
+  tp_problem described;
+  char err[1024];
+  ck_assert_msg(tp_ref_problem_describe(&spec, &desc, &described, err, sizeof err) == TP_OK, "%s",
+                err);
   return desc;
 }
 
