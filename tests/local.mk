@@ -374,9 +374,13 @@ tests_test_gemm_check_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
 tests_test_gemm_check_LDADD = $(TP_TEST_INTERNAL_LIBS)
 
 # The public link check (tilepipe/link.h) without a link: arguments, its
-# versioned structs, the target, refusals; on the build tree's registry.
+# versioned structs, the target, refusals, tuning for one link (the
+# fixture_tunable payload reports its state's stages); on the build tree's
+# registry.
 check_PROGRAMS += tests/test_link_check
-tests_test_link_check_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
+tests_test_link_check_SOURCES = tests/test_link_check.c tests/tmpdir.c
+tests_test_link_check_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS) \
+	-DTP_TEST_PLUGIN_DIR='"$(abs_top_builddir)/tests/plugins/.libs"'
 tests_test_link_check_LDADD = $(TP_PLUGIN_TEST_LIBS)
 EXTRA_tests_test_link_check_DEPENDENCIES = tilepipe.ini
 

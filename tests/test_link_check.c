@@ -1,15 +1,24 @@
 /* tests/test_link_check.c: the public link check (tilepipe/link.h) without
  * linking anything: its arguments, its versioned structs, the target's
  * figures, and how far it gets with a pair that refuses the problem and
- * with a payload that carries no device code. Links that run nvJitLink are
- * test_tool_link.sh's (`tilepipe link`). */
+ * with a payload that carries no device code. tp_link_check_with's tuning:
+ * each refusal (an unknown key, a bad value, text that is no key=value, a
+ * registry key) is TP_ERR_REGISTRY before anything is planned, naming the
+ * key; a tile the payload's gpu_plan does not take leaves the kernel
+ * empty; the keys reach a state of their own (fixture_tunable's plan
+ * reports the stages it was handed), made after the section's own keys and
+ * freed after the link, while the section's state keeps its stages. Links
+ * that run nvJitLink are test_tool_link.sh's (`tilepipe link`). */
+#include <dlfcn.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <check.h>
 
 #include "config.h"
+#include "tests/tmpdir.h"
 #include "tilepipe/tilepipe.h"
 #include "tools/reference/problem.h"
 
@@ -118,6 +127,101 @@ START_TEST(test_payload_without_device_code) {
 }
 END_TEST
 
+/* A tuned link of standard x store for the 256^3 problem with a D of
+ * `d`; its status, *r filled. */
+static tp_status tuned(const char *tuning, tp_dtype d, tp_link_result *r) {
+  tp_gemm_desc desc = problem("standard", TP_DTYPE_BF16, TP_DTYPE_BF16);
+  desc.d.dtype = d;
+  const tp_link_options opt = {.struct_size = sizeof opt, .tuning = tuning};
+  *r = (tp_link_result){.struct_size = sizeof *r};
+  return tp_link_check_with(reg, "standard", "store", &desc, &opt, r);
+}
+
+START_TEST(test_tuning_refusals) {
+  tp_link_result r;
+  ck_assert_int_eq(tuned("tile=128x64x64, bogus = 1", TP_DTYPE_BF16, &r), TP_ERR_REGISTRY);
+  ck_assert_int_eq(r.planned, 0);
+  ASSERT_HAS(tp_error_message(), "link standard x store (tile=128x64x64, bogus = 1) for H100 SXM");
+  ASSERT_HAS(tp_error_message(), "has no tuning key 'bogus'");
+  ck_assert_int_eq(tuned("tile=100x64x64", TP_DTYPE_BF16, &r), TP_ERR_REGISTRY);
+  ASSERT_HAS(tp_error_message(), "refused tile = 100x64x64: tile '100x64x64': M must be");
+  ck_assert_int_eq(tuned("tile", TP_DTYPE_BF16, &r), TP_ERR_REGISTRY);
+  ASSERT_HAS(tp_error_message(), "tuning 'tile': 'tile' is not key=value");
+  ck_assert_int_eq(tuned("library=x.so", TP_DTYPE_BF16, &r), TP_ERR_REGISTRY);
+  ASSERT_HAS(tp_error_message(), "'library' is no tuning key");
+  ck_assert_int_eq(r.planned, 0);
+  tp_gemm_desc desc = problem("standard", TP_DTYPE_BF16, TP_DTYPE_BF16);
+  const tp_link_options small = {.struct_size = 4, .tuning = "stages=2"};
+  r = (tp_link_result){.struct_size = sizeof r};
+  ck_assert_int_eq(tp_link_check_with(reg, "standard", "store", &desc, &small, &r),
+                   TP_ERR_INVALID_ARGUMENT);
+  ASSERT_HAS(tp_error_message(), "tp_link_options struct_size 4 is smaller");
+}
+END_TEST
+
+/* 208 columns end in a tail chunk of a 16-bit D: no kernel writes an f32
+ * D in that width, so the payload's gpu_plan refuses it. */
+START_TEST(test_tile_not_taken) {
+  tp_link_result r;
+  const tp_status st = tuned("tile=128x208x64", TP_DTYPE_F32, &r);
+  ck_assert_int_eq(r.planned, 1);
+  ck_assert_str_eq(r.kernel, "");
+#if TP_HAVE_CUDA
+  ck_assert_int_eq(st, TP_ERR_UNSUPPORTED);
+  ASSERT_HAS(tp_error_message(), "the registry asks for 128x208x64");
+#else
+  ck_assert_int_eq(st, TP_ERR_NO_DEVICE);
+#endif
+}
+END_TEST
+
+/* fixture_tunable's count of live states (its inits less its finis). */
+static int *tunable_live(void **handle) {
+  *handle = dlopen(TP_TEST_PLUGIN_DIR "/fixture_tunable.so", RTLD_NOW | RTLD_LOCAL);
+  ck_assert_msg(*handle != NULL, "%s", dlerror());
+  int *live = dlsym(*handle, "fixture_tunable_live");
+  ck_assert_ptr_nonnull(live);
+  return live;
+}
+
+START_TEST(test_tuning_gets_a_state_of_its_own) {
+  char dir[512], ini[2048];
+  ck_assert_int_eq(tp_test_tmpdir_make(dir, sizeof dir, "tilepipe-link-check"), 0);
+  const int n =
+      snprintf(ini, sizeof ini,
+               "[tunable]\nkind = payload\nlibrary = %s/fixture_tunable.so\nstages = 3\n"
+               "[store]\nkind = epilogue\nlibrary = %s/fixture_epilogue.so\n",
+               TP_TEST_PLUGIN_DIR, TP_TEST_PLUGIN_DIR);
+  ck_assert_int_eq(tp_test_file_write(dir, "tunable.ini", ini, (size_t)n), 0);
+  char path[600];
+  snprintf(path, sizeof path, "%s/tunable.ini", dir);
+  tp_registry *own;
+  ck_assert_msg(tp_registry_open(&own, path) == TP_OK, "%s", tp_error_message());
+  void *handle;
+  int *live = tunable_live(&handle);
+  const int before = *live;
+  tp_gemm_desc desc = problem("standard", TP_DTYPE_BF16, TP_DTYPE_BF16);
+  const tp_link_options opt = {.struct_size = sizeof opt, .tuning = "stages=5"};
+  tp_link_result r = {.struct_size = sizeof r};
+  ck_assert_int_eq(tp_link_check_with(own, "tunable", "store", &desc, &opt, &r),
+                   TP_ERR_UNSUPPORTED);
+  ASSERT_HAS(tp_error_message(), "link tunable x store (stages=5) for H100 SXM");
+  ASSERT_HAS(tp_error_message(), "fixture_tunable: stages = 5");
+  ck_assert_int_eq(*live, before);
+  ck_assert_int_eq(tp_link_check(own, "tunable", "store", &desc, &r), TP_ERR_UNSUPPORTED);
+  ASSERT_HAS(tp_error_message(), "fixture_tunable: stages = 3");
+  /* An empty tuning links with the section's own state. */
+  const tp_link_options none = {.struct_size = sizeof none, .tuning = ""};
+  ck_assert_int_eq(tp_link_check_with(own, "tunable", "store", &desc, &none, &r),
+                   TP_ERR_UNSUPPORTED);
+  ASSERT_HAS(tp_error_message(), "fixture_tunable: stages = 3");
+  tp_registry_close(own);
+  ck_assert_int_eq(*live, before - 1);
+  dlclose(handle);
+  tp_test_tmpdir_remove(dir);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("link_check");
   TCase *tc = tcase_create("api");
@@ -127,6 +231,9 @@ int main(void) {
   tcase_add_test(tc, test_arguments);
   tcase_add_test(tc, test_refused_problem);
   tcase_add_test(tc, test_payload_without_device_code);
+  tcase_add_test(tc, test_tuning_refusals);
+  tcase_add_test(tc, test_tile_not_taken);
+  tcase_add_test(tc, test_tuning_gets_a_state_of_its_own);
   suite_add_tcase(s, tc);
   SRunner *runner = srunner_create(s);
   srunner_run_all(runner, CK_NORMAL);
