@@ -378,7 +378,7 @@ tests_test_gemm_check_LDADD = $(TP_TEST_INTERNAL_LIBS)
 # fixture_tunable payload reports its state's stages); on the build tree's
 # registry.
 check_PROGRAMS += tests/test_link_check
-tests_test_link_check_SOURCES = tests/test_link_check.c tests/tmpdir.c
+tests_test_link_check_SOURCES = tests/test_link_check.c $(TP_REGISTRY_TEST_SOURCES)
 tests_test_link_check_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS) \
 	-DTP_TEST_PLUGIN_DIR='"$(abs_top_builddir)/tests/plugins/.libs"'
 tests_test_link_check_LDADD = $(TP_PLUGIN_TEST_LIBS)

@@ -11,20 +11,16 @@
  * that run nvJitLink are test_tool_link.sh's (`tilepipe link`). */
 #include <dlfcn.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <check.h>
 
 #include "config.h"
-#include "tests/tmpdir.h"
+#include "tests/registry_util.h"
 #include "tilepipe/tilepipe.h"
 #include "tools/reference/problem.h"
 
-#define ASSERT_HAS(haystack, needle)                                                          \
-  ck_assert_msg(strstr((haystack), (needle)) != NULL, "\"%s\" does not contain \"%s\"",     \
-                (haystack), (needle))
 
 static tp_registry *reg;
 
@@ -67,7 +63,7 @@ END_TEST
 START_TEST(test_struct_size) {
   tp_link_target small = {.struct_size = 8};
   ck_assert_int_eq(tp_link_check_target(&small), TP_ERR_INVALID_ARGUMENT);
-  ASSERT_HAS(tp_error_message(), "tp_link_target struct_size 8 is smaller");
+  TU_ASSERT_HAS(tp_error_message(), "tp_link_target struct_size 8 is smaller");
   struct {
     tp_link_target t;
     unsigned char newer[16];
@@ -82,7 +78,7 @@ START_TEST(test_struct_size) {
   tp_gemm_desc desc = problem("standard", TP_DTYPE_BF16, TP_DTYPE_BF16);
   tp_link_result r = {.struct_size = 4};
   ck_assert_int_eq(tp_link_check(reg, "standard", "store", &desc, &r), TP_ERR_INVALID_ARGUMENT);
-  ASSERT_HAS(tp_error_message(), "tp_link_result struct_size 4 is smaller");
+  TU_ASSERT_HAS(tp_error_message(), "tp_link_result struct_size 4 is smaller");
 }
 END_TEST
 
@@ -106,8 +102,8 @@ START_TEST(test_refused_problem) {
   tp_link_result r = {.struct_size = sizeof r};
   ck_assert_int_eq(tp_link_check(reg, "standard", "store", &desc, &r), TP_ERR_UNSUPPORTED);
   ck_assert_int_eq(r.planned, 0);
-  ASSERT_HAS(tp_error_message(), "link standard x store for H100 SXM");
-  ASSERT_HAS(tp_error_message(), "payload 'standard'");
+  TU_ASSERT_HAS(tp_error_message(), "link standard x store for H100 SXM");
+  TU_ASSERT_HAS(tp_error_message(), "payload 'standard'");
 }
 END_TEST
 
@@ -119,7 +115,7 @@ START_TEST(test_payload_without_device_code) {
   ck_assert_int_eq(r.planned, 1);
 #if TP_HAVE_CUDA
   ck_assert_int_eq(st, TP_ERR_UNSUPPORTED);
-  ASSERT_HAS(tp_error_message(), "payload 'block_scaled' carries no GPU kernel");
+  TU_ASSERT_HAS(tp_error_message(), "payload 'block_scaled' carries no GPU kernel");
 #else
   ck_assert_int_eq(st, TP_ERR_NO_DEVICE);
 #endif
@@ -141,21 +137,21 @@ START_TEST(test_tuning_refusals) {
   tp_link_result r;
   ck_assert_int_eq(tuned("tile=128x64x64, bogus = 1", TP_DTYPE_BF16, &r), TP_ERR_REGISTRY);
   ck_assert_int_eq(r.planned, 0);
-  ASSERT_HAS(tp_error_message(), "link standard x store (tile=128x64x64, bogus = 1) for H100 SXM");
-  ASSERT_HAS(tp_error_message(), "has no tuning key 'bogus'");
+  TU_ASSERT_HAS(tp_error_message(), "link standard x store (tile=128x64x64, bogus = 1) for H100 SXM");
+  TU_ASSERT_HAS(tp_error_message(), "has no tuning key 'bogus'");
   ck_assert_int_eq(tuned("tile=100x64x64", TP_DTYPE_BF16, &r), TP_ERR_REGISTRY);
-  ASSERT_HAS(tp_error_message(), "refused tile = 100x64x64: tile '100x64x64': M must be");
+  TU_ASSERT_HAS(tp_error_message(), "refused tile = 100x64x64: tile '100x64x64': M must be");
   ck_assert_int_eq(tuned("tile", TP_DTYPE_BF16, &r), TP_ERR_REGISTRY);
-  ASSERT_HAS(tp_error_message(), "tuning 'tile': 'tile' is not key=value");
+  TU_ASSERT_HAS(tp_error_message(), "tuning 'tile': 'tile' is not key=value");
   ck_assert_int_eq(tuned("library=x.so", TP_DTYPE_BF16, &r), TP_ERR_REGISTRY);
-  ASSERT_HAS(tp_error_message(), "'library' is no tuning key");
+  TU_ASSERT_HAS(tp_error_message(), "'library' is no tuning key");
   ck_assert_int_eq(r.planned, 0);
   tp_gemm_desc desc = problem("standard", TP_DTYPE_BF16, TP_DTYPE_BF16);
   const tp_link_options small = {.struct_size = 4, .tuning = "stages=2"};
   r = (tp_link_result){.struct_size = sizeof r};
   ck_assert_int_eq(tp_link_check_with(reg, "standard", "store", &desc, &small, &r),
                    TP_ERR_INVALID_ARGUMENT);
-  ASSERT_HAS(tp_error_message(), "tp_link_options struct_size 4 is smaller");
+  TU_ASSERT_HAS(tp_error_message(), "tp_link_options struct_size 4 is smaller");
 }
 END_TEST
 
@@ -168,57 +164,42 @@ START_TEST(test_tile_not_taken) {
   ck_assert_str_eq(r.kernel, "");
 #if TP_HAVE_CUDA
   ck_assert_int_eq(st, TP_ERR_UNSUPPORTED);
-  ASSERT_HAS(tp_error_message(), "the registry asks for 128x208x64");
+  TU_ASSERT_HAS(tp_error_message(), "the registry asks for 128x208x64");
 #else
   ck_assert_int_eq(st, TP_ERR_NO_DEVICE);
 #endif
 }
 END_TEST
 
-/* fixture_tunable's count of live states (its inits less its finis). */
-static int *tunable_live(void **handle) {
-  *handle = dlopen(TP_TEST_PLUGIN_DIR "/fixture_tunable.so", RTLD_NOW | RTLD_LOCAL);
-  ck_assert_msg(*handle != NULL, "%s", dlerror());
-  int *live = dlsym(*handle, "fixture_tunable_live");
-  ck_assert_ptr_nonnull(live);
-  return live;
-}
-
 START_TEST(test_tuning_gets_a_state_of_its_own) {
-  char dir[512], ini[2048];
-  ck_assert_int_eq(tp_test_tmpdir_make(dir, sizeof dir, "tilepipe-link-check"), 0);
-  const int n =
-      snprintf(ini, sizeof ini,
-               "[tunable]\nkind = payload\nlibrary = %s/fixture_tunable.so\nstages = 3\n"
-               "[store]\nkind = epilogue\nlibrary = %s/fixture_epilogue.so\n",
-               TP_TEST_PLUGIN_DIR, TP_TEST_PLUGIN_DIR);
-  ck_assert_int_eq(tp_test_file_write(dir, "tunable.ini", ini, (size_t)n), 0);
-  char path[600];
-  snprintf(path, sizeof path, "%s/tunable.ini", dir);
+  tu_setup();
   tp_registry *own;
-  ck_assert_msg(tp_registry_open(&own, path) == TP_OK, "%s", tp_error_message());
+  ck_assert_msg(tu_open(&own, "tunable.ini",
+                        "[tunable]\nkind = payload\nlibrary = fixture_tunable\nstages = 3\n"
+                        "[store]\nkind = epilogue\nlibrary = fixture_epilogue\n") == TP_OK,
+                "%s", tp_error_message());
   void *handle;
-  int *live = tunable_live(&handle);
+  int *live = tu_tunable_live(&handle);
   const int before = *live;
   tp_gemm_desc desc = problem("standard", TP_DTYPE_BF16, TP_DTYPE_BF16);
   const tp_link_options opt = {.struct_size = sizeof opt, .tuning = "stages=5"};
   tp_link_result r = {.struct_size = sizeof r};
   ck_assert_int_eq(tp_link_check_with(own, "tunable", "store", &desc, &opt, &r),
                    TP_ERR_UNSUPPORTED);
-  ASSERT_HAS(tp_error_message(), "link tunable x store (stages=5) for H100 SXM");
-  ASSERT_HAS(tp_error_message(), "fixture_tunable: stages = 5");
+  TU_ASSERT_HAS(tp_error_message(), "link tunable x store (stages=5) for H100 SXM");
+  TU_ASSERT_HAS(tp_error_message(), "fixture_tunable: stages = 5");
   ck_assert_int_eq(*live, before);
   ck_assert_int_eq(tp_link_check(own, "tunable", "store", &desc, &r), TP_ERR_UNSUPPORTED);
-  ASSERT_HAS(tp_error_message(), "fixture_tunable: stages = 3");
+  TU_ASSERT_HAS(tp_error_message(), "fixture_tunable: stages = 3");
   /* An empty tuning links with the section's own state. */
   const tp_link_options none = {.struct_size = sizeof none, .tuning = ""};
   ck_assert_int_eq(tp_link_check_with(own, "tunable", "store", &desc, &none, &r),
                    TP_ERR_UNSUPPORTED);
-  ASSERT_HAS(tp_error_message(), "fixture_tunable: stages = 3");
+  TU_ASSERT_HAS(tp_error_message(), "fixture_tunable: stages = 3");
   tp_registry_close(own);
   ck_assert_int_eq(*live, before - 1);
   dlclose(handle);
-  tp_test_tmpdir_remove(dir);
+  tu_teardown();
 }
 END_TEST
 
