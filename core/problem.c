@@ -31,7 +31,8 @@ static int narrow_float(tp_dtype t) { return tp_dtype_bits(t) <= 8 && t != TP_DT
 
 /* The problem of a payload without the slot: no scales. */
 static void plain_problem(tp_gemm_desc *d, tp_problem *p) {
-  if (d->a.dtype == TP_DTYPE_NONE) d->a.dtype = d->b.dtype != TP_DTYPE_NONE ? d->b.dtype : TP_DTYPE_BF16;
+  if (d->a.dtype == TP_DTYPE_NONE)
+    d->a.dtype = d->b.dtype != TP_DTYPE_NONE ? d->b.dtype : TP_DTYPE_BF16;
   if (d->b.dtype == TP_DTYPE_NONE) d->b.dtype = d->a.dtype;
   p->acc_bits = narrow_float(d->a.dtype) || narrow_float(d->b.dtype)
                     ? TP_PROBLEM_ACC_BITS_WGMMA_FP8

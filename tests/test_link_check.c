@@ -137,7 +137,8 @@ START_TEST(test_tuning_refusals) {
   tp_link_result r;
   ck_assert_int_eq(tuned("tile=128x64x64, bogus = 1", TP_DTYPE_BF16, &r), TP_ERR_REGISTRY);
   ck_assert_int_eq(r.planned, 0);
-  TU_ASSERT_HAS(tp_error_message(), "link standard x store (tile=128x64x64, bogus = 1) for H100 SXM");
+  TU_ASSERT_HAS(tp_error_message(),
+                "link standard x store (tile=128x64x64, bogus = 1) for H100 SXM");
   TU_ASSERT_HAS(tp_error_message(), "has no tuning key 'bogus'");
   ck_assert_int_eq(tuned("tile=100x64x64", TP_DTYPE_BF16, &r), TP_ERR_REGISTRY);
   TU_ASSERT_HAS(tp_error_message(), "refused tile = 100x64x64: tile '100x64x64': M must be");

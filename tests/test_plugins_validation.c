@@ -269,9 +269,10 @@ START_TEST(test_block_scaled_refuses_dtypes) {
 END_TEST
 
 START_TEST(test_block_scaled_refuses_ragged_k) {
-  tp_ref_problem_spec spec = {.registry = reg, .payload = "block_scaled", .a = TP_DTYPE_E4M3, .b = TP_DTYPE_E4M3,
-                              .d = TP_DTYPE_F32, .sf_layout = TP_LAYOUT_SF_128X4, .m = 8, .n = 8,
-                              .k = 100, .alpha = 1.0f};
+  tp_ref_problem_spec spec = {.registry = reg, .payload = "block_scaled", .a = TP_DTYPE_E4M3,
+                              .b = TP_DTYPE_E4M3, .d = TP_DTYPE_F32,
+                              .sf_layout = TP_LAYOUT_SF_128X4, .m = 8, .n = 8, .k = 100,
+                              .alpha = 1.0f};
   tp_ref_problem p;
   char err[256];
   ck_assert_msg(reg != NULL, "no registry");
@@ -725,7 +726,8 @@ static tp_gemm_desc sized_of(tp_dtype operands, int64_t m, int64_t n, int64_t k)
   tp_gemm_desc d;
   tp_problem described;
   char err[256];
-  ck_assert_msg(tp_ref_problem_describe(&spec, &d, &described, err, sizeof err) == TP_OK, "%s", err);
+  ck_assert_msg(tp_ref_problem_describe(&spec, &d, &described, err, sizeof err) == TP_OK, "%s",
+                err);
   return d;
 }
 
@@ -976,12 +978,14 @@ static tp_standard_params standard_args(loaded *l, int64_t m, int64_t n, int64_t
                                         tp_dtype source) {
   static char workspace[256];
   char err[256] = "";
-  tp_ref_problem_spec spec = {.registry = reg, .payload = "standard", .a = TP_DTYPE_BF16, .b = TP_DTYPE_BF16,
+  tp_ref_problem_spec spec = {.registry = reg, .payload = "standard", .a = TP_DTYPE_BF16,
+                              .b = TP_DTYPE_BF16,
                               .d = TP_DTYPE_BF16, .c = source, .m = m, .n = n, .k = k,
                               .alpha = 1.0f, .beta = source == TP_DTYPE_NONE ? 0.0f : 1.0f};
   tp_gemm_desc d;
   tp_problem described;
-  ck_assert_msg(tp_ref_problem_describe(&spec, &d, &described, err, sizeof err) == TP_OK, "%s", err);
+  ck_assert_msg(tp_ref_problem_describe(&spec, &d, &described, err, sizeof err) == TP_OK, "%s",
+                err);
   tp_epilogue_plan epi;
   tp_payload_plan plan;
   tp_gpu_launch launch;
@@ -1177,7 +1181,8 @@ START_TEST(test_gpu_plan_blockwise_k_group) {
                               .k = 16384, .alpha = 1.0f};
   tp_gemm_desc d;
   tp_problem described;
-  ck_assert_msg(tp_ref_problem_describe(&spec, &d, &described, err, sizeof err) == TP_OK, "%s", err);
+  ck_assert_msg(tp_ref_problem_describe(&spec, &d, &described, err, sizeof err) == TP_OK, "%s",
+                err);
   tp_gpu_info h100 = h100_figures(132);
   tp_epilogue_plan epi;
   tp_payload_plan plan;
@@ -1210,12 +1215,14 @@ END_TEST
 START_TEST(test_gpu_plan_tail_widths_need_16bit_d) {
   char err[256];
   loaded l = load("standard");
-  tp_ref_problem_spec spec = {.registry = reg, .payload = "standard", .a = TP_DTYPE_BF16, .b = TP_DTYPE_BF16,
+  tp_ref_problem_spec spec = {.registry = reg, .payload = "standard", .a = TP_DTYPE_BF16,
+                              .b = TP_DTYPE_BF16,
                               .d = TP_DTYPE_F32, .m = 4096, .n = 2112, .k = 7168,
                               .alpha = 1.0f};
   tp_gemm_desc d;
   tp_problem described;
-  ck_assert_msg(tp_ref_problem_describe(&spec, &d, &described, err, sizeof err) == TP_OK, "%s", err);
+  ck_assert_msg(tp_ref_problem_describe(&spec, &d, &described, err, sizeof err) == TP_OK, "%s",
+                err);
   tp_gpu_launch launch;
   ck_assert_msg(gpu_plan_slot(&l, &d, &launch, err, sizeof err) == TP_OK, "%s", err);
   ck_assert_str_eq(launch.kernel, "tp_standard_bf16_f32_128x192_c1");
@@ -1228,7 +1235,8 @@ START_TEST(test_gpu_plan_tail_widths_need_16bit_d) {
   }
   /* Under a bf16 D, 176 wide takes C only in D's dtype. */
   spec.d = TP_DTYPE_BF16;
-  ck_assert_msg(tp_ref_problem_describe(&spec, &d, &described, err, sizeof err) == TP_OK, "%s", err);
+  ck_assert_msg(tp_ref_problem_describe(&spec, &d, &described, err, sizeof err) == TP_OK, "%s",
+                err);
   tp_gpu_info h100 = h100_figures(132);
   tp_epilogue_plan epi;
   tp_payload_plan plan;

@@ -62,7 +62,8 @@ static void check_tensor(tp_tensor t, tp_seeded_values values, uint64_t key) {
   tp_seeded_fill_host(&t, values, key);
   const int64_t at = first_difference(host, back, bytes);
   ck_assert_msg(at < 0,
-                "%s values 2^[%d, +%d) [%lld x %lld]: byte %lld of %lld: device 0x%02x, host 0x%02x",
+                "%s values 2^[%d, +%d) [%lld x %lld]: byte %lld of %lld: device 0x%02x, "
+                "host 0x%02x",
                 tp_dtype_name(t.dtype), values.exp_min, values.exp_count, (long long)t.shape[0],
                 (long long)(t.rank == 2 ? t.shape[1] : 1), (long long)at, (long long)bytes,
                 at < 0 ? 0 : back[at], at < 0 ? 0 : host[at]);

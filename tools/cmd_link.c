@@ -258,8 +258,9 @@ int tp_cmd_link(int argc, char **argv) {
        0},
       {"registry", TP_CLI_STRING, &a.registry, "PATH", "the registry INI", 0, 0},
   };
-  const tp_cli_command cmd = {"link", "link (--payload P --epilogue E | --all) [--all-tiles] [options]", summary,
-                              options, (int)(sizeof options / sizeof options[0]), 0};
+  const tp_cli_command cmd = {"link",
+                              "link (--payload P --epilogue E | --all) [--all-tiles] [options]",
+                              summary, options, (int)(sizeof options / sizeof options[0]), 0};
   const char *positional[1];
   int npos;
   int rc = tp_cli_parse(&cmd, argc, argv, positional, &npos);

@@ -7,9 +7,10 @@
  * problem's shape alone, so that a problem the plugins refuse fails with
  * their reason before any input is made. The problem comes from the
  * reference library (tools/reference) with its rows padded to 16 bytes
- * (tools/align_rows.h), so the same problem runs on either backend. D starts poisoned (NaN in every element). On the CUDA
- * backend the problem is mirrored into device memory, run there and D
- * copied back. The time is the median of --repeat runs after --warmup ones;
+ * (tools/align_rows.h), so the same problem runs on either backend. D
+ * starts poisoned (NaN in every element). On the CUDA backend the problem
+ * is mirrored into device memory, run there and D copied back. The time is
+ * the median of --repeat runs after --warmup ones;
  * --verify compares D with the naive f64 reference (every element against
  * its own bound, and the normwise relative error) and checks that D's row
  * padding was not written. */

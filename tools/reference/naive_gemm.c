@@ -90,7 +90,8 @@ static void dequantize(const tp_tensor *t, const int64_t *rows, int64_t count, i
 }
 
 tp_status tp_ref_gemm(const tp_gemm_desc *desc, const tp_problem *problem,
-                      tp_ref_epilogue epilogue, double *ref, double *mag, char *err, size_t errlen) {
+                      tp_ref_epilogue epilogue, double *ref, double *mag, char *err,
+                      size_t errlen) {
   return tp_ref_gemm_at(desc, problem, epilogue, NULL, desc->m, NULL, desc->n, ref, mag, err,
                         errlen);
 }

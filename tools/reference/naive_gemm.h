@@ -46,7 +46,8 @@ int64_t tp_ref_index(const tp_tensor *t, int64_t row, int64_t col);
  * on scale tensors that do not match their maps (above), and with
  * TP_ERR_OUT_OF_MEMORY. */
 tp_status tp_ref_gemm(const tp_gemm_desc *desc, const tp_problem *problem,
-                      tp_ref_epilogue epilogue, double *ref, double *mag, char *err, size_t errlen);
+                      tp_ref_epilogue epilogue, double *ref, double *mag, char *err,
+                      size_t errlen);
 
 /* The same at the elements of a grid, for problems too large for the whole
  * triple loop: ref[i * ncols + j] (and mag) for D(rows[i], cols[j]), the
