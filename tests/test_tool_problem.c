@@ -11,7 +11,8 @@
  * the same value as in the reference problem, every padding byte is still
  * 0xFF (NaN, so a kernel reading padding shows), D is 0xFF throughout,
  * tiled scale tensors are byte-for-byte the reference's, vectors (the s8
- * operands' scales) stay contiguous, and C aliasing D still aliases D.
+ * operands' scales) stay contiguous, and C aliasing D still aliases D;
+ * every scale is one of its map's values (2^[exp_min, exp_min + count)).
  *
  * A payload the registry lacks is refused, naming it, and leaves an empty
  * problem. The per-row scales: its s8 operands cover the whole code range
@@ -113,6 +114,26 @@ static tp_ref_problem_spec spec_of(int i) {
   return spec;
 }
 
+/* Every scale of rp is a value of its map: in [2^exp_min, 2^(exp_min +
+ * exp_count)). */
+static void check_scale_values(const tp_ref_problem *rp, int spec) {
+  const tp_tensor *t[2] = {&rp->desc.a_scale, &rp->desc.b_scale};
+  const tp_scale_map *m[2] = {&rp->problem.a_scale, &rp->problem.b_scale};
+  for (int s = 0; s < 2; s++) {
+    if (t[s]->dtype == TP_DTYPE_NONE) continue;
+    const double lo = ldexp(1.0, m[s]->exp_min), hi = ldexp(1.0, m[s]->exp_min + m[s]->exp_count);
+    const int64_t rows = t[s]->rank == 1 ? 1 : t[s]->shape[0];
+    const int64_t cols = t[s]->rank == 1 ? t[s]->shape[0] : t[s]->shape[1];
+    for (int64_t r = 0; r < rows; r++)
+      for (int64_t c = 0; c < cols; c++) {
+        const int64_t at = t[s]->rank == 1 ? c * t[s]->stride[0] : tp_ref_index(t[s], r, c);
+        const double v = tp_dtype_load(t[s]->dtype, t[s]->data, at);
+        ck_assert_msg(v >= lo && v < hi, "spec %d: %s(%lld, %lld) = %g outside [%g, %g)", spec,
+                      names[TP_REF_A_SCALE + s], (long long)r, (long long)c, v, lo, hi);
+      }
+  }
+}
+
 START_TEST(test_aligned_matches_reference) {
   const tp_ref_problem_spec described = spec_of(_i), *spec = &described;
   char err[1024];
@@ -122,6 +143,7 @@ START_TEST(test_aligned_matches_reference) {
   ck_assert_msg(tp_ref_problem_create(&rp, spec, 42 + (uint64_t)_i, err, sizeof err) == TP_OK,
                 "%s", err);
   for (int i = 0; i < TP_REF_TENSORS; i++) check_tensor(&al, &rp, i, _i);
+  check_scale_values(&rp, _i);
   for (int64_t b = 0; b < al.bytes[TP_REF_D] && !spec->c_is_d; b++)
     ck_assert(((const unsigned char *)al.buffer[TP_REF_D])[b] == 0xFF);
   ck_assert(tp_ref_problem_padding_written(&al) < 0);
