@@ -16,6 +16,7 @@ core_libtilepipe_core_la_SOURCES = \
 	core/link_target.h \
 	core/link_target.c \
 	core/link_check.c \
+	core/problem.c \
 	core/warm.c \
 	core/backend/cpu/cpu_backend.h \
 	core/backend/cpu/cpu_backend.c \
@@ -71,4 +72,4 @@ lib_LTLIBRARIES += core/libtilepipe.la
 core_libtilepipe_la_SOURCES =
 core_libtilepipe_la_LIBADD = core/libtilepipe_core.la
 core_libtilepipe_la_LDFLAGS = -version-info $(TP_LT_VERSION) -no-undefined \
-	-export-symbols-regex '^tp_(status_string|error_message|dtype_|tensor_|gemm_desc_init|registry_(open|close|path|count|get|find)$$|plugin_kind_name|backend_(name|from_name)|plan_(create|run|backend|describe|destroy)$$|link_check(_target)?$$|link_target_(lookup|detect)$$|cache_warm$$|device_(info|count|select|alloc|free|copy_to|copy_from|copy_within|memset|synchronize|timer_(create|record|elapsed_ms|destroy))$$|version$$)'
+	-export-symbols-regex '^tp_(status_string|error_message|dtype_|tensor_|gemm_desc_init|registry_(open|close|path|count|get|find)$$|plugin_kind_name|backend_(name|from_name)|plan_(create|run|backend|describe|destroy)$$|problem_describe$$|link_check(_target|_with)?$$|link_target_(lookup|detect)$$|cache_warm$$|device_(info|count|select|alloc|free|copy_to|copy_from|copy_within|memset|synchronize|timer_(create|record|elapsed_ms|destroy))$$|version$$)'

@@ -12,6 +12,7 @@ tpinclude_HEADERS = \
 	include/tilepipe/registry.h \
 	include/tilepipe/plan.h \
 	include/tilepipe/link.h \
+	include/tilepipe/problem.h \
 	include/tilepipe/warm.h \
 	include/tilepipe/plugin.h \
 	include/tilepipe/tma_desc.h \

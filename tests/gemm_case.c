@@ -17,11 +17,12 @@ void gemm_case_name(const gemm_case *c, char *buf, size_t size) {
            (long long)c->n, (long long)c->k);
 }
 
-int gemm_problem_make(gemm_problem *p, const gemm_case *c, uint64_t seed, tp_backend backend,
-                      char *err, size_t errlen) {
+int gemm_problem_make(gemm_problem *p, const tp_registry *reg, const gemm_case *c, uint64_t seed,
+                      tp_backend backend, char *err, size_t errlen) {
   memset(p, 0, sizeof *p);
   const tp_ref_problem_spec spec = {
-      .payload = tp_ref_problem_kind(c->payload, c->a),
+      .registry = reg,
+      .payload = c->payload,
       .a = c->a,
       .b = c->b,
       .d = c->d,
@@ -52,12 +53,12 @@ int gemm_problem_make(gemm_problem *p, const gemm_case *c, uint64_t seed, tp_bac
     return 0;
   }
   memcpy(p->d_start, p->host.buffer[TP_REF_D], d_bytes);
-  if (tp_ref_gemm(&p->host.desc, is_residual(c) ? TP_REF_RESIDUAL : TP_REF_STORE, p->ref, p->mag,
-                  err, errlen) != TP_OK) {
+  if (tp_ref_gemm(&p->host.desc, &p->host.problem, is_residual(c) ? TP_REF_RESIDUAL : TP_REF_STORE,
+                  p->ref, p->mag, err, errlen) != TP_OK) {
     gemm_problem_free(p);
     return 0;
   }
-  p->tol = tp_ref_tolerance_for(c->d, c->k, tp_ref_acc_bits(c->a, backend));
+  p->tol = tp_ref_tolerance_for(c->d, c->k, tp_ref_acc_bits(&p->host.problem, backend));
   return 1;
 }
 

@@ -14,7 +14,7 @@
 #include "tools/reference/problem.h"
 
 typedef struct gemm_case {
-  const char *payload;  /* registry section; its problem kind is tp_ref_problem_kind's */
+  const char *payload;  /* registry section; it describes its problem (tilepipe/problem.h) */
   const char *epilogue; /* "store" (alpha 1.5) or "residual" (alpha 0.75, beta -1.25) */
   tp_dtype a, b, d, c;  /* c: TP_DTYPE_NONE for none */
   int c_is_d;
@@ -29,11 +29,12 @@ typedef struct gemm_problem {
   tp_ref_tolerance tol;
 } gemm_problem;
 
-/* Problem, reference and tolerance for c's results on backend; inputs from
- * seed. On the CUDA backend every row is padded on to a multiple of 16
- * bytes (tools/align_rows.h), so any shape runs there. */
-int gemm_problem_make(gemm_problem *p, const gemm_case *c, uint64_t seed, tp_backend backend,
-                      char *err, size_t errlen);
+/* Problem (as c's payload in reg describes it), reference and tolerance
+ * for c's results on backend; inputs from seed. On the CUDA backend every
+ * row is padded on to a multiple of 16 bytes (tools/align_rows.h), so any
+ * shape runs there. */
+int gemm_problem_make(gemm_problem *p, const tp_registry *reg, const gemm_case *c, uint64_t seed,
+                      tp_backend backend, char *err, size_t errlen);
 
 /* 1 when the D in p->host matches the reference and its row padding is
  * untouched; else 0, saying where. */

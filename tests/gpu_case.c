@@ -14,11 +14,13 @@
 #include "tools/reference/random_fill.h"
 
 tp_registry *gpu_case_registry;
-const char *gpu_case_kind;
+int gpu_case_wide_scales;
 
 /* f32 scales drawn over 2^-e .. 2^e, so that each k-block's and each B
- * block's weight in a sum differs by orders of magnitude. */
+ * block's weight in a sum differs by orders of magnitude (an absent or
+ * other tensor keeps the payload's values). */
 static void fill_wide_scales(const tp_tensor *t, uint64_t seed, double e) {
+  if (t->dtype != TP_DTYPE_F32 || t->rank != 2 || t->layout != TP_LAYOUT_STRIDED) return;
   tp_rng rng;
   tp_rng_seed(&rng, seed);
   float *v = t->data;
@@ -31,7 +33,8 @@ void run_case(const gpu_case *gc, uint64_t seed) {
   char err[256] = "";
   tp_ref_problem_spec spec;
   memset(&spec, 0, sizeof spec);
-  spec.payload = gpu_case_kind;
+  spec.registry = gpu_case_registry;
+  spec.payload = gc->payload;
   spec.a = gc->a;
   spec.b = gc->b;
   spec.d = gc->d;
@@ -47,7 +50,7 @@ void run_case(const gpu_case *gc, uint64_t seed) {
   spec.beta = gc->beta;
   tp_ref_problem prob;
   ck_assert_msg(tp_tool_problem_create(&prob, &spec, seed, err, sizeof err) == TP_OK, "%s", err);
-  if (strcmp(spec.payload, "blockwise_fp8") == 0) {
+  if (gpu_case_wide_scales) {
     /* 2^-20 .. 2^20 each where D holds their products times a k-block's
      * sum (bf16, f32); 2^-4 .. 2^4 under an f16 D (6e-8 .. 65504). */
     const double e = gc->d == TP_DTYPE_F16 ? 4.0 : 20.0;
@@ -60,7 +63,8 @@ void run_case(const gpu_case *gc, uint64_t seed) {
   ck_assert(ref && mag);
   const tp_ref_epilogue epi =
       strcmp(gc->epilogue, "residual") == 0 ? TP_REF_RESIDUAL : TP_REF_STORE;
-  ck_assert_msg(tp_ref_gemm(&prob.desc, epi, ref, mag, err, sizeof err) == TP_OK, "%s", err);
+  ck_assert_msg(tp_ref_gemm(&prob.desc, &prob.problem, epi, ref, mag, err, sizeof err) == TP_OK,
+                "%s", err);
 
   tp_gpu_problem dev;
   ck_assert_msg(tp_gpu_problem_create(&dev, &prob) == TP_OK, "%s", tp_error_message());
@@ -73,7 +77,7 @@ void run_case(const gpu_case *gc, uint64_t seed) {
   char describe[256];
   tp_plan_describe(plan, describe, sizeof describe);
   const tp_ref_tolerance tol =
-      tp_ref_tolerance_for(gc->d, gc->k, tp_ref_acc_bits(gc->a, TP_BACKEND_CUDA));
+      tp_ref_tolerance_for(gc->d, gc->k, tp_ref_acc_bits(&prob.problem, TP_BACKEND_CUDA));
 
   /* D poisoned before each run: every element must be written by it. A
    * second run of the plan finds what the first left in its workspace
@@ -111,9 +115,9 @@ void run_cases(const gpu_case *cases, size_t count, uint64_t first_seed) {
   for (size_t i = 0; i < count; ++i) run_case(&cases[i], first_seed + i);
 }
 
-int tp_gpu_cases_main(const char *name, const char *kind, const tp_test_tuning *tunings,
+int tp_gpu_cases_main(const char *name, int wide_scales, const tp_test_tuning *tunings,
                       size_t count, void (*add_tests)(TCase *tc)) {
-  gpu_case_kind = kind;
+  gpu_case_wide_scales = wide_scales;
   if (!tp_test_gpu_usable()) return 77;
   return tp_test_tuned_run(name, tunings, count, 0, 1200, &gpu_case_registry, add_tests);
 }

@@ -2,11 +2,12 @@
  * reference, for the GPU test programs (test_gpu_gemm.c,
  * test_gpu_blockwise.c).
  *
- * A program tests one problem kind (tools/reference/problem.h: which scale
- * tensors there are). A case names a registry section (a payload, or a
- * tuning of one written by tp_gpu_cases_main), dtypes, an epilogue and a
- * shape. run_case draws fresh random inputs from its seed (blockwise FP8's
- * scales over 2^-20 .. 2^20, 2^-4 .. 2^4 under an f16 D), lays every row
+ * A case names a registry section (a payload, or a tuning of one written
+ * by tp_gpu_cases_main), dtypes, an epilogue and a shape; the payload
+ * describes the problem (tools/reference/problem.h: its scale tensors and
+ * what they mean). run_case draws fresh random inputs from its seed (a
+ * program may ask for f32 scale matrices wider than the payload's own:
+ * 2^-20 .. 2^20, 2^-4 .. 2^4 under an f16 D), lays every row
  * out 16-byte aligned after `pad` spare elements (TMA's rule), poisons D
  * with NaN (0xFF bytes) on the device before every run, and checks every
  * element against a bound derived from the dtypes' roundoff
@@ -31,22 +32,22 @@ typedef struct gpu_case {
   int runs; /* runs of one plan, each on a freshly poisoned D; C must not alias D for 2+ */
 } gpu_case;
 
-/* The registry the cases run against (the build tree's plus the tunings)
- * and the program's problem kind. */
+/* The registry the cases run against (the build tree's plus the tunings),
+ * and whether the program redraws f32 scale matrices wide (above). */
 extern tp_registry *gpu_case_registry;
-extern const char *gpu_case_kind;
+extern int gpu_case_wide_scales;
 
 void run_case(const gpu_case *gc, uint64_t seed);
 
 /* Each case of a table, case i with seed first_seed + i. */
 void run_cases(const gpu_case *cases, size_t count, uint64_t first_seed);
 
-/* A test program's main, for problems of `kind`: 77 without a usable GPU;
- * else opens the build tree's registry with the tunings added, runs the
- * tests that add_tests puts in one test case (no fork: CUDA cannot be used
- * in a child forked after cuInit), and returns 0 when all pass. */
-int tp_gpu_cases_main(const char *name, const char *kind, const tp_test_tuning *tunings,
-                      size_t count,
-                      void (*add_tests)(TCase *tc));
+/* A test program's main, its f32 scale matrices redrawn wide when
+ * wide_scales: 77 without a usable GPU; else opens the build tree's
+ * registry with the tunings added, runs the tests that add_tests puts in
+ * one test case (no fork: CUDA cannot be used in a child forked after
+ * cuInit), and returns 0 when all pass. */
+int tp_gpu_cases_main(const char *name, int wide_scales, const tp_test_tuning *tunings,
+                      size_t count, void (*add_tests)(TCase *tc));
 
 #endif

@@ -85,6 +85,18 @@ check_LTLIBRARIES += tests/plugins/fixture_bad_images.la
 tests_plugins_fixture_bad_images_la_SOURCES = tests/plugins/fixture_bad_images.c
 tests_plugins_fixture_bad_images_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
 tests_plugins_fixture_bad_images_la_LDFLAGS = $(TP_FIXTURE_LDFLAGS)
+# A payload's description of its problem (tilepipe/problem.h): the slot
+# describing per-row scale vectors, each way it can go wrong
+# (fixture_problem), and a payload built before the slot whose ops stop
+# short of it (fixture_old_problem).
+check_LTLIBRARIES += tests/plugins/fixture_problem.la
+tests_plugins_fixture_problem_la_SOURCES = tests/plugins/fixture_problem.c
+tests_plugins_fixture_problem_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
+tests_plugins_fixture_problem_la_LDFLAGS = $(TP_FIXTURE_LDFLAGS)
+check_LTLIBRARIES += tests/plugins/fixture_old_problem.la
+tests_plugins_fixture_old_problem_la_SOURCES = tests/plugins/fixture_old_problem.c
+tests_plugins_fixture_old_problem_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
+tests_plugins_fixture_old_problem_la_LDFLAGS = $(TP_FIXTURE_LDFLAGS)
 
 # test_registry uses the public API only; test_loader also the internal
 # tp_registry_resolve.
@@ -96,6 +108,15 @@ check_PROGRAMS += tests/test_loader
 tests_test_loader_SOURCES = tests/test_loader.c $(TP_REGISTRY_TEST_SOURCES)
 tests_test_loader_CPPFLAGS = $(TP_REGISTRY_TEST_CPP_FLAGS)
 tests_test_loader_LDADD = $(TP_TEST_INTERNAL_LIBS)
+# tp_problem_describe: the shipped payloads (the build tree's registry) and
+# the fixtures, public API only.
+check_PROGRAMS += tests/test_problem
+tests_test_problem_SOURCES = tests/test_problem.c $(TP_REGISTRY_TEST_SOURCES)
+tests_test_problem_CPPFLAGS = $(TP_REGISTRY_TEST_CPP_FLAGS) \
+	-DTP_TEST_REGISTRY='"$(abs_top_builddir)/tilepipe.ini"'
+tests_test_problem_LDADD = $(TP_TEST_LIBS)
+EXTRA_tests_test_problem_DEPENDENCIES = tilepipe.ini
+
 # The CPU backend's failures come back as statuses: fixture_huge_tile's
 # accumulators fit no host (paired with fixture_skip_last as the epilogue).
 check_PROGRAMS += tests/test_cpu_backend
@@ -252,15 +273,31 @@ tests_test_gpu_multi_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
 tests_test_gpu_multi_LDADD = $(TP_PLUGIN_TEST_LIBS)
 EXTRA_tests_test_gpu_multi_DEPENDENCIES = tilepipe.ini
 
+# The tests of the reference library describe their problems through the
+# build tree's registry plus fixture_problem's per-row scales
+# (tests/problem_registry.h).
+noinst_HEADERS += tests/problem_registry.h
+TP_PROBLEM_REGISTRY_SOURCES = tests/problem_registry.c tests/tmpdir.c
+TP_PROBLEM_REGISTRY_CPP_FLAGS = $(TP_TEST_CPP_FLAGS) \
+	-DTP_TEST_REGISTRY='"$(abs_top_builddir)/tilepipe.ini"' \
+	-DTP_TEST_PLUGIN_DIR='"$(abs_top_builddir)/tests/plugins/.libs"'
+# The f64 reference reading scales by their maps, against cases worked by
+# hand.
+check_PROGRAMS += tests/test_naive_gemm
+tests_test_naive_gemm_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
+tests_test_naive_gemm_LDADD = tools/reference/libtp_reference.la $(TP_TEST_LIBS)
+
 # The tilepipe tool (tools/): its problems with 16-byte rows against the
 # reference's; the public device API (skips, 77, without a GPU after checking
 # the no-GPU answers); and the command line end to end (test_tool.sh, from
 # the top build folder, on tilepipe.ini and fixture_skip_last, a store
 # that leaves D's last element unwritten).
 check_PROGRAMS += tests/test_tool_problem tests/test_device
-tests_test_tool_problem_SOURCES = tests/test_tool_problem.c tools/align_rows.c
-tests_test_tool_problem_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
+tests_test_tool_problem_SOURCES = tests/test_tool_problem.c tools/align_rows.c \
+	$(TP_PROBLEM_REGISTRY_SOURCES)
+tests_test_tool_problem_CPPFLAGS = $(TP_PROBLEM_REGISTRY_CPP_FLAGS)
 tests_test_tool_problem_LDADD = tools/reference/libtp_reference.la $(TP_TEST_LIBS)
+EXTRA_tests_test_tool_problem_DEPENDENCIES = tilepipe.ini
 tests_test_device_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
 tests_test_device_LDADD = $(TP_TEST_LIBS)
 # The benchmark's roofline: a shape's fewest bytes, its flops and its floor.
@@ -271,25 +308,32 @@ tests_test_roofline_LDADD = $(TP_TEST_LIBS)
 # The benchmark's seeded inputs: their host reference, and the device
 # generator against it bit for bit (skips, 77, without a GPU).
 check_PROGRAMS += tests/test_seeded_fill
-tests_test_seeded_fill_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
+tests_test_seeded_fill_SOURCES = tests/test_seeded_fill.c $(TP_PROBLEM_REGISTRY_SOURCES)
+tests_test_seeded_fill_CPPFLAGS = $(TP_PROBLEM_REGISTRY_CPP_FLAGS)
 tests_test_seeded_fill_LDADD = tools/reference/libtp_reference.la $(TP_TEST_LIBS)
+EXTRA_tests_test_seeded_fill_DEPENDENCIES = tilepipe.ini
 check_PROGRAMS += tests/test_seeded_gpu
 tests_test_seeded_gpu_SOURCES = tests/test_seeded_gpu.c tools/seeded_device.c \
-	tools/seeded_problem.c tools/gpu_problem.c tools/align_rows.c
-tests_test_seeded_gpu_CPPFLAGS = $(TP_TEST_CPP_FLAGS) $(CUDA_CPPFLAGS)
+	tools/seeded_problem.c tools/gpu_problem.c tools/align_rows.c \
+	$(TP_PROBLEM_REGISTRY_SOURCES)
+tests_test_seeded_gpu_CPPFLAGS = $(TP_PROBLEM_REGISTRY_CPP_FLAGS) $(CUDA_CPPFLAGS)
 tests_test_seeded_gpu_LDADD = tools/reference/libtp_reference.la $(TP_TEST_LIBS)
+EXTRA_tests_test_seeded_gpu_DEPENDENCIES = tilepipe.ini
 if TP_HAVE_CUDA
 tests/test_seeded_gpu-seeded_device.$(OBJEXT): $(TP_SEEDED_CUBIN).h
 endif
 # The benchmark's accuracy check: the f64 reference on a sample of D; and
 # which problems it asks cuBLASLt for (the rows "not compared").
 check_PROGRAMS += tests/test_sampled_ref tests/test_cublaslt_problem
-tests_test_sampled_ref_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
+tests_test_sampled_ref_SOURCES = tests/test_sampled_ref.c $(TP_PROBLEM_REGISTRY_SOURCES)
+tests_test_sampled_ref_CPPFLAGS = $(TP_PROBLEM_REGISTRY_CPP_FLAGS)
 tests_test_sampled_ref_LDADD = tools/reference/libtp_reference.la $(TP_TEST_LIBS)
+EXTRA_tests_test_sampled_ref_DEPENDENCIES = tilepipe.ini
 tests_test_cublaslt_problem_SOURCES = tests/test_cublaslt_problem.c tools/cublaslt_problem.c \
-	tools/align_rows.c
-tests_test_cublaslt_problem_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
+	tools/align_rows.c $(TP_PROBLEM_REGISTRY_SOURCES)
+tests_test_cublaslt_problem_CPPFLAGS = $(TP_PROBLEM_REGISTRY_CPP_FLAGS)
 tests_test_cublaslt_problem_LDADD = tools/reference/libtp_reference.la $(TP_TEST_LIBS)
+EXTRA_tests_test_cublaslt_problem_DEPENDENCIES = tilepipe.ini
 # The order in which the benchmark times its sides (a Williams design).
 check_PROGRAMS += tests/test_timing_order
 tests_test_timing_order_SOURCES = tests/test_timing_order.c tools/timing.c
@@ -344,9 +388,13 @@ tests_test_gemm_check_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
 tests_test_gemm_check_LDADD = $(TP_TEST_INTERNAL_LIBS)
 
 # The public link check (tilepipe/link.h) without a link: arguments, its
-# versioned structs, the target, refusals; on the build tree's registry.
+# versioned structs, the target, refusals, tuning for one link (the
+# fixture_tunable payload reports its state's stages); on the build tree's
+# registry.
 check_PROGRAMS += tests/test_link_check
-tests_test_link_check_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
+tests_test_link_check_SOURCES = tests/test_link_check.c $(TP_REGISTRY_TEST_SOURCES)
+tests_test_link_check_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS) \
+	-DTP_TEST_PLUGIN_DIR='"$(abs_top_builddir)/tests/plugins/.libs"'
 tests_test_link_check_LDADD = $(TP_PLUGIN_TEST_LIBS)
 EXTRA_tests_test_link_check_DEPENDENCIES = tilepipe.ini
 

@@ -1,5 +1,6 @@
 /* tests/registry_util.c: scratch folders and INI files for the registry and
  * loader tests (see registry_util.h). */
+#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -44,6 +45,14 @@ const char *tu_fixture(const char *name) {
   snprintf(path, sizeof path, "%s/%s.so", TP_TEST_PLUGIN_DIR, name);
   ck_assert_msg(access(path, F_OK) == 0, "fixture %s is not built", path);
   return path;
+}
+
+int *tu_tunable_live(void **handle) {
+  *handle = dlopen(tu_fixture("fixture_tunable"), RTLD_NOW | RTLD_LOCAL);
+  ck_assert_msg(*handle != NULL, "%s", dlerror());
+  int *live = dlsym(*handle, "fixture_tunable_live");
+  ck_assert_ptr_nonnull(live);
+  return live;
 }
 
 tp_status tu_open(tp_registry **reg, const char *name, const char *text) {

@@ -27,6 +27,11 @@ const char *tu_write_bytes(const char *name, const void *data, size_t size);
 /* Path of a fixture library in TP_TEST_PLUGIN_DIR (static buffer, as above). */
 const char *tu_fixture(const char *name);
 
+/* fixture_tunable's count of live states (its inits less its finis): the
+ * registry's dlopen of the same file gets the same object, so this sees
+ * its inits and finis. dlclose(*handle) when done. */
+int *tu_tunable_live(void **handle);
+
 /* tu_write(name, text), then tp_registry_open on it. */
 tp_status tu_open(tp_registry **reg, const char *name, const char *text);
 

@@ -8,13 +8,15 @@
  * b_scale's L rounded up to 4. Refused, each naming its rule: M or N not a
  * multiple of 4; a_scale rows longer than M, b_scale rows other than L4; a
  * cuBLASLt older than 12.9; a scale pointer off 16 bytes; C of another
- * dtype than D; an fp8 D; scales of another payload (block_scaled's). The
- * standard problem is taken by any version. */
+ * dtype than D; an fp8 D; scales of another kind (block_scaled's, per-row
+ * vectors of s8 operands). The standard problem is taken by any version.
+ * The problems are the payloads' own (tests/problem_registry.h). */
 #include <stdint.h>
 #include <string.h>
 
 #include <check.h>
 
+#include "tests/problem_registry.h"
 #include "tools/align_rows.h"
 #include "tools/cublaslt_problem.h"
 
@@ -23,12 +25,16 @@ enum { V13 = 130000 };
 /* The bench's problem of this shape (device pointers left NULL). */
 static tp_gemm_desc bench_problem(const char *payload, tp_dtype ab, tp_dtype c, int64_t m,
                                   int64_t n, int64_t k) {
-  const tp_ref_problem_spec spec = {.payload = payload, .a = ab, .b = ab, .d = TP_DTYPE_BF16,
-                                    .c = c, .sf_layout = TP_LAYOUT_SF_128X4, .m = m, .n = n,
-                                    .k = k, .alpha = 1.0f, .beta = c ? 1.0f : 0.0f};
+  const tp_ref_problem_spec spec = {.registry = tp_test_problem_registry(), .payload = payload,
+                                    .a = ab, .b = ab, .d = TP_DTYPE_BF16, .c = c,
+                                    .sf_layout = TP_LAYOUT_SF_128X4, .m = m, .n = n, .k = k,
+                                    .alpha = 1.0f, .beta = c ? 1.0f : 0.0f};
+  ck_assert(spec.registry != NULL);
   tp_gemm_desc d;
-  char err[256] = "";
-  ck_assert_msg(tp_ref_problem_describe(&spec, &d, err, sizeof err) == TP_OK, "%s", err);
+  tp_problem problem;
+  char err[1024] = "";
+  ck_assert_msg(tp_ref_problem_describe(&spec, &d, &problem, err, sizeof err) == TP_OK, "%s",
+                err);
   tp_tool_align_desc(&d);
   return d;
 }
@@ -94,7 +100,7 @@ START_TEST(test_refusals_name_the_rule) {
   const tp_gemm_desc mx =
       bench_problem("block_scaled", TP_DTYPE_E4M3, TP_DTYPE_NONE, 128, 256, 256);
   ck_assert(!tp_cublaslt_is_blockwise(&mx));
-  refused(&mx, V13, "the standard problem and blockwise_fp8's");
+  refused(&mx, V13, "unscaled problems and blockwise FP8 (f32 1x128 and 128x128 scales");
 }
 END_TEST
 
@@ -103,9 +109,10 @@ START_TEST(test_standard_problem) {
   ck_assert(!tp_cublaslt_is_blockwise(&d));
   accepted(&d, 0);
   accepted(&d, V13);
-  const tp_gemm_desc int8 = bench_problem("int8_w8a8", TP_DTYPE_S8, TP_DTYPE_NONE, 8, 8, 8);
+  const tp_gemm_desc int8 =
+      bench_problem(TP_TEST_ROW_SCALES, TP_DTYPE_S8, TP_DTYPE_NONE, 8, 8, 8);
   ck_assert(!tp_cublaslt_is_blockwise(&int8));
-  refused(&int8, V13, "the standard problem and blockwise_fp8's");
+  refused(&int8, V13, "unscaled problems and blockwise FP8 (f32 1x128 and 128x128 scales");
 }
 END_TEST
 

@@ -38,6 +38,7 @@ static tp_ref_problem bf16_d_problem(int64_t m, int64_t n, uint64_t seed) {
   char err[256] = "";
   tp_ref_problem_spec spec;
   memset(&spec, 0, sizeof spec);
+  spec.registry = gpu_case_registry;
   spec.payload = BW;
   spec.a = spec.b = E4M3;
   spec.d = TP_DTYPE_BF16;
@@ -183,6 +184,6 @@ static void add_tests(TCase *tc) {
 }
 
 int main(void) {
-  return tp_gpu_cases_main("test_gpu_blockwise", BW, tunings, sizeof tunings / sizeof tunings[0],
+  return tp_gpu_cases_main("test_gpu_blockwise", 1, tunings, sizeof tunings / sizeof tunings[0],
                            add_tests);
 }

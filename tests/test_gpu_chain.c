@@ -78,9 +78,12 @@ static void check_d(const char *what, int chain, const tp_gemm_desc *host_desc) 
   double *mag = malloc(sizeof(double) * (size_t)(m * n));
   ck_assert(ref != NULL && mag != NULL);
   char err[256];
-  ck_assert_msg(tp_ref_gemm(host_desc, TP_REF_STORE, ref, mag, err, sizeof err) == TP_OK, "%s", err);
-  const tp_ref_tolerance tol = tp_ref_tolerance_for(
-      TP_DTYPE_BF16, host_desc->k, tp_ref_acc_bits(TP_DTYPE_BF16, TP_BACKEND_CUDA));
+  /* bf16 operands, no scales: the plain problem, summed in f32. */
+  const tp_problem plain = {.struct_size = sizeof plain, .acc_bits = TP_PROBLEM_ACC_BITS_F32};
+  ck_assert_msg(tp_ref_gemm(host_desc, &plain, TP_REF_STORE, ref, mag, err, sizeof err) == TP_OK,
+                "%s", err);
+  const tp_ref_tolerance tol = tp_ref_tolerance_for(TP_DTYPE_BF16, host_desc->k,
+                                                    tp_ref_acc_bits(&plain, TP_BACKEND_CUDA));
   tp_ref_report rep;
   tp_ref_compare(&host_desc->d, m, n, ref, mag, &tol, &rep);
   ck_assert_msg(rep.pass,

@@ -346,6 +346,7 @@ START_TEST(split_k_refused) {
   char err[256] = "";
   tp_ref_problem_spec spec;
   memset(&spec, 0, sizeof spec);
+  spec.registry = gpu_case_registry;
   spec.payload = "standard";
   spec.a = spec.b = TP_DTYPE_E4M3;
   spec.d = TP_DTYPE_BF16;
@@ -417,6 +418,6 @@ static void add_tests(TCase *tc) {
 }
 
 int main(void) {
-  return tp_gpu_cases_main("test_gpu_gemm", "standard", tunings,
+  return tp_gpu_cases_main("test_gpu_gemm", 0, tunings,
                            sizeof tunings / sizeof tunings[0], add_tests);
 }

@@ -97,7 +97,7 @@ static int describes_device(const tp_plan *plan, int gpu, char *text, size_t siz
 static int plan_case(worker *w, const gemm_case *c, uint64_t seed, planned *out) {
   char err[256], text[512];
   memset(out, 0, sizeof *out);
-  if (!gemm_problem_make(&out->p, c, seed, TP_BACKEND_CUDA, err, sizeof err)) {
+  if (!gemm_problem_make(&out->p, reg, c, seed, TP_BACKEND_CUDA, err, sizeof err)) {
     worker_fail(w, c, "problem", err);
     return 0;
   }

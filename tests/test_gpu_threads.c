@@ -114,7 +114,7 @@ static int run_once(worker *w, const gemm_case *c, tp_plan *plan, gemm_problem *
 static void plan_and_run(worker *w, const gemm_case *c, uint64_t seed, CUstream stream) {
   char err[256];
   gemm_problem p;
-  if (!gemm_problem_make(&p, c, seed, TP_BACKEND_CUDA, err, sizeof err)) {
+  if (!gemm_problem_make(&p, reg, c, seed, TP_BACKEND_CUDA, err, sizeof err)) {
     worker_fail(w, c, "problem", err);
     return;
   }
@@ -224,7 +224,7 @@ START_TEST(one_kernel_two_plans) {
   tp_plan *plan[2] = {NULL, NULL};
   const gemm_case *c[2] = {big, small};
   for (int i = 0; i < 2; i++) {
-    ck_assert_msg(gemm_problem_make(&p[i], c[i], 3000u + (unsigned)i, TP_BACKEND_CUDA, err,
+    ck_assert_msg(gemm_problem_make(&p[i], reg, c[i], 3000u + (unsigned)i, TP_BACKEND_CUDA, err,
                                     sizeof err),
                   "%s", err);
     ck_assert_msg(tp_gpu_problem_create(&dev[i], &p[i].host) == TP_OK, "%s", tp_error_message());

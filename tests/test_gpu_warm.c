@@ -44,15 +44,17 @@ static double now_ms(void) {
 
 /* The case's problem (bf16, D bf16; the residual's C bf16, beta = 1; data
  * pointers NULL, which planning never reads). */
-static int describe(const warm_case *wc, tp_gemm_desc *desc) {
+static int describe(tp_registry *reg, const warm_case *wc, tp_gemm_desc *desc) {
   const int residual = strcmp(wc->epilogue, "residual") == 0;
-  tp_ref_problem_spec spec = {.payload = "standard", .a = TP_DTYPE_BF16, .b = TP_DTYPE_BF16,
+  tp_ref_problem_spec spec = {.registry = reg, .payload = "standard", .a = TP_DTYPE_BF16,
+                              .b = TP_DTYPE_BF16,
                               .d = TP_DTYPE_BF16,
                               .c = residual ? TP_DTYPE_BF16 : TP_DTYPE_NONE,
                               .c_pad = residual ? 8 : 0, .m = wc->m, .n = wc->n, .k = wc->k,
                               .alpha = 1.0f, .beta = residual ? 1.0f : 0.0f};
-  char err[256];
-  if (tp_ref_problem_describe(&spec, desc, err, sizeof err) != TP_OK) {
+  tp_problem problem;
+  char err[1024];
+  if (tp_ref_problem_describe(&spec, desc, &problem, err, sizeof err) != TP_OK) {
     fprintf(stderr, "test_gpu_warm: %s\n", err);
     return -1;
   }
@@ -64,7 +66,7 @@ static int describe(const warm_case *wc, tp_gemm_desc *desc) {
 static int warm_all(tp_registry *reg) {
   for (size_t i = 0; i < NUM_CASES; i++) {
     tp_gemm_desc desc;
-    if (describe(&cases[i], &desc) != 0) return 1;
+    if (describe(reg, &cases[i], &desc) != 0) return 1;
     tp_warm_options opt = {.struct_size = sizeof opt, .target = NULL, .jobs = 2};
     tp_warm_result r = {.struct_size = sizeof r};
     const double t0 = now_ms();
@@ -120,7 +122,7 @@ int main(void) {
       tp_gemm_desc desc;
       tp_plan *plan = NULL;
       char line[512];
-      if (describe(&cases[i], &desc) != 0) {
+      if (describe(reg, &cases[i], &desc) != 0) {
         rc = 1;
         break;
       }

@@ -1,8 +1,15 @@
 /* tests/test_link_check.c: the public link check (tilepipe/link.h) without
  * linking anything: its arguments, its versioned structs, the target's
  * figures, and how far it gets with a pair that refuses the problem and
- * with a payload that carries no device code. Links that run nvJitLink are
- * test_tool_link.sh's (`tilepipe link`). */
+ * with a payload that carries no device code. tp_link_check_with's tuning:
+ * each refusal (an unknown key, a bad value, text that is no key=value, a
+ * registry key) is TP_ERR_REGISTRY before anything is planned, naming the
+ * key; a tile the payload's gpu_plan does not take leaves the kernel
+ * empty; the keys reach a state of their own (fixture_tunable's plan
+ * reports the stages it was handed), made after the section's own keys and
+ * freed after the link, while the section's state keeps its stages. Links
+ * that run nvJitLink are test_tool_link.sh's (`tilepipe link`). */
+#include <dlfcn.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,12 +17,10 @@
 #include <check.h>
 
 #include "config.h"
+#include "tests/registry_util.h"
 #include "tilepipe/tilepipe.h"
 #include "tools/reference/problem.h"
 
-#define ASSERT_HAS(haystack, needle)                                                          \
-  ck_assert_msg(strstr((haystack), (needle)) != NULL, "\"%s\" does not contain \"%s\"",     \
-                (haystack), (needle))
 
 static tp_registry *reg;
 
@@ -27,12 +32,15 @@ static void close_registry(void) { tp_registry_close(reg); }
 
 /* payload's default problem at 256^3 (data pointers NULL). */
 static tp_gemm_desc problem(const char *payload, tp_dtype a, tp_dtype b) {
-  tp_ref_problem_spec spec = {.payload = payload, .a = a, .b = b, .d = TP_DTYPE_BF16,
-                              .c = TP_DTYPE_NONE, .sf_layout = TP_LAYOUT_SF_128X4, .m = 256,
-                              .n = 256, .k = 256, .alpha = 1.0f};
+  tp_ref_problem_spec spec = {.registry = reg, .payload = payload, .a = a, .b = b,
+                              .d = TP_DTYPE_BF16, .c = TP_DTYPE_NONE,
+                              .sf_layout = TP_LAYOUT_SF_128X4, .m = 256, .n = 256, .k = 256,
+                              .alpha = 1.0f};
   tp_gemm_desc desc;
-  char err[256];
-  ck_assert_msg(tp_ref_problem_describe(&spec, &desc, err, sizeof err) == TP_OK, "%s", err);
+  tp_problem described;
+  char err[1024];
+  ck_assert_msg(tp_ref_problem_describe(&spec, &desc, &described, err, sizeof err) == TP_OK, "%s",
+                err);
   return desc;
 }
 
@@ -54,7 +62,7 @@ END_TEST
 START_TEST(test_struct_size) {
   tp_link_target small = {.struct_size = 8};
   ck_assert_int_eq(tp_link_check_target(&small), TP_ERR_INVALID_ARGUMENT);
-  ASSERT_HAS(tp_error_message(), "tp_link_target struct_size 8 is smaller");
+  TU_ASSERT_HAS(tp_error_message(), "tp_link_target struct_size 8 is smaller");
   struct {
     tp_link_target t;
     unsigned char newer[16];
@@ -69,7 +77,7 @@ START_TEST(test_struct_size) {
   tp_gemm_desc desc = problem("standard", TP_DTYPE_BF16, TP_DTYPE_BF16);
   tp_link_result r = {.struct_size = 4};
   ck_assert_int_eq(tp_link_check(reg, "standard", "store", &desc, &r), TP_ERR_INVALID_ARGUMENT);
-  ASSERT_HAS(tp_error_message(), "tp_link_result struct_size 4 is smaller");
+  TU_ASSERT_HAS(tp_error_message(), "tp_link_result struct_size 4 is smaller");
 }
 END_TEST
 
@@ -93,8 +101,8 @@ START_TEST(test_refused_problem) {
   tp_link_result r = {.struct_size = sizeof r};
   ck_assert_int_eq(tp_link_check(reg, "standard", "store", &desc, &r), TP_ERR_UNSUPPORTED);
   ck_assert_int_eq(r.planned, 0);
-  ASSERT_HAS(tp_error_message(), "link standard x store for H100 SXM");
-  ASSERT_HAS(tp_error_message(), "payload 'standard'");
+  TU_ASSERT_HAS(tp_error_message(), "link standard x store for H100 SXM");
+  TU_ASSERT_HAS(tp_error_message(), "payload 'standard'");
 }
 END_TEST
 
@@ -106,11 +114,92 @@ START_TEST(test_payload_without_device_code) {
   ck_assert_int_eq(r.planned, 1);
 #if TP_HAVE_CUDA
   ck_assert_int_eq(st, TP_ERR_UNSUPPORTED);
-  ASSERT_HAS(tp_error_message(), "payload 'block_scaled' carries no GPU kernel");
+  TU_ASSERT_HAS(tp_error_message(), "payload 'block_scaled' carries no GPU kernel");
 #else
   ck_assert_int_eq(st, TP_ERR_NO_DEVICE);
 #endif
   ck_assert_str_eq(r.kernel, "");
+}
+END_TEST
+
+/* A tuned link of standard x store for the 256^3 problem with a D of
+ * `d`; its status, *r filled. */
+static tp_status tuned(const char *tuning, tp_dtype d, tp_link_result *r) {
+  tp_gemm_desc desc = problem("standard", TP_DTYPE_BF16, TP_DTYPE_BF16);
+  desc.d.dtype = d;
+  const tp_link_options opt = {.struct_size = sizeof opt, .tuning = tuning};
+  *r = (tp_link_result){.struct_size = sizeof *r};
+  return tp_link_check_with(reg, "standard", "store", &desc, &opt, r);
+}
+
+START_TEST(test_tuning_refusals) {
+  tp_link_result r;
+  ck_assert_int_eq(tuned("tile=128x64x64, bogus = 1", TP_DTYPE_BF16, &r), TP_ERR_REGISTRY);
+  ck_assert_int_eq(r.planned, 0);
+  TU_ASSERT_HAS(tp_error_message(),
+                "link standard x store (tile=128x64x64, bogus = 1) for H100 SXM");
+  TU_ASSERT_HAS(tp_error_message(), "has no tuning key 'bogus'");
+  ck_assert_int_eq(tuned("tile=100x64x64", TP_DTYPE_BF16, &r), TP_ERR_REGISTRY);
+  TU_ASSERT_HAS(tp_error_message(), "refused tile = 100x64x64: tile '100x64x64': M must be");
+  ck_assert_int_eq(tuned("tile", TP_DTYPE_BF16, &r), TP_ERR_REGISTRY);
+  TU_ASSERT_HAS(tp_error_message(), "tuning 'tile': 'tile' is not key=value");
+  ck_assert_int_eq(tuned("library=x.so", TP_DTYPE_BF16, &r), TP_ERR_REGISTRY);
+  TU_ASSERT_HAS(tp_error_message(), "'library' is no tuning key");
+  ck_assert_int_eq(r.planned, 0);
+  tp_gemm_desc desc = problem("standard", TP_DTYPE_BF16, TP_DTYPE_BF16);
+  const tp_link_options small = {.struct_size = 4, .tuning = "stages=2"};
+  r = (tp_link_result){.struct_size = sizeof r};
+  ck_assert_int_eq(tp_link_check_with(reg, "standard", "store", &desc, &small, &r),
+                   TP_ERR_INVALID_ARGUMENT);
+  TU_ASSERT_HAS(tp_error_message(), "tp_link_options struct_size 4 is smaller");
+}
+END_TEST
+
+/* 208 columns end in a tail chunk of a 16-bit D: no kernel writes an f32
+ * D in that width, so the payload's gpu_plan refuses it. */
+START_TEST(test_tile_not_taken) {
+  tp_link_result r;
+  const tp_status st = tuned("tile=128x208x64", TP_DTYPE_F32, &r);
+  ck_assert_int_eq(r.planned, 1);
+  ck_assert_str_eq(r.kernel, "");
+#if TP_HAVE_CUDA
+  ck_assert_int_eq(st, TP_ERR_UNSUPPORTED);
+  TU_ASSERT_HAS(tp_error_message(), "the registry asks for 128x208x64");
+#else
+  ck_assert_int_eq(st, TP_ERR_NO_DEVICE);
+#endif
+}
+END_TEST
+
+START_TEST(test_tuning_gets_a_state_of_its_own) {
+  tu_setup();
+  tp_registry *own;
+  ck_assert_msg(tu_open(&own, "tunable.ini",
+                        "[tunable]\nkind = payload\nlibrary = fixture_tunable\nstages = 3\n"
+                        "[store]\nkind = epilogue\nlibrary = fixture_epilogue\n") == TP_OK,
+                "%s", tp_error_message());
+  void *handle;
+  int *live = tu_tunable_live(&handle);
+  const int before = *live;
+  tp_gemm_desc desc = problem("standard", TP_DTYPE_BF16, TP_DTYPE_BF16);
+  const tp_link_options opt = {.struct_size = sizeof opt, .tuning = "stages=5"};
+  tp_link_result r = {.struct_size = sizeof r};
+  ck_assert_int_eq(tp_link_check_with(own, "tunable", "store", &desc, &opt, &r),
+                   TP_ERR_UNSUPPORTED);
+  TU_ASSERT_HAS(tp_error_message(), "link tunable x store (stages=5) for H100 SXM");
+  TU_ASSERT_HAS(tp_error_message(), "fixture_tunable: stages = 5");
+  ck_assert_int_eq(*live, before);
+  ck_assert_int_eq(tp_link_check(own, "tunable", "store", &desc, &r), TP_ERR_UNSUPPORTED);
+  TU_ASSERT_HAS(tp_error_message(), "fixture_tunable: stages = 3");
+  /* An empty tuning links with the section's own state. */
+  const tp_link_options none = {.struct_size = sizeof none, .tuning = ""};
+  ck_assert_int_eq(tp_link_check_with(own, "tunable", "store", &desc, &none, &r),
+                   TP_ERR_UNSUPPORTED);
+  TU_ASSERT_HAS(tp_error_message(), "fixture_tunable: stages = 3");
+  tp_registry_close(own);
+  ck_assert_int_eq(*live, before - 1);
+  dlclose(handle);
+  tu_teardown();
 }
 END_TEST
 
@@ -123,6 +212,9 @@ int main(void) {
   tcase_add_test(tc, test_arguments);
   tcase_add_test(tc, test_refused_problem);
   tcase_add_test(tc, test_payload_without_device_code);
+  tcase_add_test(tc, test_tuning_refusals);
+  tcase_add_test(tc, test_tile_not_taken);
+  tcase_add_test(tc, test_tuning_gets_a_state_of_its_own);
   suite_add_tcase(s, tc);
   SRunner *runner = srunner_create(s);
   srunner_run_all(runner, CK_NORMAL);

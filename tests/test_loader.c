@@ -161,19 +161,9 @@ END_TEST
 
 /* ---------------------------------------------------------- tuning keys */
 
-/* The live-state counter of fixture_tunable: the registry's dlopen of the
- * same file gets the same object, so this sees its inits and finis. */
-static int *tunable_live(void **handle) {
-  *handle = dlopen(tu_fixture("fixture_tunable"), RTLD_NOW | RTLD_LOCAL);
-  ck_assert_msg(*handle != NULL, "%s", dlerror());
-  int *live = dlsym(*handle, "fixture_tunable_live");
-  ck_assert_ptr_nonnull(live);
-  return live;
-}
-
 START_TEST(test_tuning_keys_reach_each_sections_state) {
   void *handle;
-  int *live = tunable_live(&handle);
+  int *live = tu_tunable_live(&handle);
   int before = *live;
   tp_registry *reg = open_ok("[two]\n"                       /* 1 */
                              "kind = payload\n"              /* 2 */

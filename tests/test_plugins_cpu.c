@@ -110,6 +110,7 @@ static int run_case(int combo, int shape_index) {
     return 0;
   const int64_t *shape = shapes[shape_index];
   tp_ref_problem_spec spec = {
+      .registry = reg,
       .payload = ops->payload,
       .a = ops->a,
       .b = ops->b,
@@ -136,15 +137,15 @@ static int run_case(int combo, int shape_index) {
            tp_dtype_name(d), c_mode_name(cm), (long long)spec.m, (long long)spec.n,
            (long long)spec.k, (unsigned long long)seed);
 
-  char err[256];
+  char err[1024];
   tp_ref_problem p;
   ck_assert_msg(tp_ref_problem_create(&p, &spec, seed, err, sizeof err) == TP_OK, "%s: %s", what,
                 err);
   double *ref = malloc(sizeof(double) * (size_t)(spec.m * spec.n));
   double *mag = malloc(sizeof(double) * (size_t)(spec.m * spec.n));
   ck_assert(ref != NULL && mag != NULL);
-  ck_assert_msg(tp_ref_gemm(&p.desc, cm == C_NONE ? TP_REF_STORE : TP_REF_RESIDUAL, ref, mag, err,
-                            sizeof err) == TP_OK,
+  ck_assert_msg(tp_ref_gemm(&p.desc, &p.problem, cm == C_NONE ? TP_REF_STORE : TP_REF_RESIDUAL,
+                            ref, mag, err, sizeof err) == TP_OK,
                 "%s: reference: %s", what, err);
 
   tp_plan *plan = NULL;
@@ -156,7 +157,8 @@ static int run_case(int combo, int shape_index) {
   ck_assert_msg(st == TP_OK, "%s: run: %s", what, tp_error_message());
   tp_plan_destroy(plan);
 
-  tp_ref_tolerance tol = tp_ref_tolerance_for(d, spec.k, tp_ref_acc_bits(ops->a, TP_BACKEND_CPU));
+  tp_ref_tolerance tol =
+      tp_ref_tolerance_for(d, spec.k, tp_ref_acc_bits(&p.problem, TP_BACKEND_CPU));
   tp_ref_report rep;
   tp_ref_compare(&p.desc.d, spec.m, spec.n, ref, mag, &tol, &rep);
   ck_assert_msg(rep.pass,

@@ -56,7 +56,7 @@ static void close_registry(void) {
 /* M = 100, N = 300, K = 256: every scale shape differs from its transpose. */
 static tp_ref_problem problem(const char *payload, tp_dtype a, tp_dtype b, tp_dtype d,
                               tp_layout sf_layout) {
-  tp_ref_problem_spec spec = {.payload = payload, .a = a, .b = b, .d = d,
+  tp_ref_problem_spec spec = {.registry = reg, .payload = payload, .a = a, .b = b, .d = d,
                               .sf_layout = sf_layout, .m = 100, .n = 300, .k = 256,
                               .alpha = 1.0f};
   tp_ref_problem p;
@@ -271,9 +271,10 @@ START_TEST(test_block_scaled_refuses_dtypes) {
 END_TEST
 
 START_TEST(test_block_scaled_refuses_ragged_k) {
-  tp_ref_problem_spec spec = {.payload = "block_scaled", .a = TP_DTYPE_E4M3, .b = TP_DTYPE_E4M3,
-                              .d = TP_DTYPE_F32, .sf_layout = TP_LAYOUT_SF_128X4, .m = 8, .n = 8,
-                              .k = 100, .alpha = 1.0f};
+  tp_ref_problem_spec spec = {.registry = reg, .payload = "block_scaled", .a = TP_DTYPE_E4M3,
+                              .b = TP_DTYPE_E4M3, .d = TP_DTYPE_F32,
+                              .sf_layout = TP_LAYOUT_SF_128X4, .m = 8, .n = 8, .k = 100,
+                              .alpha = 1.0f};
   tp_ref_problem p;
   char err[256];
   ck_assert_msg(reg != NULL, "no registry");
@@ -850,11 +851,13 @@ static tp_status gpu_plan_slot(loaded *l, const tp_gemm_desc *desc, tp_gpu_launc
 /* M x N x K of `operands` A and B into a bf16 D, rows K elements apart,
  * every pointer NULL: enough to plan. */
 static tp_gemm_desc sized_of(tp_dtype operands, int64_t m, int64_t n, int64_t k) {
-  tp_ref_problem_spec spec = {.payload = "standard", .a = operands, .b = operands,
+  tp_ref_problem_spec spec = {.registry = reg, .payload = "standard", .a = operands, .b = operands,
                               .d = TP_DTYPE_BF16, .m = m, .n = n, .k = k, .alpha = 1.0f};
   tp_gemm_desc d;
+  tp_problem described;
   char err[256];
-  ck_assert_msg(tp_ref_problem_describe(&spec, &d, err, sizeof err) == TP_OK, "%s", err);
+  ck_assert_msg(tp_ref_problem_describe(&spec, &d, &described, err, sizeof err) == TP_OK, "%s",
+                err);
   return d;
 }
 
@@ -1114,11 +1117,14 @@ static tp_standard_params standard_args(loaded *l, int64_t m, int64_t n, int64_t
                                         tp_dtype source) {
   static char workspace[256];
   char err[256] = "";
-  tp_ref_problem_spec spec = {.payload = "standard", .a = TP_DTYPE_BF16, .b = TP_DTYPE_BF16,
+  tp_ref_problem_spec spec = {.registry = reg, .payload = "standard", .a = TP_DTYPE_BF16,
+                              .b = TP_DTYPE_BF16,
                               .d = TP_DTYPE_BF16, .c = source, .m = m, .n = n, .k = k,
                               .alpha = 1.0f, .beta = source == TP_DTYPE_NONE ? 0.0f : 1.0f};
   tp_gemm_desc d;
-  ck_assert_msg(tp_ref_problem_describe(&spec, &d, err, sizeof err) == TP_OK, "%s", err);
+  tp_problem described;
+  ck_assert_msg(tp_ref_problem_describe(&spec, &d, &described, err, sizeof err) == TP_OK, "%s",
+                err);
   tp_epilogue_plan epi;
   tp_payload_plan plan;
   tp_gpu_launch launch;
@@ -1206,10 +1212,12 @@ START_TEST(test_gpu_plan_tile_n48) {
   unload(&l);
 
   l = load("blockwise_fp8");
-  tp_ref_problem_spec spec = {.payload = "blockwise_fp8", .a = TP_DTYPE_E4M3,
+  tp_ref_problem_spec spec = {.registry = reg, .payload = "blockwise_fp8", .a = TP_DTYPE_E4M3,
                               .b = TP_DTYPE_E4M3, .d = TP_DTYPE_BF16, .m = 32, .n = 5120,
                               .k = 5120, .alpha = 1.0f};
-  ck_assert_msg(tp_ref_problem_describe(&spec, &d, err, sizeof err) == TP_OK, "%s", err);
+  tp_problem described;
+  ck_assert_msg(tp_ref_problem_describe(&spec, &d, &described, err, sizeof err) == TP_OK, "%s",
+                err);
   ck_assert_ptr_null(strstr(planned(&l, &d).kernel, "x48_"));
   unload(&l);
 
@@ -1309,11 +1317,13 @@ END_TEST
 START_TEST(test_gpu_plan_blockwise_k_group) {
   char err[256];
   loaded l = load("blockwise_fp8");
-  tp_ref_problem_spec spec = {.payload = "blockwise_fp8", .a = TP_DTYPE_E4M3,
+  tp_ref_problem_spec spec = {.registry = reg, .payload = "blockwise_fp8", .a = TP_DTYPE_E4M3,
                               .b = TP_DTYPE_E4M3, .d = TP_DTYPE_BF16, .m = 4096, .n = 7168,
                               .k = 16384, .alpha = 1.0f};
   tp_gemm_desc d;
-  ck_assert_msg(tp_ref_problem_describe(&spec, &d, err, sizeof err) == TP_OK, "%s", err);
+  tp_problem described;
+  ck_assert_msg(tp_ref_problem_describe(&spec, &d, &described, err, sizeof err) == TP_OK, "%s",
+                err);
   tp_gpu_info h100 = h100_figures(132);
   tp_epilogue_plan epi;
   tp_payload_plan plan;
@@ -1347,11 +1357,14 @@ END_TEST
 START_TEST(test_gpu_plan_tail_widths_need_16bit_d) {
   char err[256];
   loaded l = load("standard");
-  tp_ref_problem_spec spec = {.payload = "standard", .a = TP_DTYPE_BF16, .b = TP_DTYPE_BF16,
+  tp_ref_problem_spec spec = {.registry = reg, .payload = "standard", .a = TP_DTYPE_BF16,
+                              .b = TP_DTYPE_BF16,
                               .d = TP_DTYPE_F32, .m = 4096, .n = 2112, .k = 7168,
                               .alpha = 1.0f};
   tp_gemm_desc d;
-  ck_assert_msg(tp_ref_problem_describe(&spec, &d, err, sizeof err) == TP_OK, "%s", err);
+  tp_problem described;
+  ck_assert_msg(tp_ref_problem_describe(&spec, &d, &described, err, sizeof err) == TP_OK, "%s",
+                err);
   tp_gpu_launch launch;
   ck_assert_msg(gpu_plan_slot(&l, &d, &launch, err, sizeof err) == TP_OK, "%s", err);
   ck_assert_str_eq(launch.kernel, "tp_standard_bf16_f32_128x192_c1");
@@ -1364,7 +1377,8 @@ START_TEST(test_gpu_plan_tail_widths_need_16bit_d) {
   }
   /* Under a bf16 D, 176 wide takes C only in D's dtype. */
   spec.d = TP_DTYPE_BF16;
-  ck_assert_msg(tp_ref_problem_describe(&spec, &d, err, sizeof err) == TP_OK, "%s", err);
+  ck_assert_msg(tp_ref_problem_describe(&spec, &d, &described, err, sizeof err) == TP_OK, "%s",
+                err);
   tp_gpu_info h100 = h100_figures(132);
   tp_epilogue_plan epi;
   tp_payload_plan plan;

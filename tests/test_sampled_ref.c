@@ -5,9 +5,10 @@
  * stratum, ascending, the first and last rows always, the same for one
  * seed and another for another; sizes below 1 refused. The reference on
  * the grid equals the full reference (tp_ref_gemm) at every sampled
- * element, bit for bit, for every problem kind (standard with an f32 C,
- * blockwise_fp8 with padded scale rows, block_scaled in the tiled layout,
- * int8_w8a8), though every row of A, B and C outside the sample holds
+ * element, bit for bit, for every shape of scale map (standard with an
+ * f32 C, blockwise_fp8 with padded scale rows, block_scaled in the tiled
+ * layout, per-row vectors of s8 operands: tests/problem_registry.h), though
+ * every row of A, B and C outside the sample holds
  * 0xFF bytes (NaN for float dtypes): it reads only the sampled rows. The
  * sampled error of D (the reference rounded to bf16) is rounding-sized
  * and estimates the full normwise error; a wrong element planted in the
@@ -21,6 +22,7 @@
 
 #include <check.h>
 
+#include "tests/problem_registry.h"
 #include "tools/reference/naive_gemm.h"
 #include "tools/reference/problem.h"
 #include "tools/reference/sample.h"
@@ -85,7 +87,7 @@ static const tp_ref_problem_spec kinds[] = {
      .m = 45, .n = 300, .k = 300, .pad = 2, .alpha = 1.0f},
     {.payload = "block_scaled", .a = TP_DTYPE_E4M3, .b = TP_DTYPE_E5M2, .d = TP_DTYPE_F32,
      .sf_layout = TP_LAYOUT_SF_128X4, .m = 150, .n = 33, .k = 96, .alpha = 1.0f},
-    {.payload = "int8_w8a8", .a = TP_DTYPE_S8, .b = TP_DTYPE_S8, .d = TP_DTYPE_F16,
+    {.payload = TP_TEST_ROW_SCALES, .a = TP_DTYPE_S8, .b = TP_DTYPE_S8, .d = TP_DTYPE_F16,
      .c = TP_DTYPE_F16, .m = 20, .n = 29, .k = 64, .alpha = 1.0f, .beta = 1.0f},
 };
 
@@ -104,17 +106,20 @@ static void poison_rows_but(const tp_tensor *t, const int64_t *keep, int64_t cou
 }
 
 START_TEST(test_grid_equals_full_reference) {
-  const tp_ref_problem_spec *spec = &kinds[_i];
-  const tp_ref_epilogue epi = spec->c != TP_DTYPE_NONE ? TP_REF_RESIDUAL : TP_REF_STORE;
-  char err[256] = "";
+  tp_ref_problem_spec spec = kinds[_i];
+  spec.registry = tp_test_problem_registry();
+  ck_assert(spec.registry != NULL);
+  const tp_ref_epilogue epi = spec.c != TP_DTYPE_NONE ? TP_REF_RESIDUAL : TP_REF_STORE;
+  char err[1024] = "";
   tp_ref_problem p;
-  ck_assert_msg(tp_ref_problem_create(&p, spec, 100 + (uint64_t)_i, err, sizeof err) == TP_OK,
+  ck_assert_msg(tp_ref_problem_create(&p, &spec, 100 + (uint64_t)_i, err, sizeof err) == TP_OK,
                 "%s", err);
-  const int64_t m = spec->m, n = spec->n;
+  const int64_t m = spec.m, n = spec.n;
   double *ref = malloc(sizeof(double) * (size_t)(m * n));
   double *mag = malloc(sizeof(double) * (size_t)(m * n));
   ck_assert(ref && mag);
-  ck_assert_msg(tp_ref_gemm(&p.desc, epi, ref, mag, err, sizeof err) == TP_OK, "%s", err);
+  ck_assert_msg(tp_ref_gemm(&p.desc, &p.problem, epi, ref, mag, err, sizeof err) == TP_OK, "%s",
+                err);
 
   tp_ref_sample s;
   ck_assert_int_eq(tp_ref_sample_pick(&s, m, n, 9, 11, 3), TP_OK);
@@ -124,15 +129,15 @@ START_TEST(test_grid_equals_full_reference) {
   double *at = malloc(sizeof(double) * (size_t)(s.nrows * s.ncols));
   double *at_mag = malloc(sizeof(double) * (size_t)(s.nrows * s.ncols));
   ck_assert(at && at_mag);
-  ck_assert_msg(tp_ref_gemm_at(&p.desc, epi, s.rows, s.nrows, s.cols, s.ncols, at, at_mag, err,
-                               sizeof err) == TP_OK,
+  ck_assert_msg(tp_ref_gemm_at(&p.desc, &p.problem, epi, s.rows, s.nrows, s.cols, s.ncols, at,
+                               at_mag, err, sizeof err) == TP_OK,
                 "%s", err);
   for (int64_t i = 0; i < s.nrows; i++)
     for (int64_t j = 0; j < s.ncols; j++) {
       const int64_t full = s.rows[i] * n + s.cols[j], grid = i * s.ncols + j;
       ck_assert_msg(at[grid] == ref[full] && at_mag[grid] == mag[full],
                     "%s: D(%lld, %lld): grid %.17g (mag %.17g), full %.17g (mag %.17g)",
-                    spec->payload, (long long)s.rows[i], (long long)s.cols[j], at[grid],
+                    spec.payload, (long long)s.rows[i], (long long)s.cols[j], at[grid],
                     at_mag[grid], ref[full], mag[full]);
     }
   tp_ref_sample_free(&s);
@@ -149,15 +154,17 @@ END_TEST
 /* A blockwise problem's D filled with its reference rounded to bf16; the
  * full reference into *ref (m x n). */
 static tp_ref_problem rounded_problem(double **ref) {
-  const tp_ref_problem_spec spec = {.payload = "blockwise_fp8", .a = TP_DTYPE_E4M3,
+  const tp_ref_problem_spec spec = {.registry = tp_test_problem_registry(),
+                                    .payload = "blockwise_fp8", .a = TP_DTYPE_E4M3,
                                     .b = TP_DTYPE_E4M3, .d = TP_DTYPE_BF16, .m = 64, .n = 200,
                                     .k = 300, .alpha = 1.0f};
-  char err[256] = "";
+  char err[1024] = "";
   tp_ref_problem p;
+  ck_assert(spec.registry != NULL);
   ck_assert_msg(tp_ref_problem_create(&p, &spec, 5, err, sizeof err) == TP_OK, "%s", err);
   *ref = malloc(sizeof(double) * 64 * 200);
   ck_assert_ptr_nonnull(*ref);
-  ck_assert(tp_ref_gemm(&p.desc, TP_REF_STORE, *ref, NULL, err, sizeof err) == TP_OK);
+  ck_assert(tp_ref_gemm(&p.desc, &p.problem, TP_REF_STORE, *ref, NULL, err, sizeof err) == TP_OK);
   for (int64_t i = 0; i < 64; i++)
     for (int64_t j = 0; j < 200; j++)
       tp_dtype_store(TP_DTYPE_BF16, p.desc.d.data, tp_ref_index(&p.desc.d, i, j),
@@ -170,8 +177,8 @@ static double *sampled_ref(const tp_ref_problem *p, const tp_ref_sample *s) {
   char err[256] = "";
   double *at = malloc(sizeof(double) * (size_t)(s->nrows * s->ncols));
   ck_assert_ptr_nonnull(at);
-  ck_assert_msg(tp_ref_gemm_at(&p->desc, TP_REF_STORE, s->rows, s->nrows, s->cols, s->ncols, at,
-                               NULL, err, sizeof err) == TP_OK,
+  ck_assert_msg(tp_ref_gemm_at(&p->desc, &p->problem, TP_REF_STORE, s->rows, s->nrows, s->cols,
+                               s->ncols, at, NULL, err, sizeof err) == TP_OK,
                 "%s", err);
   return at;
 }

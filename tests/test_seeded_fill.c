@@ -4,18 +4,19 @@
  *
  * The bits of element i are splitmix64's (i + 1)-th output from the key
  * (checked against the reference library's own splitmix64, tp_rng); the
- * value formulas at their end points; each kind and dtype over many
+ * value formulas at their end points; each kind of value and dtype over many
  * elements: operands with mean 0 and variance 1 inside (-3, 3), exact odd
  * multiples of 2^-21, fp8 with subnormal and normal codes of both signs,
  * packed fp4 leaving the odd row's last high nibble alone, s8 over all 256
- * codes evenly; scales in their documented ranges with every octave (and
- * for ue8m0 and ue4m3 every code) drawn, blockwise_fp8's wide f32 scales
- * over all 16 octaves of 2^-8 .. 2^8. An element's value depends on its
- * key and logical index only: not on the row stride, the layout (strided
- * or 128x4 tiled) or the rank; bytes outside the elements stay as they
- * were; keys differ by seed and by stream. The problem roles: which
- * tensors get which kind (blockwise_fp8's scales wide, but under an f16 D),
- * D and a NaN C none. */
+ * codes evenly; scales in their maps' ranges with every octave (and for
+ * ue8m0 and ue4m3 every code) drawn, wide f32 scales over all 16 octaves
+ * of 2^-8 .. 2^8. An element's value depends on its key and logical index
+ * only: not on the row stride, the layout (strided or 128x4 tiled) or the
+ * rank; bytes outside the elements stay as they were; keys differ by seed
+ * and by stream. The problem roles: operands for A, B and C, each scale
+ * tensor its payload's values (tests/problem_registry.h: blockwise_fp8's
+ * wide, but under an f16 D, block_scaled's by format, the per-row vectors
+ * of s8 operands), D and a NaN C none. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -23,11 +24,18 @@
 
 #include <check.h>
 
+#include "tests/problem_registry.h"
 #include "tools/reference/naive_gemm.h"
 #include "tools/reference/random_fill.h"
 #include "tools/reference/seeded_fill.h"
 
 static const uint64_t KEY = 0x1234ABCDull;
+
+/* The values the shipped payloads (and the row-scale fixture) describe:
+ * operands; scales 2^[-2, 2) (f32, ue4m3) and 2^[-2, 2] (ue8m0); the wide
+ * f32 scales 2^[-8, 8); the per-row vectors 2^[-12, -4). */
+static const tp_seeded_values OPERANDS = {0, 0}, SCALE = {-2, 4}, UE8M0_SCALE = {-2, 5},
+                              WIDE = {-8, 16}, ROWS = {-12, 8};
 
 /* A host buffer of t's span, 0xFF throughout, as t's data. */
 static void *buffer_for(tp_tensor *t) {
@@ -63,25 +71,25 @@ END_TEST
 START_TEST(test_value_end_points) {
   const float step = 0x1p-21f;
   /* The three 21-bit fields all 0, all ones; one field at its middle. */
-  ck_assert_float_eq(tp_seeded_value(TP_SEEDED_OPERAND, TP_DTYPE_F32, 0), -3.0f + 3 * step);
-  ck_assert_float_eq(tp_seeded_value(TP_SEEDED_OPERAND, TP_DTYPE_F32, (1ull << 63) - 1),
+  ck_assert_float_eq(tp_seeded_value(OPERANDS, TP_DTYPE_F32, 0), -3.0f + 3 * step);
+  ck_assert_float_eq(tp_seeded_value(OPERANDS, TP_DTYPE_F32, (1ull << 63) - 1),
                      3.0f - 3 * step);
-  ck_assert_float_eq(tp_seeded_value(TP_SEEDED_OPERAND, TP_DTYPE_F32, 0x100000ull << 21),
+  ck_assert_float_eq(tp_seeded_value(OPERANDS, TP_DTYPE_F32, 0x100000ull << 21),
                      -2.0f + 3 * step);
-  ck_assert_float_eq(tp_seeded_value(TP_SEEDED_OPERAND, TP_DTYPE_S8, 0), -128.0f);
-  ck_assert_float_eq(tp_seeded_value(TP_SEEDED_OPERAND, TP_DTYPE_S8, ~0ull), 127.0f);
+  ck_assert_float_eq(tp_seeded_value(OPERANDS, TP_DTYPE_S8, 0), -128.0f);
+  ck_assert_float_eq(tp_seeded_value(OPERANDS, TP_DTYPE_S8, ~0ull), 127.0f);
   /* Scales: the exponent from bits 32.., the mantissa from the low bits. */
-  ck_assert_float_eq(tp_seeded_value(TP_SEEDED_SCALE, TP_DTYPE_F32, 0), 0.25f);
-  ck_assert_float_eq(tp_seeded_value(TP_SEEDED_SCALE, TP_DTYPE_F32, (3ull << 32) | 0x7FFFFF),
+  ck_assert_float_eq(tp_seeded_value(SCALE, TP_DTYPE_F32, 0), 0.25f);
+  ck_assert_float_eq(tp_seeded_value(SCALE, TP_DTYPE_F32, (3ull << 32) | 0x7FFFFF),
                      2.0f * (2.0f - 0x1p-23f));
-  ck_assert_float_eq(tp_seeded_value(TP_SEEDED_SCALE, TP_DTYPE_UE4M3, (3ull << 32) | 7), 3.75f);
-  ck_assert_float_eq(tp_seeded_value(TP_SEEDED_SCALE, TP_DTYPE_UE8M0, (4ull << 32) | 7), 4.0f);
-  ck_assert_float_eq(tp_seeded_value(TP_SEEDED_ROW_SCALE, TP_DTYPE_F32, 0), 0x1p-12f);
-  ck_assert_float_eq(tp_seeded_value(TP_SEEDED_ROW_SCALE, TP_DTYPE_F32, 7ull << 32), 0x1p-5f);
-  ck_assert_float_eq(tp_seeded_value(TP_SEEDED_WIDE_SCALE, TP_DTYPE_F32, 0), 0x1p-8f);
-  ck_assert_float_eq(tp_seeded_value(TP_SEEDED_WIDE_SCALE, TP_DTYPE_F32, (15ull << 32) | 0x7FFFFF),
+  ck_assert_float_eq(tp_seeded_value(SCALE, TP_DTYPE_UE4M3, (3ull << 32) | 7), 3.75f);
+  ck_assert_float_eq(tp_seeded_value(UE8M0_SCALE, TP_DTYPE_UE8M0, (4ull << 32) | 7), 4.0f);
+  ck_assert_float_eq(tp_seeded_value(ROWS, TP_DTYPE_F32, 0), 0x1p-12f);
+  ck_assert_float_eq(tp_seeded_value(ROWS, TP_DTYPE_F32, 7ull << 32), 0x1p-5f);
+  ck_assert_float_eq(tp_seeded_value(WIDE, TP_DTYPE_F32, 0), 0x1p-8f);
+  ck_assert_float_eq(tp_seeded_value(WIDE, TP_DTYPE_F32, (15ull << 32) | 0x7FFFFF),
                      0x1p7f * (2.0f - 0x1p-23f));
-  ck_assert_float_eq(tp_seeded_value(TP_SEEDED_WIDE_SCALE, TP_DTYPE_F32, 24ull << 32), 1.0f);
+  ck_assert_float_eq(tp_seeded_value(WIDE, TP_DTYPE_F32, 24ull << 32), 1.0f);
 }
 END_TEST
 
@@ -89,7 +97,7 @@ START_TEST(test_operands_f32) {
   enum { R = 1024, C = 1024 };
   tp_tensor t = tp_tensor_matrix(TP_DTYPE_F32, R, C, C, NULL);
   void *buf = buffer_for(&t);
-  tp_seeded_fill_host(&t, TP_SEEDED_OPERAND, KEY);
+  tp_seeded_fill_host(&t, OPERANDS, KEY);
   double sum = 0, sum2 = 0, lo = 0, hi = 0;
   for (int64_t r = 0; r < R; r++)
     for (int64_t c = 0; c < C; c++) {
@@ -115,7 +123,7 @@ static void check_fp8(tp_dtype dtype, unsigned mbits) {
   enum { R = 1000, C = 1000 };
   tp_tensor t = tp_tensor_matrix(dtype, R, C, C, NULL);
   unsigned char *buf = buffer_for(&t);
-  tp_seeded_fill_host(&t, TP_SEEDED_OPERAND, KEY);
+  tp_seeded_fill_host(&t, OPERANDS, KEY);
   int subnormal = 0, normal = 0, negative = 0;
   for (int i = 0; i < R * C; i++) {
     const unsigned exp = (buf[i] & 0x7F) >> mbits, man = buf[i] & ((1u << mbits) - 1);
@@ -141,7 +149,7 @@ START_TEST(test_operands_s8_every_code) {
   enum { N = 256 * 1000 };
   tp_tensor t = tp_tensor_vector(TP_DTYPE_S8, N, NULL);
   unsigned char *buf = buffer_for(&t);
-  tp_seeded_fill_host(&t, TP_SEEDED_OPERAND, KEY);
+  tp_seeded_fill_host(&t, OPERANDS, KEY);
   int count[256] = {0};
   for (int i = 0; i < N; i++) count[buf[i]]++;
   for (int c = 0; c < 256; c++)
@@ -154,7 +162,7 @@ START_TEST(test_packed_fp4) {
   /* 75 elements a row: the last byte's high nibble is row padding. */
   tp_tensor t = tp_tensor_matrix(TP_DTYPE_E2M1, 33, 75, 80, NULL);
   unsigned char *buf = buffer_for(&t);
-  tp_seeded_fill_host(&t, TP_SEEDED_OPERAND, KEY);
+  tp_seeded_fill_host(&t, OPERANDS, KEY);
   int zero = 0, three = 0;
   for (int64_t r = 0; r < 33; r++) {
     for (int64_t c = 0; c < 75; c++) {
@@ -162,7 +170,7 @@ START_TEST(test_packed_fp4) {
       const double want = tp_dtype_decode(
           TP_DTYPE_E2M1,
           tp_dtype_encode(TP_DTYPE_E2M1,
-                          tp_seeded_value(TP_SEEDED_OPERAND, TP_DTYPE_E2M1,
+                          tp_seeded_value(OPERANDS, TP_DTYPE_E2M1,
                                           tp_seeded_bits(KEY, (uint64_t)(r * 75 + c)))));
       ck_assert_float_eq(x, (float)want);
       zero += x == 0.0f;
@@ -199,24 +207,24 @@ static void check_range(const tp_tensor *t, double lo, double hi, int octaves) {
 START_TEST(test_scales) {
   tp_tensor f32 = tp_tensor_matrix(TP_DTYPE_F32, 64, 100, 104, NULL);
   void *b1 = buffer_for(&f32);
-  tp_seeded_fill_host(&f32, TP_SEEDED_SCALE, KEY);
+  tp_seeded_fill_host(&f32, SCALE, KEY);
   check_range(&f32, 0.25, 4.0 - 0x1p-21, 4);
-  tp_seeded_fill_host(&f32, TP_SEEDED_WIDE_SCALE, KEY);
+  tp_seeded_fill_host(&f32, WIDE, KEY);
   check_range(&f32, 0x1p-8, 0x1p8 - 0x1p-16, 16);
 
   tp_tensor rows = tp_tensor_vector(TP_DTYPE_F32, 4096, NULL);
   void *b2 = buffer_for(&rows);
-  tp_seeded_fill_host(&rows, TP_SEEDED_ROW_SCALE, KEY);
+  tp_seeded_fill_host(&rows, ROWS, KEY);
   check_range(&rows, 0x1p-12, 0x1p-4 - 0x1p-27, 8);
 
   /* ue8m0: exactly the codes of 2^-2 .. 2^2; ue4m3: all 32 of [0.25, 3.75]. */
   tp_tensor e8 = tp_tensor_sf_128x4(TP_DTYPE_UE8M0, 300, 9, NULL);
   void *b3 = buffer_for(&e8);
-  tp_seeded_fill_host(&e8, TP_SEEDED_SCALE, KEY);
+  tp_seeded_fill_host(&e8, UE8M0_SCALE, KEY);
   check_range(&e8, 0.25, 4.0, 5);
   tp_tensor e4 = tp_tensor_sf_128x4(TP_DTYPE_UE4M3, 300, 9, NULL);
   unsigned char *b4 = buffer_for(&e4);
-  tp_seeded_fill_host(&e4, TP_SEEDED_SCALE, KEY);
+  tp_seeded_fill_host(&e4, SCALE, KEY);
   check_range(&e4, 0.25, 3.75, 4);
   int codes[128] = {0};
   for (int64_t r = 0; r < 300; r++)
@@ -239,8 +247,8 @@ START_TEST(test_values_follow_the_logical_index) {
   tp_tensor packed = tp_tensor_matrix(TP_DTYPE_BF16, 37, 75, 75, NULL);
   tp_tensor padded = tp_tensor_matrix(TP_DTYPE_BF16, 37, 75, 80, NULL);
   void *b1 = buffer_for(&packed), *b2 = buffer_for(&padded);
-  tp_seeded_fill_host(&packed, TP_SEEDED_OPERAND, KEY);
-  tp_seeded_fill_host(&padded, TP_SEEDED_OPERAND, KEY);
+  tp_seeded_fill_host(&packed, OPERANDS, KEY);
+  tp_seeded_fill_host(&padded, OPERANDS, KEY);
   for (int64_t r = 0; r < 37; r++) {
     for (int64_t c = 0; c < 75; c++) ck_assert_float_eq(at(&packed, r, c), at(&padded, r, c));
     for (int64_t c = 75; c < 80 && r < 36; c++)
@@ -249,14 +257,14 @@ START_TEST(test_values_follow_the_logical_index) {
   tp_tensor row = tp_tensor_matrix(TP_DTYPE_F32, 1, 300, 300, NULL);
   tp_tensor vec = tp_tensor_vector(TP_DTYPE_F32, 300, NULL);
   void *b3 = buffer_for(&row), *b4 = buffer_for(&vec);
-  tp_seeded_fill_host(&row, TP_SEEDED_ROW_SCALE, KEY);
-  tp_seeded_fill_host(&vec, TP_SEEDED_ROW_SCALE, KEY);
+  tp_seeded_fill_host(&row, ROWS, KEY);
+  tp_seeded_fill_host(&vec, ROWS, KEY);
   ck_assert_mem_eq(b3, b4, 300 * sizeof(float));
   tp_tensor strided = tp_tensor_matrix(TP_DTYPE_UE8M0, 131, 5, 5, NULL);
   tp_tensor tiled = tp_tensor_sf_128x4(TP_DTYPE_UE8M0, 131, 5, NULL);
   unsigned char *b5 = buffer_for(&strided), *b6 = buffer_for(&tiled);
-  tp_seeded_fill_host(&strided, TP_SEEDED_SCALE, KEY);
-  tp_seeded_fill_host(&tiled, TP_SEEDED_SCALE, KEY);
+  tp_seeded_fill_host(&strided, UE8M0_SCALE, KEY);
+  tp_seeded_fill_host(&tiled, UE8M0_SCALE, KEY);
   int64_t written = 0;
   for (int64_t r = 0; r < 131; r++)
     for (int64_t c = 0; c < 5; c++) ck_assert_float_eq(at(&strided, r, c), at(&tiled, r, c));
@@ -265,7 +273,7 @@ START_TEST(test_values_follow_the_logical_index) {
   for (int64_t i = 0; i < tp_tensor_span_bytes(&tiled); i++) written += b6[i] != 0xFF;
   ck_assert_int_eq(written, 131 * 5);
   /* Another key, other values. */
-  tp_seeded_fill_host(&packed, TP_SEEDED_OPERAND, KEY + 1);
+  tp_seeded_fill_host(&packed, OPERANDS, KEY + 1);
   int same = 0;
   for (int64_t c = 0; c < 75; c++) same += at(&packed, 0, c) == at(&padded, 0, c);
   ck_assert_int_lt(same, 10);
@@ -278,45 +286,66 @@ START_TEST(test_values_follow_the_logical_index) {
 }
 END_TEST
 
+/* tp_problem at M x N x K of payload section `payload`, A and B `ab`,
+ * D `d`. */
+static tp_problem described(const char *payload, tp_dtype ab, tp_dtype d) {
+  tp_gemm_desc desc;
+  tp_gemm_desc_init(&desc, 70, 40, 96);
+  desc.a.dtype = desc.b.dtype = ab;
+  desc.d.dtype = d;
+  tp_problem p = {.struct_size = sizeof p};
+  ck_assert(tp_test_problem_registry() != NULL);
+  ck_assert_msg(tp_problem_describe(tp_test_problem_registry(), payload, NULL, &desc, &p) ==
+                    TP_OK,
+                "%s", tp_error_message());
+  return p;
+}
+
+static void expect_values(const tp_problem *p, int which, tp_seeded_values want) {
+  tp_seeded_values got = {99, 99};
+  ck_assert_int_eq(tp_seeded_role(p, 0, which, &got), 1);
+  ck_assert_int_eq(got.exp_min, want.exp_min);
+  ck_assert_int_eq(got.exp_count, want.exp_count);
+}
+
 START_TEST(test_problem_roles) {
-  tp_ref_problem_spec spec = {.payload = "int8_w8a8"};
-  tp_seeded_kind kind = TP_SEEDED_SCALE;
+  /* The payloads' values are the ones the fills above are checked with. */
+  const tp_problem rows = described(TP_TEST_ROW_SCALES, TP_DTYPE_S8, TP_DTYPE_BF16);
   const int inputs[] = {TP_REF_A, TP_REF_B, TP_REF_C};
-  for (size_t i = 0; i < 3; i++) {
-    ck_assert_int_eq(tp_seeded_role(&spec, inputs[i], &kind), 1);
-    ck_assert_int_eq(kind, TP_SEEDED_OPERAND);
-  }
-  ck_assert_int_eq(tp_seeded_role(&spec, TP_REF_A_SCALE, &kind), 1);
-  ck_assert_int_eq(kind, TP_SEEDED_ROW_SCALE);
-  ck_assert_int_eq(tp_seeded_role(&spec, TP_REF_D, &kind), 0);
-  spec.payload = "blockwise_fp8";
-  spec.d = TP_DTYPE_BF16;
-  for (int i = TP_REF_A_SCALE; i <= TP_REF_B_SCALE; i++) {
-    ck_assert_int_eq(tp_seeded_role(&spec, i, &kind), 1);
-    ck_assert_int_eq(kind, TP_SEEDED_WIDE_SCALE);
-  }
-  spec.d = TP_DTYPE_F16; /* the wide scales' products would overflow f16 */
-  ck_assert_int_eq(tp_seeded_role(&spec, TP_REF_B_SCALE, &kind), 1);
-  ck_assert_int_eq(kind, TP_SEEDED_SCALE);
-  spec.c_nan = 1;
-  ck_assert_int_eq(tp_seeded_role(&spec, TP_REF_C, &kind), 0);
+  for (size_t i = 0; i < 3; i++) expect_values(&rows, inputs[i], OPERANDS);
+  expect_values(&rows, TP_REF_A_SCALE, ROWS);
+  expect_values(&rows, TP_REF_B_SCALE, ROWS);
+  tp_seeded_values v;
+  ck_assert_int_eq(tp_seeded_role(&rows, 0, TP_REF_D, &v), 0);
+  const tp_problem wide = described("blockwise_fp8", TP_DTYPE_E4M3, TP_DTYPE_BF16);
+  expect_values(&wide, TP_REF_A_SCALE, WIDE);
+  expect_values(&wide, TP_REF_B_SCALE, WIDE);
+  /* The wide scales' products would overflow f16. */
+  const tp_problem f16 = described("blockwise_fp8", TP_DTYPE_E4M3, TP_DTYPE_F16);
+  expect_values(&f16, TP_REF_B_SCALE, SCALE);
+  const tp_problem mxfp8 = described("block_scaled", TP_DTYPE_E4M3, TP_DTYPE_BF16);
+  expect_values(&mxfp8, TP_REF_A_SCALE, UE8M0_SCALE);
+  const tp_problem nvfp4 = described("block_scaled", TP_DTYPE_E2M1, TP_DTYPE_BF16);
+  expect_values(&nvfp4, TP_REF_B_SCALE, SCALE);
+  ck_assert_int_eq(tp_seeded_role(&rows, 1, TP_REF_C, &v), 0);
 
   /* A block-scaled problem refilled: its inputs are the tensors' own fills
    * under their streams' keys, D stays 0xFF. */
-  spec = (tp_ref_problem_spec){.payload = "block_scaled", .a = TP_DTYPE_E4M3, .b = TP_DTYPE_E4M3,
-                               .d = TP_DTYPE_BF16, .c = TP_DTYPE_BF16,
-                               .sf_layout = TP_LAYOUT_SF_128X4, .m = 70, .n = 40, .k = 96,
-                               .pad = 3, .alpha = 1, .beta = 1};
+  const tp_ref_problem_spec spec = {.registry = tp_test_problem_registry(),
+                                    .payload = "block_scaled", .a = TP_DTYPE_E4M3,
+                                    .b = TP_DTYPE_E4M3, .d = TP_DTYPE_BF16, .c = TP_DTYPE_BF16,
+                                    .sf_layout = TP_LAYOUT_SF_128X4, .m = 70, .n = 40, .k = 96,
+                                    .pad = 3, .alpha = 1, .beta = 1};
   tp_ref_problem p;
-  char err[256];
-  ck_assert_int_eq(tp_ref_problem_create(&p, &spec, 9, err, sizeof err), TP_OK);
+  char err[1024];
+  ck_assert_msg(tp_ref_problem_create(&p, &spec, 9, err, sizeof err) == TP_OK, "%s", err);
   tp_seeded_fill_problem(&p, &spec, 9);
   for (int i = 0; i < TP_REF_TENSORS; i++) {
     tp_tensor copy = *tp_ref_desc_tensor(&p.desc, i);
     void *want = buffer_for(&copy);
     if (i != TP_REF_D) {
-      ck_assert(tp_seeded_role(&spec, i, &kind));
-      tp_seeded_fill_host(&copy, kind, tp_seeded_key(9, (uint64_t)i));
+      ck_assert(tp_seeded_role(&p.problem, 0, i, &v));
+      tp_seeded_fill_host(&copy, v, tp_seeded_key(9, (uint64_t)i));
     }
     ck_assert_mem_eq(p.buffer[i], want, (size_t)p.bytes[i]);
     free(want);

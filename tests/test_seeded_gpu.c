@@ -2,14 +2,15 @@
  * (tools/seeded_device.h) against its host reference
  * (tools/reference/seeded_fill.h), bit for bit.
  *
- * One small tensor of every dtype and kind the benchmark's problems hold
- * (f32, bf16, f16, e4m3, e5m2, packed e2m1 with an odd row, s8 operands;
- * f32, wide f32, ue8m0 and ue4m3 scales, strided and 128x4 tiled; f32 row
- * scales as a vector), rows padded: the device buffer and the host buffer both start
- * as 0xFF and must come out identical over the whole span, padding
- * included. Two more cover the launch's strides: more rows than a grid's y
- * (65535) and a row longer than a launch's threads across. Then whole
- * problems (tools/seeded_problem.h) of each kind against the host's
+ * One small tensor of every dtype and kind of values the benchmark's
+ * problems hold (f32, bf16, f16, e4m3, e5m2, packed e2m1 with an odd row,
+ * s8 operands; f32, wide f32, ue8m0 and ue4m3 scales, strided and 128x4
+ * tiled; f32 row scales as a vector), rows padded: the device buffer and
+ * the host buffer both start as 0xFF and must come out identical over the
+ * whole span, padding included. Two more cover the launch's strides: more
+ * rows than a grid's y (65535) and a row longer than a launch's threads
+ * across. Then whole problems (tools/seeded_problem.h) of each shipped
+ * payload and the row-scale fixture (tests/problem_registry.h) against the host's
  * tp_tool_problem_create + tp_seeded_fill_problem, buffer by buffer; and
  * the refusals of tensors the kernel cannot address. Exits 77 without a
  * usable GPU. Runs without fork (CUDA cannot be used in a child forked
@@ -20,6 +21,7 @@
 
 #include <check.h>
 
+#include "tests/problem_registry.h"
 #include "tilepipe/device.h"
 #include "tools/align_rows.h"
 #include "tools/reference/seeded_fill.h"
@@ -27,6 +29,11 @@
 #include "tools/seeded_problem.h"
 
 static tp_seeded_device *gen;
+
+/* Operand values, and the scale values of the payloads' maps (as
+ * tests/test_seeded_fill.c checks them on the host). */
+static const tp_seeded_values OPERANDS = {0, 0}, SCALE = {-2, 4}, UE8M0_SCALE = {-2, 5},
+                              WIDE = {-8, 16}, ROWS = {-12, 8};
 
 /* The first byte where two buffers differ, -1 when none. */
 static int64_t first_difference(const unsigned char *a, const unsigned char *b, int64_t bytes) {
@@ -36,7 +43,7 @@ static int64_t first_difference(const unsigned char *a, const unsigned char *b, 
 }
 
 /* t's shape and layout filled on the device and on the host. */
-static void check_tensor(tp_tensor t, tp_seeded_kind kind, uint64_t key) {
+static void check_tensor(tp_tensor t, tp_seeded_values values, uint64_t key) {
   char err[256] = "";
   const int64_t bytes = tp_tensor_span_bytes(&t);
   ck_assert_int_gt(bytes, 0);
@@ -48,14 +55,16 @@ static void check_tensor(tp_tensor t, tp_seeded_kind kind, uint64_t key) {
   ck_assert_msg(tp_device_memset(dev, 0xFF, (size_t)bytes) == TP_OK, "%s", tp_error_message());
   tp_tensor on_device = t;
   on_device.data = dev;
-  ck_assert_msg(tp_seeded_device_fill(gen, &on_device, kind, key, err, sizeof err) == TP_OK, "%s",
-                err);
+  ck_assert_msg(tp_seeded_device_fill(gen, &on_device, values, key, err, sizeof err) == TP_OK,
+                "%s", err);
   ck_assert_msg(tp_device_copy_from(back, dev, (size_t)bytes) == TP_OK, "%s", tp_error_message());
   t.data = host;
-  tp_seeded_fill_host(&t, kind, key);
+  tp_seeded_fill_host(&t, values, key);
   const int64_t at = first_difference(host, back, bytes);
-  ck_assert_msg(at < 0, "%s kind %d [%lld x %lld]: byte %lld of %lld: device 0x%02x, host 0x%02x",
-                tp_dtype_name(t.dtype), (int)kind, (long long)t.shape[0],
+  ck_assert_msg(at < 0,
+                "%s values 2^[%d, +%d) [%lld x %lld]: byte %lld of %lld: device 0x%02x, "
+                "host 0x%02x",
+                tp_dtype_name(t.dtype), values.exp_min, values.exp_count, (long long)t.shape[0],
                 (long long)(t.rank == 2 ? t.shape[1] : 1), (long long)at, (long long)bytes,
                 at < 0 ? 0 : back[at], at < 0 ? 0 : host[at]);
   tp_device_free(dev);
@@ -67,27 +76,29 @@ START_TEST(test_every_dtype) {
   const tp_dtype operands[] = {TP_DTYPE_F32,  TP_DTYPE_BF16, TP_DTYPE_F16,
                                TP_DTYPE_E4M3, TP_DTYPE_E5M2, TP_DTYPE_S8};
   for (size_t i = 0; i < sizeof operands / sizeof operands[0]; i++)
-    check_tensor(tp_tensor_matrix(operands[i], 37, 75, 80, NULL), TP_SEEDED_OPERAND, 11 + i);
-  check_tensor(tp_tensor_matrix(TP_DTYPE_E2M1, 33, 75, 80, NULL), TP_SEEDED_OPERAND, 21);
-  check_tensor(tp_tensor_matrix(TP_DTYPE_F32, 9, 33, 36, NULL), TP_SEEDED_SCALE, 22);
-  check_tensor(tp_tensor_matrix(TP_DTYPE_F32, 33, 9, 12, NULL), TP_SEEDED_WIDE_SCALE, 28);
-  check_tensor(tp_tensor_matrix(TP_DTYPE_UE8M0, 40, 6, 16, NULL), TP_SEEDED_SCALE, 23);
-  check_tensor(tp_tensor_sf_128x4(TP_DTYPE_UE8M0, 131, 5, NULL), TP_SEEDED_SCALE, 24);
-  check_tensor(tp_tensor_sf_128x4(TP_DTYPE_UE4M3, 300, 7, NULL), TP_SEEDED_SCALE, 25);
-  check_tensor(tp_tensor_vector(TP_DTYPE_F32, 1000, NULL), TP_SEEDED_ROW_SCALE, 26);
-  check_tensor(tp_tensor_matrix(TP_DTYPE_F32, 1, 500, 500, NULL), TP_SEEDED_ROW_SCALE, 27);
+    check_tensor(tp_tensor_matrix(operands[i], 37, 75, 80, NULL), OPERANDS, 11 + i);
+  check_tensor(tp_tensor_matrix(TP_DTYPE_E2M1, 33, 75, 80, NULL), OPERANDS, 21);
+  check_tensor(tp_tensor_matrix(TP_DTYPE_F32, 9, 33, 36, NULL), SCALE, 22);
+  check_tensor(tp_tensor_matrix(TP_DTYPE_F32, 33, 9, 12, NULL), WIDE, 28);
+  check_tensor(tp_tensor_matrix(TP_DTYPE_UE8M0, 40, 6, 16, NULL), UE8M0_SCALE, 23);
+  check_tensor(tp_tensor_sf_128x4(TP_DTYPE_UE8M0, 131, 5, NULL), UE8M0_SCALE, 24);
+  check_tensor(tp_tensor_sf_128x4(TP_DTYPE_UE4M3, 300, 7, NULL), SCALE, 25);
+  check_tensor(tp_tensor_vector(TP_DTYPE_F32, 1000, NULL), ROWS, 26);
+  check_tensor(tp_tensor_matrix(TP_DTYPE_F32, 1, 500, 500, NULL), ROWS, 27);
 }
 END_TEST
 
 START_TEST(test_launch_strides) {
-  check_tensor(tp_tensor_matrix(TP_DTYPE_E4M3, 70000, 3, 16, NULL), TP_SEEDED_OPERAND, 31);
-  check_tensor(tp_tensor_vector(TP_DTYPE_S8, 300001, NULL), TP_SEEDED_OPERAND, 32);
+  check_tensor(tp_tensor_matrix(TP_DTYPE_E4M3, 70000, 3, 16, NULL), OPERANDS, 31);
+  check_tensor(tp_tensor_vector(TP_DTYPE_S8, 300001, NULL), OPERANDS, 32);
 }
 END_TEST
 
 /* A problem made on the device against the same problem made on the host. */
 static void check_problem(tp_ref_problem_spec spec, uint64_t seed) {
-  char err[256] = "";
+  char err[1024] = "";
+  spec.registry = tp_test_problem_registry();
+  ck_assert(spec.registry != NULL);
   tp_gpu_problem dev;
   ck_assert_msg(tp_seeded_problem_create(&dev, gen, &spec, seed, err, sizeof err) == TP_OK, "%s",
                 err);
@@ -134,7 +145,7 @@ START_TEST(test_problems) {
   s.sf_layout = TP_LAYOUT_STRIDED;
   check_problem(s, 4);
   s = base;
-  s.payload = "int8_w8a8";
+  s.payload = TP_TEST_ROW_SCALES;
   s.a = s.b = TP_DTYPE_S8;
   s.d = TP_DTYPE_F16;
   check_problem(s, 5);
@@ -146,14 +157,14 @@ START_TEST(test_refusals) {
   void *dev = NULL;
   ck_assert(tp_device_alloc(&dev, 4096) == TP_OK);
   tp_tensor odd = tp_tensor_matrix(TP_DTYPE_E2M1, 4, 5, 5, dev);
-  ck_assert_int_eq(tp_seeded_device_fill(gen, &odd, TP_SEEDED_OPERAND, 1, err, sizeof err),
+  ck_assert_int_eq(tp_seeded_device_fill(gen, &odd, OPERANDS, 1, err, sizeof err),
                    TP_ERR_INVALID_ARGUMENT);
   ck_assert_msg(strstr(err, "even row stride") != NULL, "%s", err);
   tp_tensor tiled = tp_tensor_sf_128x4(TP_DTYPE_F32, 4, 4, dev);
-  ck_assert_int_eq(tp_seeded_device_fill(gen, &tiled, TP_SEEDED_SCALE, 1, err, sizeof err),
+  ck_assert_int_eq(tp_seeded_device_fill(gen, &tiled, SCALE, 1, err, sizeof err),
                    TP_ERR_INVALID_ARGUMENT);
   tp_tensor no_data = tp_tensor_matrix(TP_DTYPE_F32, 4, 4, 4, NULL);
-  ck_assert_int_eq(tp_seeded_device_fill(gen, &no_data, TP_SEEDED_OPERAND, 1, err, sizeof err),
+  ck_assert_int_eq(tp_seeded_device_fill(gen, &no_data, OPERANDS, 1, err, sizeof err),
                    TP_ERR_INVALID_ARGUMENT);
   ck_assert_msg(strstr(err, "cannot fill a f32 tensor") != NULL, "%s", err);
   tp_device_free(dev);

@@ -66,7 +66,7 @@ static void worker_fail(worker *w, const gemm_case *c, const char *what, const c
 static void run_checked(worker *w, const gemm_case *c, tp_plan *plan, uint64_t seed) {
   char err[256];
   gemm_problem p;
-  if (!gemm_problem_make(&p, c, seed, TP_BACKEND_CPU, err, sizeof err)) {
+  if (!gemm_problem_make(&p, reg, c, seed, TP_BACKEND_CPU, err, sizeof err)) {
     worker_fail(w, c, "problem", err);
     return;
   }
@@ -136,7 +136,7 @@ START_TEST(one_plan_many_threads) {
   const gemm_case *c = &cases[_i];
   char err[256];
   gemm_problem planned;
-  ck_assert_msg(gemm_problem_make(&planned, c, 7, TP_BACKEND_CPU, err, sizeof err), "%s", err);
+  ck_assert_msg(gemm_problem_make(&planned, reg, c, 7, TP_BACKEND_CPU, err, sizeof err), "%s", err);
   tp_plan *plan = NULL;
   ck_assert_msg(tp_plan_create(&plan, reg, c->payload, c->epilogue, &planned.host.desc,
                                TP_BACKEND_CPU) == TP_OK,

@@ -176,7 +176,7 @@ expect 0 'operands: A=e4m3 B=e4m3' -- run --registry "$tmp/renamed.ini" --backen
   --payload bw_tuned -m 33 -n 130 -k 300
 expect 0 'verify: .*: PASS$' -- run --registry "$tmp/renamed.ini" --backend cpu --verify \
   --payload bw_tuned --epilogue residual -m 33 -n 130 -k 300
-expect 2 "--dtype: bench does not compare bf16 \(blockwise_fp8 takes e4m3\)" -- \
+expect 2 "--dtype: payload 'bw_tuned', problem 64x64x128 .*: A is bf16; blockwise_fp8 takes e4m3" -- \
   bench --registry "$tmp/renamed.ini" --payload bw_tuned --dtype bf16 -m 64 -n 64 -k 128
 
 # A defective store: the tool must catch the one element it leaves unwritten.
@@ -213,8 +213,8 @@ expect 2 'store epilogue reads no C' -- run $r -m 4 -n 4 -k 4 --dtype c=f32
 expect 2 "backend must be auto, cpu or cuda, not 'gpu'" -- run $r -m 4 -n 4 -k 4 --backend gpu
 expect 2 'sf-layout must be' -- run $r -m 4 -n 4 -k 32 --payload block_scaled --sf-layout 4x128
 expect 2 "unexpected argument 'extra'" -- run $r -m 4 -n 4 -k 4 extra
-expect 3 "payload 'standard': .*bf16.*f16" -- run $r --backend cpu -m 4 -n 4 -k 4 \
-  --dtype a=bf16,b=f16
+expect 3 "cannot describe the problem: payload 'standard', .*A is bf16 and B is f16" -- \
+  run $r --backend cpu -m 4 -n 4 -k 4 --dtype a=bf16,b=f16
 expect 3 'not a multiple of 32' -- run $r --backend cpu --payload block_scaled -m 4 -n 4 -k 33
 # A problem the plan refuses fails with the plan's reason, never with one of
 # making its inputs (a K shorter than one scale vector made a scale of 0).
@@ -222,7 +222,7 @@ expect 3 'cannot plan: .*K = 16 is not a multiple of 32' -- \
   run $r --payload block_scaled -m 4 -n 4 -k 16
 expect 3 'cannot plan: .*K = 8 is not a multiple of 16' -- \
   run $r --payload block_scaled --dtype e2m1 -m 4 -n 4 -k 8
-expect 3 'cannot plan: .*A is bf16; block_scaled takes' -- \
+expect 3 'cannot describe the problem: .*A is bf16; block_scaled takes' -- \
   run $r --payload block_scaled --dtype bf16 -m 4 -n 4 -k 4
 expect 3 'cannot plan: .*packed e2m1 rows must hold whole bytes' -- \
   run $r --payload block_scaled --dtype e2m1 -m 4 -n 4 -k 3
@@ -248,11 +248,12 @@ expect 2 '--back-to-back: 0 is outside 1' -- bench --back-to-back 0 -m 64 -n 64 
 expect 2 'either all of -m, -n and -k' -- bench -m 64 -n 64
 expect 2 '--epilogue must be store or residual' -- bench --epilogue scale -m 64 -n 64 -k 64
 expect 2 "--dtype: unknown dtype 'int4'" -- bench --dtype int4 -m 64 -n 64 -k 64
-expect 2 "--dtype: bench does not compare s8" -- bench --dtype int8 -m 64 -n 64 -k 64
+expect 2 "--dtype: payload 'standard', .*A is s8; standard takes bf16, f16, e4m3 or e5m2" -- \
+  bench --dtype int8 -m 64 -n 64 -k 64
 expect 2 "--out-dtype: bench does not compare e4m3" -- bench --out-dtype e4m3 -m 64 -n 64 -k 64
-expect 2 "--dtype: bench does not compare bf16 \(blockwise_fp8 takes e4m3\)" -- \
+expect 2 "--dtype: .*A is bf16; blockwise_fp8 takes e4m3" -- \
   bench --payload blockwise_fp8 --dtype bf16 -m 64 -n 64 -k 128
-expect 2 "--dtype: bench does not compare e5m2 \(blockwise_fp8 takes e4m3\)" -- \
+expect 2 "--dtype: .*A is e5m2; blockwise_fp8 takes e4m3" -- \
   bench --payload blockwise_fp8 --dtype e5m2 -m 64 -n 64 -k 128
 
 # bench --versus: checked before the GPU is looked for.

@@ -7,6 +7,9 @@
 # - each shipped pair with device code links clean: PASS with the kernel's
 #   name, registers and zero spills; residual links with its C; so do the
 #   INI-only kernels (64-wide tile, 2-CTA cluster);
+# - --all-tiles links every tile of the kernel table the pair takes, each
+#   clean and a kernel of its own, and lists the tiles not taken; a payload
+#   without tuning keys cannot have its tiles forced (exit 3);
 # - --all over the build tree's registry: every pair with device code
 #   passes, the plugins without it are listed as skipped;
 # - a named plugin that is unknown, of the wrong kind, or without device
@@ -96,6 +99,26 @@ expect 0 "^standard x residual: $pass" -- link --all
 expect 0 '^skip block_scaled: no device code$' -- link --all
 expect 0 '^blockwise_fp8 x residual: PASS  kernel tp_blockwise_fp8_e4m3_[a-z0-9_]+, .* spills 0 bytes stored / 0 loaded' -- link --all
 
+# --all-tiles: beyond the heuristic's pick, every tile of the kernel table
+# the pair takes, forced one by one (tile and cluster keys), each linked
+# and clean, each a kernel of its own; the tail-chunk widths no f32 D has
+# are listed as not taken.
+"$tool" link --payload standard --epilogue store --all-tiles -m 256 -n 256 -k 256 \
+  --dtype d=f32 >"$tmp/tiles" 2>&1 || fail "link --all-tiles: exit $?: $(cat "$tmp/tiles")"
+summary=$(sed -n \
+  's/^standard x store: \([0-9]*\) of [0-9]* tiles taken, \([0-9]*\) linked clean, 0 failed$/\1 \2/p' \
+  "$tmp/tiles")
+taken=${summary% *}
+clean=${summary#* }
+kernels=$(sed -n 's/^  tile [0-9]*x[0-9]* c[0-9]*: PASS  kernel \(tp_standard_bf16_f32_[0-9a-z_]*\), .* spills 0 bytes stored \/ 0 loaded$/\1/p' \
+  "$tmp/tiles" | sort -u | wc -l)
+if [ -z "$summary" ] || [ "$taken" -lt 2 ] || [ "$clean" -ne "$taken" ] ||
+  [ "$kernels" -ne "$taken" ]; then
+  fail "link --all-tiles: $taken taken, $clean clean, $kernels distinct kernels: $(cat "$tmp/tiles")"
+fi
+grep -Eq '^  tile 128x208 c1: not taken: .*f32 D' "$tmp/tiles" ||
+  fail "link --all-tiles: 128x208 is not listed as not taken for an f32 D"
+
 expect 3 "unknown|not found|no plugin" -- link --payload standard --epilogue nosuch
 expect 3 "'standard' is a payload plugin; --epilogue needs an epilogue" -- \
   link --payload standard --epilogue standard
@@ -116,7 +139,7 @@ expect 0 "^c2 x store: $pass \\(C no, bias no; grid 132, [0-9]+ bytes smem, 0 by
 expect 0 "^c2 x residual: $pass" -- \
   link --payload c2 --epilogue residual --dtype e4m3 -m 300 -n 521 -k 1024 --registry "$tmp/tuned.ini"
 # A section of another name over blockwise_fp8's library gets blockwise_fp8's
-# problem (e4m3 and its scales): the problem follows the plugin.
+# problem (e4m3 and its scales): the plugin describes it.
 bw=$(sed -n 's/^library = \(.*tp_blockwise_fp8\.so\)$/\1/p' "$reg" | head -n 1)
 printf '\n[bw_c2]\nkind = payload\nlibrary = %s\ncluster = 2x1\n' "$bw" >>"$tmp/tuned.ini"
 expect 0 "^bw_c2 x residual: PASS  kernel tp_blockwise_fp8_e4m3_bf16_128x128_c2, " -- \
@@ -169,6 +192,9 @@ if [ -f "$fixtures/fixture_grouped_link.so" ] && [ -f "$fixtures/fixture_small_l
   link_grouped 1 1 "^grouped x hook: FAIL .*payload 'fixture_grouped_link' chose kernel 'tp_test_nowhere', which none of its 2 device images lists"
   expect 0 '^small x hook: PASS  kernel tp_test_ws, ' -- \
     link --payload small --epilogue hook -m 128 --registry "$tmp/grouped.ini"
+  # A payload that takes no tuning keys cannot have its tiles forced.
+  expect 3 "small takes no tile forced through its tuning keys" -- \
+    link --payload small --epilogue hook -m 128 --all-tiles --registry "$tmp/grouped.ini"
 else
   fail "fixture_grouped_link.so or fixture_small_link.so is missing from $fixtures"
 fi

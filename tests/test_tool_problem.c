@@ -1,6 +1,8 @@
 /* tests/test_tool_problem.c: the tool's problems with 16-byte rows
  * (tools/align_rows.h), against the reference library's problem from the
- * same seed; and the int8_w8a8 problem kind of the reference.
+ * same seed; and the problem of per-row scale vectors of s8 operands
+ * (examples/int8_w8a8's, described here by the row-scale fixture,
+ * tests/problem_registry.h).
  *
  * For every payload, dtype family, scale layout and C arrangement: each
  * strided tensor's row stride is a multiple of 16 bytes and at least its
@@ -9,14 +11,17 @@
  * the same value as in the reference problem, every padding byte is still
  * 0xFF (NaN, so a kernel reading padding shows), D is 0xFF throughout,
  * tiled scale tensors are byte-for-byte the reference's, vectors (the s8
- * operands' scales) stay contiguous, and C aliasing D still aliases D.
+ * operands' scales) stay contiguous, and C aliasing D still aliases D;
+ * every scale is one of its map's values (2^[exp_min, exp_min + count)).
  *
- * The int8_w8a8 kind: which payload names and dtypes select it; its s8
- * operands cover the whole code range and its scales are positive vectors
- * in 2^[-12, -4]; tp_ref_gemm computes a_scale[m] * b_scale[n] * (the
- * integer dot product), takes the [M, 1] and [1, N] forms of the scales
- * alike and refuses other shapes; and s8 operands are judged with f32's
- * unit roundoff on the GPU too. */
+ * A payload the registry lacks is refused, naming it, and leaves an empty
+ * problem. The per-row scales: its s8 operands cover the whole code range
+ * and its scales are positive vectors in 2^[-12, -4]; tp_ref_gemm computes
+ * a_scale[m] * b_scale[n] * (the integer dot product), takes the [M, 1]
+ * and [1, N] forms of the scales alike (with the maps that read them so)
+ * and refuses shapes their maps do not cover; and the problem is judged
+ * with f32's unit roundoff on the GPU too, where an fp8 one takes
+ * wgmma's 14 bits. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +29,7 @@
 
 #include <check.h>
 
+#include "tests/problem_registry.h"
 #include "tools/align_rows.h"
 #include "tools/reference/compare.h"
 #include "tools/reference/naive_gemm.h"
@@ -44,9 +50,9 @@ static const tp_ref_problem_spec specs[] = {
      .alpha = 1.0f, .beta = 1.0f},
     {.payload = "block_scaled", .a = TP_DTYPE_E2M1, .b = TP_DTYPE_E2M1, .d = TP_DTYPE_F32,
      .sf_layout = TP_LAYOUT_STRIDED, .m = 3, .n = 300, .k = 48, .alpha = 1.0f},
-    {.payload = "int8_w8a8", .a = TP_DTYPE_S8, .b = TP_DTYPE_S8, .d = TP_DTYPE_BF16,
+    {.payload = TP_TEST_ROW_SCALES, .a = TP_DTYPE_S8, .b = TP_DTYPE_S8, .d = TP_DTYPE_BF16,
      .c = TP_DTYPE_F16, .m = 7, .n = 129, .k = 300, .pad = 1, .alpha = 1.0f, .beta = 1.0f},
-    {.payload = "int8_w8a8", .a = TP_DTYPE_S8, .b = TP_DTYPE_S8, .d = TP_DTYPE_F32,
+    {.payload = TP_TEST_ROW_SCALES, .a = TP_DTYPE_S8, .b = TP_DTYPE_S8, .d = TP_DTYPE_F32,
      .c_is_d = 1, .m = 129, .n = 1, .k = 17, .alpha = 1.0f, .beta = 1.0f},
 };
 #define NUM_SPECS (int)(sizeof specs / sizeof specs[0])
@@ -100,15 +106,44 @@ static void check_tensor(const tp_ref_problem *al, const tp_ref_problem *rp, int
   }
 }
 
+/* specs[i] with the registry that describes it. */
+static tp_ref_problem_spec spec_of(int i) {
+  tp_ref_problem_spec spec = specs[i];
+  spec.registry = tp_test_problem_registry();
+  ck_assert(spec.registry != NULL);
+  return spec;
+}
+
+/* Every scale of rp is a value of its map: in [2^exp_min, 2^(exp_min +
+ * exp_count)). */
+static void check_scale_values(const tp_ref_problem *rp, int spec) {
+  const tp_tensor *t[2] = {&rp->desc.a_scale, &rp->desc.b_scale};
+  const tp_scale_map *m[2] = {&rp->problem.a_scale, &rp->problem.b_scale};
+  for (int s = 0; s < 2; s++) {
+    if (t[s]->dtype == TP_DTYPE_NONE) continue;
+    const double lo = ldexp(1.0, m[s]->exp_min), hi = ldexp(1.0, m[s]->exp_min + m[s]->exp_count);
+    const int64_t rows = t[s]->rank == 1 ? 1 : t[s]->shape[0];
+    const int64_t cols = t[s]->rank == 1 ? t[s]->shape[0] : t[s]->shape[1];
+    for (int64_t r = 0; r < rows; r++)
+      for (int64_t c = 0; c < cols; c++) {
+        const int64_t at = t[s]->rank == 1 ? c * t[s]->stride[0] : tp_ref_index(t[s], r, c);
+        const double v = tp_dtype_load(t[s]->dtype, t[s]->data, at);
+        ck_assert_msg(v >= lo && v < hi, "spec %d: %s(%lld, %lld) = %g outside [%g, %g)", spec,
+                      names[TP_REF_A_SCALE + s], (long long)r, (long long)c, v, lo, hi);
+      }
+  }
+}
+
 START_TEST(test_aligned_matches_reference) {
-  const tp_ref_problem_spec *spec = &specs[_i];
-  char err[256];
+  const tp_ref_problem_spec described = spec_of(_i), *spec = &described;
+  char err[1024];
   tp_ref_problem al, rp;
   ck_assert_msg(tp_tool_problem_create(&al, spec, 42 + (uint64_t)_i, err, sizeof err) == TP_OK,
                 "%s", err);
   ck_assert_msg(tp_ref_problem_create(&rp, spec, 42 + (uint64_t)_i, err, sizeof err) == TP_OK,
                 "%s", err);
   for (int i = 0; i < TP_REF_TENSORS; i++) check_tensor(&al, &rp, i, _i);
+  check_scale_values(&rp, _i);
   for (int64_t b = 0; b < al.bytes[TP_REF_D] && !spec->c_is_d; b++)
     ck_assert(((const unsigned char *)al.buffer[TP_REF_D])[b] == 0xFF);
   ck_assert(tp_ref_problem_padding_written(&al) < 0);
@@ -123,39 +158,39 @@ START_TEST(test_aligned_matches_reference) {
 END_TEST
 
 START_TEST(test_refusal_leaves_empty_problem) {
-  tp_ref_problem_spec spec = specs[0];
+  tp_ref_problem_spec spec = spec_of(0);
   spec.payload = "no_such_payload";
-  char err[256] = "";
+  char err[1024] = "";
   tp_ref_problem p;
+  ck_assert_int_eq(tp_tool_problem_create(&p, &spec, 1, err, sizeof err), TP_ERR_NOT_FOUND);
+  ck_assert_msg(strstr(err, "no payload plugin 'no_such_payload'") != NULL, "%s", err);
+  for (int i = 0; i < TP_REF_TENSORS; i++) ck_assert_ptr_null(p.buffer[i]);
+  spec = spec_of(0);
+  spec.m = 0;
   ck_assert_int_eq(tp_tool_problem_create(&p, &spec, 1, err, sizeof err), TP_ERR_INVALID_ARGUMENT);
-  ck_assert(strstr(err, "no_such_payload") != NULL);
+  ck_assert_msg(strstr(err, "sizes must be >= 1") != NULL, "%s", err);
   for (int i = 0; i < TP_REF_TENSORS; i++) ck_assert_ptr_null(p.buffer[i]);
 }
 END_TEST
 
-/* ------------------------------------------------------------ int8_w8a8 */
+/* ------------------------------------------------------------ per-row scales */
 
-START_TEST(test_problem_kind) {
-  ck_assert_str_eq(tp_ref_problem_kind("standard", TP_DTYPE_S8), "standard");
-  ck_assert_str_eq(tp_ref_problem_kind("blockwise_fp8", TP_DTYPE_E4M3), "blockwise_fp8");
-  ck_assert_str_eq(tp_ref_problem_kind("block_scaled", TP_DTYPE_E2M1), "block_scaled");
-  ck_assert_str_eq(tp_ref_problem_kind("int8_w8a8", TP_DTYPE_BF16), "int8_w8a8");
-  ck_assert_str_eq(tp_ref_problem_kind("my_w8a8", TP_DTYPE_S8), "int8_w8a8");
-  ck_assert_str_eq(tp_ref_problem_kind("my_gemm", TP_DTYPE_BF16), "standard");
-  ck_assert_str_eq(tp_ref_problem_kind(NULL, TP_DTYPE_F16), "standard");
+static tp_ref_problem int8_problem(uint64_t seed) {
+  const tp_ref_problem_spec spec = {
+      .registry = tp_test_problem_registry(), .payload = TP_TEST_ROW_SCALES, .a = TP_DTYPE_S8,
+      .b = TP_DTYPE_S8, .d = TP_DTYPE_F32, .c = TP_DTYPE_F32, .m = 33, .n = 40, .k = 257,
+      .pad = 3, .alpha = -0.5f, .beta = 2.0f};
+  ck_assert(spec.registry != NULL);
+  char err[1024];
+  tp_ref_problem p;
+  ck_assert_msg(tp_ref_problem_create(&p, &spec, seed, err, sizeof err) == TP_OK, "%s", err);
+  return p;
 }
-END_TEST
-
-static const tp_ref_problem_spec int8_spec = {
-    .payload = "int8_w8a8", .a = TP_DTYPE_S8, .b = TP_DTYPE_S8, .d = TP_DTYPE_F32,
-    .c = TP_DTYPE_F32, .m = 33, .n = 40, .k = 257, .pad = 3, .alpha = -0.5f, .beta = 2.0f};
 
 /* The scales: f32 vectors of M and N, positive, in 2^[-12, -4]. The
  * operands: integers, and over this many draws both ends of the range. */
 START_TEST(test_int8_problem) {
-  char err[256];
-  tp_ref_problem p;
-  ck_assert_msg(tp_ref_problem_create(&p, &int8_spec, 7, err, sizeof err) == TP_OK, "%s", err);
+  tp_ref_problem p = int8_problem(7);
   const tp_gemm_desc *d = &p.desc;
   const tp_tensor *scales[2] = {&d->a_scale, &d->b_scale};
   const int64_t lengths[2] = {d->m, d->n};
@@ -211,28 +246,31 @@ static void expect_int8_reference(const tp_gemm_desc *d, const double *ref, cons
 
 START_TEST(test_int8_reference) {
   char err[256];
-  tp_ref_problem p;
-  ck_assert_msg(tp_ref_problem_create(&p, &int8_spec, 11, err, sizeof err) == TP_OK, "%s", err);
+  tp_ref_problem p = int8_problem(11);
   tp_gemm_desc d = p.desc;
+  tp_problem maps = p.problem;
   const size_t count = (size_t)(d.m * d.n);
   double *ref = malloc(count * sizeof *ref), *mag = malloc(count * sizeof *mag);
   ck_assert(ref != NULL && mag != NULL);
-  ck_assert_msg(tp_ref_gemm(&d, TP_REF_RESIDUAL, ref, mag, err, sizeof err) == TP_OK, "%s", err);
+  ck_assert_msg(tp_ref_gemm(&d, &maps, TP_REF_RESIDUAL, ref, mag, err, sizeof err) == TP_OK, "%s",
+                err);
   expect_int8_reference(&d, ref, mag);
-  /* [M, 1] and [1, N], the same data: the same result. */
+  /* [M, 1] and [1, N] (read K first), the same data: the same result. */
   d.a_scale = tp_tensor_matrix(TP_DTYPE_F32, d.m, 1, 1, p.desc.a_scale.data);
   d.b_scale = tp_tensor_matrix(TP_DTYPE_F32, 1, d.n, d.n, p.desc.b_scale.data);
-  ck_assert_msg(tp_ref_gemm(&d, TP_REF_RESIDUAL, ref, mag, err, sizeof err) == TP_OK, "%s", err);
+  maps.b_scale.k_first = 1;
+  ck_assert_msg(tp_ref_gemm(&d, &maps, TP_REF_RESIDUAL, ref, mag, err, sizeof err) == TP_OK, "%s",
+                err);
   expect_int8_reference(&d, ref, mag);
-  /* Scales that are not per-row vectors of s8 operands are refused. */
+  /* Scales their maps do not cover are refused, naming the tensor. */
   d = p.desc;
   d.a_scale = tp_tensor_matrix(TP_DTYPE_F32, 1, d.m, d.m, p.desc.a_scale.data);
-  ck_assert_int_eq(tp_ref_gemm(&d, TP_REF_STORE, ref, mag, err, sizeof err),
+  ck_assert_int_eq(tp_ref_gemm(&d, &p.problem, TP_REF_STORE, ref, mag, err, sizeof err),
                    TP_ERR_INVALID_ARGUMENT);
   ck_assert_msg(strstr(err, "a_scale") != NULL, "%s", err);
   d = p.desc;
   d.b_scale.shape[0] = d.n - 1;
-  ck_assert_int_eq(tp_ref_gemm(&d, TP_REF_STORE, ref, mag, err, sizeof err),
+  ck_assert_int_eq(tp_ref_gemm(&d, &p.problem, TP_REF_STORE, ref, mag, err, sizeof err),
                    TP_ERR_INVALID_ARGUMENT);
   ck_assert_msg(strstr(err, "b_scale") != NULL, "%s", err);
   free(ref);
@@ -242,9 +280,17 @@ START_TEST(test_int8_reference) {
 END_TEST
 
 START_TEST(test_int8_acc_bits) {
-  ck_assert_int_eq(tp_ref_acc_bits(TP_DTYPE_S8, TP_BACKEND_CUDA), 24);
-  ck_assert_int_eq(tp_ref_acc_bits(TP_DTYPE_S8, TP_BACKEND_CPU), 24);
-  ck_assert_int_eq(tp_ref_acc_bits(TP_DTYPE_E4M3, TP_BACKEND_CUDA), 14);
+  tp_ref_problem p = int8_problem(3);
+  ck_assert_int_eq(tp_ref_acc_bits(&p.problem, TP_BACKEND_CUDA), 24);
+  ck_assert_int_eq(tp_ref_acc_bits(&p.problem, TP_BACKEND_CPU), 24);
+  tp_ref_problem_destroy(&p);
+  const tp_ref_problem_spec fp8 = spec_of(3); /* blockwise_fp8 */
+  tp_gemm_desc d;
+  tp_problem maps;
+  char err[1024];
+  ck_assert_msg(tp_ref_problem_describe(&fp8, &d, &maps, err, sizeof err) == TP_OK, "%s", err);
+  ck_assert_int_eq(tp_ref_acc_bits(&maps, TP_BACKEND_CUDA), 14);
+  ck_assert_int_eq(tp_ref_acc_bits(&maps, TP_BACKEND_CPU), 24);
 }
 END_TEST
 
@@ -257,8 +303,7 @@ int main(void) {
   tcase_add_loop_test(tc, test_aligned_matches_reference, 0, NUM_SPECS);
   tcase_add_test(tc, test_refusal_leaves_empty_problem);
   suite_add_tcase(s, tc);
-  TCase *int8 = tcase_create("int8_w8a8");
-  tcase_add_test(int8, test_problem_kind);
+  TCase *int8 = tcase_create("row_scales");
   tcase_add_test(int8, test_int8_problem);
   tcase_add_test(int8, test_int8_reference);
   tcase_add_test(int8, test_int8_acc_bits);

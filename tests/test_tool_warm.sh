@@ -88,7 +88,7 @@ expect 3 "$tmp/none.txt" -- warm --payload standard --epilogue store --shapes "$
   --gpu h100-sxm
 expect 3 "bad_shapes.txt:1" -- warm --payload standard --epilogue store \
   --shapes "$tmp/bad_shapes.txt" --gpu h100-sxm
-expect 3 'problem 0 \(64 x 4096 x 7168\) for H100 SXM.*f16' -- warm --payload standard \
+expect 3 'problem 0 \(64 x 4096 x 7168\): .*A is bf16 and B is f16' -- warm --payload standard \
   --epilogue store --shapes "$tmp/shapes.txt" --gpu h100-sxm --dtype a=bf16,b=f16
 expect 3 'nosuch' -- warm --payload standard --epilogue nosuch --shapes "$tmp/shapes.txt" \
   --gpu h100-sxm

@@ -47,12 +47,15 @@ static void close_registry(void) { tp_registry_close(reg); }
 /* A problem of payload's kind: A and B of dtype ab, D bf16, no C; rows
  * padded to 16 bytes (the GPU's rule) by choosing N and K multiples of 16. */
 static tp_gemm_desc problem(const char *payload, tp_dtype ab, int64_t m, int64_t n, int64_t k) {
-  tp_ref_problem_spec spec = {.payload = payload, .a = ab, .b = ab, .d = TP_DTYPE_BF16,
-                              .c = TP_DTYPE_NONE, .sf_layout = TP_LAYOUT_SF_128X4, .m = m,
-                              .n = n, .k = k, .alpha = 1.0f};
+  tp_ref_problem_spec spec = {.registry = reg, .payload = payload, .a = ab, .b = ab,
+                              .d = TP_DTYPE_BF16, .c = TP_DTYPE_NONE,
+                              .sf_layout = TP_LAYOUT_SF_128X4, .m = m, .n = n, .k = k,
+                              .alpha = 1.0f};
   tp_gemm_desc desc;
-  char err[256];
-  ck_assert_msg(tp_ref_problem_describe(&spec, &desc, err, sizeof err) == TP_OK, "%s", err);
+  tp_problem described;
+  char err[1024];
+  ck_assert_msg(tp_ref_problem_describe(&spec, &desc, &described, err, sizeof err) == TP_OK, "%s",
+                err);
   return desc;
 }
 

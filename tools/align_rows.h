@@ -22,7 +22,7 @@
 #include "tools/reference/problem.h"
 
 /* tp_ref_problem_create, then the rows of every strided matrix widened
- * (vectors, such as int8_w8a8's scales, have no rows and stay as they are).
+ * (vectors, such as per-row scales, have no rows and stay as they are).
  * On failure (reason in err) *p is empty. */
 tp_status tp_tool_problem_create(tp_ref_problem *p, const tp_ref_problem_spec *spec,
                                  uint64_t seed, char *err, size_t errlen);

@@ -44,15 +44,16 @@ static tp_status copy_rows(const tp_tensor *t, const void *dev, const int64_t *r
   return st;
 }
 
-/* The sampled rows of A (rows), B (cols) and C (rows), and both scale
- * tensors, from the device problem into *h. */
+/* The sampled rows of A (rows), B (cols) and C (rows), and the scale
+ * tensors whole, from the device problem into *h. */
 static tp_status fetch(const tp_gemm_desc *dev, int residual, const tp_ref_sample *s, mirror *h,
                        char *err, size_t errlen) {
   h->desc = *dev;
   tp_tensor *t[4] = {&h->desc.a, &h->desc.b, &h->desc.a_scale, &h->desc.b_scale};
   const void *src[4] = {dev->a.data, dev->b.data, dev->a_scale.data, dev->b_scale.data};
   int ok = 1;
-  for (int i = 0; i < 4; i++) ok = ok && host_buffer(t[i], &h->buffer[i]);
+  for (int i = 0; i < 4; i++)
+    ok = ok && (t[i]->dtype == TP_DTYPE_NONE || host_buffer(t[i], &h->buffer[i]));
   if (residual) ok = ok && host_buffer(&h->desc.c, &h->c);
   if (!ok) {
     snprintf(err, errlen, "out of host memory for the sampled inputs");
@@ -61,15 +62,16 @@ static tp_status fetch(const tp_gemm_desc *dev, int residual, const tp_ref_sampl
   tp_status st = copy_rows(&h->desc.a, src[0], s->rows, s->nrows, h->buffer[0]);
   if (st == TP_OK) st = copy_rows(&h->desc.b, src[1], s->cols, s->ncols, h->buffer[1]);
   for (int i = 2; i < 4 && st == TP_OK; i++)
-    st = tp_device_copy_from(h->buffer[i], src[i], (size_t)tp_tensor_span_bytes(t[i]));
+    if (t[i]->dtype != TP_DTYPE_NONE) /* a payload may scale one operand only */
+      st = tp_device_copy_from(h->buffer[i], src[i], (size_t)tp_tensor_span_bytes(t[i]));
   if (st == TP_OK && residual) st = copy_rows(&h->desc.c, dev->c.data, s->rows, s->nrows, h->c);
   if (st != TP_OK) snprintf(err, errlen, "copying the sampled inputs back: %s", tp_error_message());
   return st;
 }
 
-tp_status tp_bench_accuracy(const tp_gemm_desc *desc, int residual, const void *d_ours,
-                            const void *d_theirs, uint64_t seed, tp_bench_row *row, int *passes,
-                            char *err, size_t errlen) {
+tp_status tp_bench_accuracy(const tp_gemm_desc *desc, const tp_problem *problem, int residual,
+                            const void *d_ours, const void *d_theirs, uint64_t seed,
+                            tp_bench_row *row, int *passes, char *err, size_t errlen) {
   *passes = 0;
   tp_ref_sample s;
   tp_status st = tp_ref_sample_pick(&s, desc->m, desc->n, TP_BENCH_SAMPLE_ROWS,
@@ -87,15 +89,15 @@ tp_status tp_bench_accuracy(const tp_gemm_desc *desc, int residual, const void *
     st = fetch(desc, residual, &s, &h, err, errlen);
   }
   if (st == TP_OK)
-    st = tp_ref_gemm_at(&h.desc, residual ? TP_REF_RESIDUAL : TP_REF_STORE, s.rows, s.nrows,
-                        s.cols, s.ncols, ref, NULL, err, errlen);
+    st = tp_ref_gemm_at(&h.desc, problem, residual ? TP_REF_RESIDUAL : TP_REF_STORE, s.rows,
+                        s.nrows, s.cols, s.ncols, ref, NULL, err, errlen);
   if (st == TP_OK) {
     tp_tensor d = desc->d;
     d.data = (void *)d_ours;
     row->err_ours = tp_ref_sample_error(&d, &s, ref);
     d.data = (void *)d_theirs;
     row->err_lt = d_theirs ? tp_ref_sample_error(&d, &s, ref) : NAN;
-    const int acc_bits = tp_ref_acc_bits(desc->a.dtype, TP_BACKEND_CUDA);
+    const int acc_bits = tp_ref_acc_bits(problem, TP_BACKEND_CUDA);
     const tp_ref_tolerance tol = tp_ref_tolerance_for(desc->d.dtype, desc->k, acc_bits);
     row->err_bound = tol.rel;
     row->err_samples = s.nrows * s.ncols;

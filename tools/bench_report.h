@@ -4,10 +4,10 @@
  * settings; one record per shape. A value that was not measured (NaN) is
  * an empty CSV field and a JSON null. With the ceilings measured, each
  * record also carries its floor (tools/roofline.h), what bounds it, and
- * the floor as a share of each side's time (1 = at the floor). Rows of
- * blockwise_fp8 carry each side's error against the f64 reference on a
- * sample of D (tools/bench_accuracy.h), their ratio and the payload's
- * bound. With --versus, every record also carries each versus side (another
+ * the floor as a share of each side's time (1 = at the floor). Rows of a
+ * problem with scale tensors carry each side's error against the f64
+ * reference on a sample of D (tools/bench_accuracy.h), their ratio and the
+ * payload's bound. With --versus, every record also carries each versus side (another
  * payload section of the registry timed in the same rounds): its time, its
  * speed against ours (its time over ours: above 1, ours is faster), how far
  * its D is from ours and its check. The same results can also be drawn
@@ -69,7 +69,7 @@ typedef struct tp_bench_row {
   double rel_diff;                    /* ||D_ours - D_cublaslt|| / ||D_cublaslt|| */
   double rel_bound;                   /* what rel_diff (and each versus side's) is judged
                                          against */
-  double err_ours, err_lt;            /* blockwise_fp8: ||D - ref|| / ||ref|| of each side
+  double err_ours, err_lt;            /* scaled problems: ||D - ref|| / ||ref|| of each side
                                          on the sampled elements (NaN: not measured) */
   double err_bound;                   /* the payload's normwise bound, err_ours's limit */
   int64_t err_samples;                /* elements of D sampled (0: none) */

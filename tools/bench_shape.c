@@ -84,8 +84,8 @@ static int rotation_copies(const tp_gpu_problem *gp, size_t l2_bytes) {
 static tp_status upload(const tp_bench_env *env, tp_shape shape, shape_state *s, char *err,
                         size_t errlen) {
   const int residual = strcmp(env->epilogue, "residual") == 0;
-  tp_ref_problem_spec spec = {.payload = env->kind, .a = env->dtype, .b = env->dtype,
-                              .d = env->out_dtype,
+  tp_ref_problem_spec spec = {.registry = env->registry, .payload = env->payload,
+                              .a = env->dtype, .b = env->b_dtype, .d = env->out_dtype,
                               .c = residual ? env->out_dtype : TP_DTYPE_NONE,
                               .m = shape.m, .n = shape.n, .k = shape.k, .alpha = 1.0f,
                               .beta = residual ? 1.0f : 0.0f};
@@ -240,14 +240,19 @@ static void check_versus(const tp_bench_env *env, const shape_state *s, const vo
   }
 }
 
+/* Whether the problem has scale tensors: then both sides' Ds are judged
+ * against the f64 reference on a sample too. */
+static int scaled(const tp_gpu_problem *gp) {
+  return gp->problem.a_scale.rows > 0 || gp->problem.b_scale.rows > 0;
+}
+
 /* Our D checked, copied back to the host: against cuBLASLt's when it ran
- * (compared), and for blockwise_fp8 both against the f64 reference on a
- * sample (tools/bench_accuracy.h). Without cuBLASLt the row stays "not
- * compared" unless our own error breaks the payload's bound. Then each
- * timed versus side's D against ours. */
+ * (compared), and for a problem with scale tensors both against the f64
+ * reference on a sample (tools/bench_accuracy.h). Without cuBLASLt the row
+ * stays "not compared" unless our own error breaks the payload's bound.
+ * Then each timed versus side's D against ours. */
 static void check(const tp_bench_env *env, shape_state *s, int compared, tp_bench_row *row) {
   const tp_gemm_desc *d = &s->gpu.desc;
-  const int blockwise = strcmp(env->kind, "blockwise_fp8") == 0;
   const size_t bytes = (size_t)s->gpu.bytes[TP_REF_D];
   void *ours = malloc(bytes), *theirs = malloc(bytes);
   tp_status st = ours && theirs ? tp_device_copy_from(ours, s->gpu.buffer[TP_REF_D], bytes)
@@ -263,16 +268,18 @@ static void check(const tp_bench_env *env, shape_state *s, int compared, tp_benc
   int same = 1, accurate = 1;
   const double bound =
       2.0 *
-      tp_ref_tolerance_for(d->d.dtype, d->k, tp_ref_acc_bits(d->a.dtype, TP_BACKEND_CUDA)).rel;
+      tp_ref_tolerance_for(d->d.dtype, d->k, tp_ref_acc_bits(&s->gpu.problem, TP_BACKEND_CUDA))
+          .rel;
   if (compared) {
     row->rel_diff = tp_output_rel_diff(&d->d, ours, theirs);
     row->rel_bound = bound;
     same = row->rel_diff <= row->rel_bound;
   }
   char err[256];
-  if (blockwise && tp_bench_accuracy(d, strcmp(env->epilogue, "residual") == 0, ours,
-                                     compared ? theirs : NULL, env->seed, row, &accurate, err,
-                                     sizeof err) != TP_OK) {
+  if (scaled(&s->gpu) &&
+      tp_bench_accuracy(d, &s->gpu.problem, strcmp(env->epilogue, "residual") == 0, ours,
+                        compared ? theirs : NULL, env->seed, row, &accurate, err,
+                        sizeof err) != TP_OK) {
     note(row, "accuracy", err);
     row->check = "error";
   } else if (!same || !accurate) {
@@ -286,14 +293,15 @@ static void check(const tp_bench_env *env, shape_state *s, int compared, tp_benc
 }
 
 /* What the check phase compares, for the progress. */
-static void check_phase(const tp_bench_env *env, int compared, int versus_timed) {
+static void check_phase(const tp_bench_env *env, const shape_state *s, int compared,
+                        int versus_timed) {
   char what[128] = "ours against";
   const char *sep = " ";
   if (compared) {
     strcat(what, " cuBLASLt");
     sep = " and ";
   }
-  if (strcmp(env->kind, "blockwise_fp8") == 0) {
+  if (scaled(&s->gpu)) {
     snprintf(what + strlen(what), sizeof what - strlen(what), "%sa sampled f64 reference", sep);
     sep = " and ";
   }
@@ -384,9 +392,8 @@ void tp_bench_shape(const tp_bench_env *env, tp_shape shape, tp_bench_row *row) 
     versus_timed += !isnan(row->versus[v].ms);
   }
   const int compared = !isnan(row->lt_ms);
-  if (!isnan(row->ours_ms) &&
-      (compared || versus_timed || strcmp(env->kind, "blockwise_fp8") == 0)) {
-    check_phase(env, compared, versus_timed);
+  if (!isnan(row->ours_ms) && (compared || versus_timed || scaled(&s.gpu))) {
+    check_phase(env, &s, compared, versus_timed);
     check(env, &s, compared, row);
   } else if (!isnan(row->ours_ms)) {
     row->check = "not compared";

@@ -16,11 +16,12 @@
  * alone, "not compared", its reason in the note. Then the two Ds are
  * compared: ||D_ours - D_cublaslt|| / ||D_cublaslt|| must stay within
  * twice the normwise bound of tools/reference/compare.h (each side may be
- * that far from the exact result). blockwise_fp8's rows are also judged
- * against the f64 reference on a sample of D (tools/bench_accuracy.h): our
- * error within the payload's bound and within 1.25 times cuBLASLt's;
- * without cuBLASLt, within the bound (else MISMATCH, though not
- * compared).
+ * that far from the exact result). The rows of a problem with scale
+ * tensors (as its payload describes it, tilepipe/problem.h) are also
+ * judged against the f64 reference on a sample of D
+ * (tools/bench_accuracy.h): our error within the payload's bound and
+ * within 1.25 times cuBLASLt's; without cuBLASLt, within the bound (else
+ * MISMATCH, though not compared).
  *
  * Each versus side (--versus) is another payload section (with its
  * epilogue section) planned on the same descriptor, C included: C is a
@@ -45,15 +46,15 @@
 typedef struct tp_bench_env {
   tp_registry *registry;
   const tp_seeded_device *inputs; /* the input generator */
-  tp_cublaslt *cublaslt;    /* NULL: our plan alone (the standard and blockwise_fp8 kinds
-                               have cuBLASLt's) */
+  tp_cublaslt *cublaslt;    /* NULL: our plan alone (else each row asks it for the
+                               problem, tools/cublaslt_problem.h) */
   void *workspace;          /* cuBLASLt's, allocated once */
   size_t workspace_bytes;
   const char *payload, *epilogue; /* epilogue: store or residual (beta = 1, C of D's dtype) */
   const tp_bench_versus *versus;  /* the versus sides' sections (versus_count of them) */
   int versus_count;
-  const char *kind;               /* the payload's problem kind (tp_ref_problem_kind) */
-  tp_dtype dtype, out_dtype;
+  tp_dtype dtype, b_dtype;        /* A's and B's, as the payload described them */
+  tp_dtype out_dtype;
   int warmup, iters;
   int back_to_back;               /* runs of a side in a row per pair of events */
   size_t l2_bytes;

@@ -10,7 +10,7 @@
  *   - each side's time against the shape's roofline floor, as the floor
  *     over the time (1 = at the floor, the dashed line): tilepipe's bar
  *     above cuBLASLt's. Without floors (no --roofline) the panel says so.
- * Hovering a row shows its numbers (an SVG <title>), blockwise_fp8's
+ * Hovering a row shows its numbers (an SVG <title>), a scaled problem's
  * sampled errors among them. A value not measured draws no bar ("not
  * measured"). Every bar carries its row (data-row) and value (data-value),
  * and a row's group its sampled errors (data-tilepipe-err,

@@ -7,8 +7,8 @@
  * position). Then two columns per versus side, in the order given (its ms,
  * its speed x = its ms / ours), so versus side i's ms is column 10 + 2 i
  * (from 0); then the optional columns (the residual's store time and
- * overhead, blockwise_fp8's sampled errors, the roofline's floor), plan ms,
- * host us, and the check: the row's word, cuBLASLt's distance, and each
+ * overhead, a scaled problem's sampled errors, the roofline's floor), plan
+ * ms, host us, and the check: the row's word, cuBLASLt's distance, and each
  * versus side that is not "ok" named with its check. Under a row, a note
  * line for the row's note and one per versus side that has one. A value
  * not measured prints as "nan". */
@@ -22,7 +22,7 @@
 typedef struct tp_bench_columns {
   int store;    /* the residual's: our store's time, the overhead */
   int floor;    /* the roofline's: the floor, its bound, each side's share */
-  int accuracy; /* blockwise_fp8's: each side's sampled error, their ratio */
+  int accuracy; /* a problem with scale tensors: each side's sampled error, their ratio */
 } tp_bench_columns;
 
 void tp_bench_table_header(FILE *f, const tp_bench_meta *meta, tp_bench_columns c);

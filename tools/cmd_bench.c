@@ -1,8 +1,11 @@
 /* tools/cmd_bench.c: `tilepipe bench`: our kernel against cuBLASLt, shape
- * by shape (tools/bench_shape.h), on the GPU: the standard payload against
- * cuBLASLt's GEMM, blockwise_fp8 against cuBLASLt's blockwise FP8 GEMM
- * (with each side's error against a sampled f64 reference,
- * tools/bench_accuracy.h); other problem kinds are timed alone.
+ * by shape (tools/bench_shape.h), on the GPU, for any payload: the problem
+ * is the payload's own (tp_problem_describe: its default dtypes, or
+ * --dtype, and its scale tensors). cuBLASLt computes what its descriptor
+ * allows (tools/cublaslt_problem.h: the unscaled GEMM, blockwise FP8);
+ * other rows are timed alone. A problem with scale tensors has each
+ * side's error checked against a sampled f64 reference too
+ * (tools/bench_accuracy.h).
  *
  * It needs a CUDA GPU: without one it says so and exits 77 (after checking
  * the command line, the shapes file and the registry with --versus's
@@ -67,8 +70,9 @@ typedef struct versus_names {
 } versus_names;
 
 static const char *summary =
-    "Times the payload's kernel (standard or blockwise_fp8) and cuBLASLt on the same\n"
-    "device buffers of random data, made on the device from --seed, for each shape of\n"
+    "Times the payload's kernel and cuBLASLt on the same device buffers of random data\n"
+    "(the payload's problem: its dtypes and scale tensors), made on the device from\n"
+    "--seed, for each shape of\n"
     "--shapes FILE (lines \"M N K\", '#' comments; default ./" LOCAL_SHAPES ", else\n"
     TP_BENCH_SHAPES_FILE ") or the one shape -m -n -k.\n"
     "CUDA-event timing, median of --iters runs after --warmup; inputs rotated over\n"
@@ -76,8 +80,9 @@ static const char *summary =
     "row between one pair of events, per run, as a model's GEMMs follow each other\n"
     "(each of our kernels then starts under the end of the one before it).\n"
     "cuBLASLt runs with f32 compute and, for fp8, without fast accumulation; for\n"
-    "blockwise_fp8 with its block scaling (cuBLAS 12.9 or later). Each output is\n"
-    "checked against cuBLASLt's; blockwise_fp8's outputs also against the f64\n"
+    "1x128 / 128x128 f32 scales of fp8 operands with its block scaling (cuBLAS 12.9\n"
+    "or later); a problem it does not compute is timed alone. Each output is checked\n"
+    "against cuBLASLt's; outputs of a problem with scale tensors also against the f64\n"
     "reference on 128 x 128 sampled elements of D, ours within 1.25x cuBLASLt's\n"
     "error and the payload's bound.\n"
     "--roofline first measures the device's two ceilings (a 1 GiB copy within the\n"
@@ -112,29 +117,6 @@ static int load_shapes(const bench_args *a, tp_shape **shapes, size_t *count) {
   if (tp_shapes_read(path, shapes, count, err, sizeof err) != TP_OK)
     return tp_cli_fail("bench", TP_EXIT_ERROR, "%s", err);
   return TP_EXIT_OK;
-}
-
-/* The A and B dtypes bench takes for a problem kind (tp_ref_problem_kind),
- * the first being the default: the standard kind those cuBLASLt compares,
- * blockwise_fp8 e4m3, the int8 payload's s8. */
-typedef struct kind_inputs {
-  const char *kind; /* NULL: any other kind */
-  tp_dtype dtypes[4];
-  int count;
-  const char *list;
-} kind_inputs;
-
-static const kind_inputs *inputs_of(const char *kind) {
-  static const kind_inputs table[] = {
-      {"blockwise_fp8", {TP_DTYPE_E4M3}, 1, "blockwise_fp8 takes e4m3"},
-      {"int8_w8a8", {TP_DTYPE_S8}, 1, "s8"},
-      {NULL, {TP_DTYPE_BF16, TP_DTYPE_F16, TP_DTYPE_E4M3, TP_DTYPE_E5M2}, 4,
-       "bf16, f16, e4m3, e5m2"},
-  };
-  const size_t last = sizeof table / sizeof table[0] - 1;
-  for (size_t i = 0; i < last; i++)
-    if (strcmp(kind, table[i].kind) == 0) return &table[i];
-  return &table[last];
 }
 
 /* name as a dtype that bench compares for `flag`: one of the first `count`
@@ -194,20 +176,50 @@ static int check_versus(const tp_registry *reg, const tp_bench_versus *versus, i
   return TP_EXIT_OK;
 }
 
-/* What blockwise_fp8's rows compare and how they are judged. */
-static void print_blockwise_settings(const tp_bench_env *env, size_t version) {
-  if (env->cublaslt)
+/* What the rows of a problem with scale tensors compare and how they are
+ * judged: desc and problem, the problem at the first shape. */
+static void print_scale_settings(const tp_bench_env *env, const tp_gemm_desc *desc,
+                                 const tp_problem *problem, size_t version) {
+  if (env->cublaslt && tp_cublaslt_is_blockwise(desc))
     printf("cuBLASLt's blockwise FP8: A scaled per 1x128 (VEC128_32F), B per 128x128 "
            "(BLK128x128_32F)%s\n",
            version >= TP_CUBLASLT_BLOCKWISE_VERSION
                ? ""
                : "; this cuBLASLt predates them (12.9): every row is ours alone");
-  const tp_ref_tolerance tol = tp_ref_tolerance_for(
-      env->out_dtype, 1, tp_ref_acc_bits(env->dtype, TP_BACKEND_CUDA));
+  const tp_ref_tolerance tol =
+      tp_ref_tolerance_for(env->out_dtype, 1, tp_ref_acc_bits(problem, TP_BACKEND_CUDA));
   printf("accuracy: each D against the f64 reference on up to %d x %d sampled elements; ours "
          "within %.2fx cuBLASLt's error (not told apart below %.2g) and the payload's bound\n",
          TP_BENCH_SAMPLE_ROWS, TP_BENCH_SAMPLE_COLS, TP_REF_ERROR_RATIO,
          tp_ref_error_floor(&tol));
+}
+
+/* The payload's problem at the first shape (rep): A's and B's dtypes
+ * into env (--dtype, else the payload's defaults). A dtype pair the
+ * payload refuses is a usage error; another failure (an unknown payload)
+ * an error. */
+static int describe_inputs(const bench_args *a, tp_bench_env *env, tp_shape first,
+                           tp_gemm_desc *desc, tp_problem *problem) {
+  tp_dtype ab = TP_DTYPE_NONE;
+  if (a->dtype && (ab = tp_dtype_from_name(a->dtype)) == TP_DTYPE_NONE)
+    return tp_cli_fail("bench", TP_EXIT_USAGE,
+                       "--dtype: unknown dtype '%s' (f32, bf16, f16, e4m3, e5m2, e2m1, ue8m0, "
+                       "ue4m3, s8)",
+                       a->dtype);
+  const int residual = strcmp(a->epilogue, "residual") == 0;
+  const tp_ref_problem_spec spec = {.registry = env->registry, .payload = env->payload,
+                                    .a = ab, .b = ab, .d = env->out_dtype,
+                                    .c = residual ? env->out_dtype : TP_DTYPE_NONE,
+                                    .m = first.m, .n = first.n, .k = first.k, .alpha = 1.0f,
+                                    .beta = residual ? 1.0f : 0.0f};
+  char err[1024];
+  const tp_status st = tp_ref_problem_describe(&spec, desc, problem, err, sizeof err);
+  if (st != TP_OK)
+    return tp_cli_fail("bench", st == TP_ERR_UNSUPPORTED ? TP_EXIT_USAGE : TP_EXIT_ERROR, "%s%s",
+                       st == TP_ERR_UNSUPPORTED ? "--dtype: " : "", err);
+  env->dtype = desc->a.dtype;
+  env->b_dtype = desc->b.dtype;
+  return TP_EXIT_OK;
 }
 
 /* Opens cuBLASLt and its workspace; NULL (and a printed reason) without. */
@@ -243,13 +255,14 @@ static double geomean_value(const geomean *g) {
   return g->count ? exp(g->log_sum / g->count) : NAN;
 }
 
-/* Runs every shape, prints the table, writes the files; the exit status. */
+/* Runs every shape, prints the table (with the sampled errors when the
+ * problem is `scaled`), writes the files; the exit status. */
 static int bench(const bench_args *a, tp_bench_env *env, tp_bench_meta *meta,
-                 const tp_shape *shapes, size_t count) {
+                 const tp_shape *shapes, size_t count, int scaled) {
   tp_bench_row *rows = calloc(count, sizeof *rows);
   if (rows == NULL) return tp_cli_fail("bench", TP_EXIT_ERROR, "out of host memory");
   const tp_bench_columns cols = {strcmp(a->epilogue, "store") != 0, env->ceilings != NULL,
-                                 strcmp(env->kind, "blockwise_fp8") == 0};
+                                 scaled};
   tp_bench_table_header(stdout, meta, cols);
   double worst = NAN;
   geomean ratios = {0.0, 0}, ours_share = {0.0, 0}, lt_share = {0.0, 0};
@@ -323,7 +336,7 @@ static int measure_ceilings(const tp_bench_env *env, tp_bench_meta *meta) {
 }
 
 int tp_cmd_bench(int argc, char **argv) {
-  bench_args a = {.payload = "standard", .epilogue = "store", .out_dtype = "bf16",
+  bench_args a = {.epilogue = "store", .out_dtype = "bf16",
                   .warmup = 10, .iters = 50, .back_to_back = 1, .seed = 1};
   const int64_t big = (int64_t)1 << 31;
   const tp_cli_option options[] = {
@@ -331,11 +344,12 @@ int tp_cmd_bench(int argc, char **argv) {
       {"m", TP_CLI_INT, &a.m, "M", "one shape instead of a file: rows of A and D", 1, big},
       {"n", TP_CLI_INT, &a.n, "N", "columns of D", 1, big},
       {"k", TP_CLI_INT, &a.k, "K", "the reduction length", 1, big},
-      {"payload", TP_CLI_STRING, &a.payload, "P", "payload plugin (default standard)", 0, 0},
+      {"payload", TP_CLI_STRING, &a.payload, "P",
+       "payload plugin (default: the registry's first payload)", 0, 0},
       {"epilogue", TP_CLI_STRING, &a.epilogue, "E",
        "store (default) or residual (beta = 1, C of the output dtype)", 0, 0},
       {"dtype", TP_CLI_STRING, &a.dtype, "DT",
-       "A and B: bf16 (default), f16, e4m3, e5m2; e4m3 for blockwise_fp8", 0, 0},
+       "A and B: any dtype the payload takes (default: the payload's)", 0, 0},
       {"out-dtype", TP_CLI_STRING, &a.out_dtype, "DT", "D (and C): bf16 (default), f16, f32", 0,
        0},
       {"warmup", TP_CLI_INT, &a.warmup, "W", "untimed runs per side and shape (default 10)", 0,
@@ -376,24 +390,23 @@ int tp_cmd_bench(int argc, char **argv) {
   if ((rc = split_versus(&a.versus, a.epilogue, names, versus)) != TP_EXIT_OK) return rc;
   if (tp_registry_open(&env.registry, a.registry) != TP_OK)
     return tp_cli_fail("bench", TP_EXIT_ERROR, "cannot open the registry: %s", tp_error_message());
-  /* The problem's kind follows the section's plugin (tools/reference/
-   * problem.h), and the dtypes taken follow the kind. */
   static const tp_dtype outputs[] = {TP_DTYPE_BF16, TP_DTYPE_F16, TP_DTYPE_F32};
-  env.kind = tp_ref_problem_kind(tp_view_plugin_of(env.registry, a.payload),
-                                 a.dtype ? tp_dtype_from_name(a.dtype) : TP_DTYPE_NONE);
-  const kind_inputs *in = inputs_of(env.kind);
   tp_shape *shapes = NULL;
   size_t count = 0;
-  if ((rc = parse_dtype("--dtype", a.dtype ? a.dtype : tp_dtype_name(in->dtypes[0]), in->dtypes,
-                        in->count, in->list, &env.dtype)) != TP_EXIT_OK ||
-      (rc = parse_dtype("--out-dtype", a.out_dtype, outputs, 3, "bf16, f16, f32",
+  tp_gemm_desc first;
+  tp_problem problem;
+  if ((rc = parse_dtype("--out-dtype", a.out_dtype, outputs, 3, "bf16, f16, f32",
                         &env.out_dtype)) != TP_EXIT_OK ||
       (rc = load_shapes(&a, &shapes, &count)) != TP_EXIT_OK ||
+      (env.payload == NULL &&
+       (env.payload = tp_view_default_payload("bench", env.registry)) == NULL) ||
+      (rc = describe_inputs(&a, &env, shapes[0], &first, &problem)) != TP_EXIT_OK ||
       (rc = check_versus(env.registry, versus, a.versus.count)) != TP_EXIT_OK) {
     tp_registry_close(env.registry);
     free(shapes);
-    return rc;
+    return rc != TP_EXIT_OK ? rc : TP_EXIT_ERROR;
   }
+  const int scaled = problem.a_scale.rows > 0 || problem.b_scale.rows > 0;
 
   tp_device_props dev;
   tp_status st = tp_device_info(&dev);
@@ -414,18 +427,14 @@ int tp_cmd_bench(int argc, char **argv) {
   }
   env.inputs = generator;
   env.l2_bytes = dev.l2_bytes ? dev.l2_bytes : (size_t)50 << 20;
-  /* cuBLASLt computes the standard GEMM and blockwise FP8; another kind is
-   * timed alone. */
-  const int blockwise = strcmp(env.kind, "blockwise_fp8") == 0;
-  if (blockwise || strcmp(env.kind, "standard") == 0)
-    env.cublaslt = open_cublaslt(&env.workspace, env.workspace_bytes);
-  else
-    printf("cuBLASLt does not compute %s's problem: our kernel is timed alone\n", env.kind);
+  /* Each row asks cuBLASLt for its problem (tools/cublaslt_problem.h);
+   * one it does not compute is ours alone, the reason in the row's note. */
+  env.cublaslt = open_cublaslt(&env.workspace, env.workspace_bytes);
   const char *commit = getenv("TILEPIPE_COMMIT");
   tp_bench_meta meta = {.gpu = dev.name, .driver_version = dev.driver_version,
                         .cublaslt_version = env.cublaslt ? tp_cublaslt_version(env.cublaslt) : 0,
                         .commit = commit && *commit ? commit : "unknown",
-                        .payload = a.payload, .epilogue = a.epilogue, .dtype = env.dtype,
+                        .payload = env.payload, .epilogue = a.epilogue, .dtype = env.dtype,
                         .out_dtype = env.out_dtype, .warmup = env.warmup, .iters = env.iters,
                         .back_to_back = env.back_to_back,
                         .ceilings = {NAN, NAN}, .versus_count = a.versus.count};
@@ -438,8 +447,9 @@ int tp_cmd_bench(int argc, char **argv) {
          dev.name, dev.sm_count, dev.cc_major, dev.cc_minor, env.l2_bytes >> 20,
          dev.driver_version / 1000, dev.driver_version % 1000 / 10, meta.cublaslt_version,
          tp_version(), meta.commit, meta.date);
-  printf("%s x %s, A/B %s, D %s, warm-up %d, median of %d", a.payload, a.epilogue,
-         tp_dtype_name(env.dtype), tp_dtype_name(env.out_dtype), env.warmup, env.iters);
+  printf("%s x %s, A %s, B %s, D %s, warm-up %d, median of %d", env.payload, a.epilogue,
+         tp_dtype_name(env.dtype), tp_dtype_name(env.b_dtype), tp_dtype_name(env.out_dtype),
+         env.warmup, env.iters);
   if (env.back_to_back > 1)
     printf(", %d runs of a side back to back per timing (ms per run)", env.back_to_back);
   printf("\n");
@@ -447,9 +457,9 @@ int tp_cmd_bench(int argc, char **argv) {
     printf("versus %s x %s: on the same inputs, in the same rounds; speed x = its ms / ours "
            "(above 1: ours faster)\n",
            meta.versus[v].payload, meta.versus[v].epilogue);
-  if (blockwise) print_blockwise_settings(&env, meta.cublaslt_version);
+  if (scaled) print_scale_settings(&env, &first, &problem, meta.cublaslt_version);
   if (a.roofline && measure_ceilings(&env, &meta)) env.ceilings = &meta.ceilings;
-  rc = bench(&a, &env, &meta, shapes, count);
+  rc = bench(&a, &env, &meta, shapes, count, scaled);
   tp_seeded_device_close(generator);
   tp_device_free(env.workspace);
   tp_cublaslt_close(env.cublaslt);

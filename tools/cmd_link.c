@@ -4,25 +4,37 @@
  * This is what CI runs on a machine with the CUDA toolkit and no GPU: the
  * library does everything a CUDA plan does up to loading the kernel
  * (tp_link_check, tilepipe/link.h), for the figures of an H100
- * (tp_link_check_target). The problem is a representative one: the payload's
- * default dtypes (or --dtype) at -m/-n/-k (default 4096 each), rows padded
- * to 16 bytes. Which extra operands it carries depends on the epilogue,
- * which the tool cannot know, so it offers, in order, the problem with C
- * (beta = 1) and a bias, with the bias only, with C only, and with neither,
- * and links the first one the pair's plan slots accept: the richest kernel
- * the epilogue makes (residual links with its source ring, store without).
+ * (tp_link_check_target). The problem is a representative one, as the
+ * payload describes it (tp_problem_describe: its default dtypes, or
+ * --dtype, and its scale tensors) at -m/-n/-k (default 4096 each), rows
+ * padded to 16 bytes. Which extra operands it carries depends on the
+ * epilogue, which the tool cannot know, so it offers, in order, the problem
+ * with C (beta = 1) and a bias, with the bias only, with C only, and with
+ * neither, and links the first one the pair's plan slots accept: the
+ * richest kernel the epilogue makes (residual links with its source ring,
+ * store without).
+ *
+ * --all-tiles links, beyond the heuristic's pick, every kernel the planner
+ * can pick for the pair and problem: each tile of the skeleton's table
+ * (tilepipe/kernel/tiles.h: output tile and cluster) forced for one link
+ * through the payload's tuning keys (tp_link_check_with, "tile=MxNxK,
+ * cluster=Cx1" with the pick's tile K). A tile the payload's plan does not
+ * take for the problem (a D dtype without that width, say) is listed as
+ * not taken; a payload that refuses the keys themselves is an error.
  *
  * --all does every pair of usable, enabled plugins that both carry device
  * code (the others are listed as skipped). Exit status: 0 when every link
  * passed, 1 when one failed (the link or its log check), 3 for an error
  * (the registry; a named plugin that is unknown, unusable, disabled or
  * without device code; a pair whose plans refuse every problem, as a dtype
- * the payload does not take), 77 when tilepipe was built without the CUDA
- * toolkit. With --all, 1 wins over 3. */
+ * the payload does not take; tiles that cannot be forced), 77 when
+ * tilepipe was built without the CUDA toolkit. With --all, 1 wins over
+ * 3. */
 #include <stdio.h>
 #include <string.h>
 
 #include "config.h"
+#include "tilepipe/kernel/tiles.h"
 #include "tilepipe/tilepipe.h"
 #include "tools/align_rows.h"
 #include "tools/cli.h"
@@ -34,7 +46,7 @@
 typedef struct link_args {
   const char *registry, *payload, *epilogue, *dtype, *bias_dtype;
   int64_t m, n, k;
-  int all;
+  int all, all_tiles;
 } link_args;
 
 /* The problem variants offered to a pair, richest first. */
@@ -43,26 +55,25 @@ static const struct {
 } variants[] = {{1, 1}, {0, 1}, {1, 0}, {0, 0}};
 #define NUM_VARIANTS (int)(sizeof variants / sizeof variants[0])
 
-/* Variant v of the representative problem for a section of plugin
- * `plugin` into *desc. */
-static int describe(const link_args *a, const char *plugin, int v, tp_gemm_desc *desc) {
+/* Variant v of the representative problem for payload section `payload`
+ * into *desc; the exit status: TP_EXIT_USAGE for a bad --dtype (printed),
+ * TP_EXIT_ERROR when the payload cannot describe it (why into refusal). */
+static int describe(const link_args *a, tp_registry *reg, const char *payload, int v,
+                    tp_gemm_desc *desc, char *refusal, size_t size) {
   tp_operand_dtypes dt;
   const char *no_flags[4] = {NULL, NULL, NULL, NULL};
   /* "" as the epilogue: no default C, since the variants decide C. */
-  int rc = tp_dtype_args("link", plugin, "", a->dtype, no_flags, &dt);
+  int rc = tp_dtype_args("link", "", a->dtype, no_flags, &dt);
   if (rc != TP_EXIT_OK) return rc;
   const int c = variants[v].c;
-  /* The reference knows the scales of the plugins it names; any other
-   * gets the int8_w8a8 problem for s8 operands, else one without scale
-   * tensors. */
-  tp_ref_problem_spec spec = {.payload = tp_ref_problem_kind(plugin, dt.a), .a = dt.a,
-                              .b = dt.b, .d = dt.d,
+  tp_ref_problem_spec spec = {.registry = reg, .payload = payload, .a = dt.a, .b = dt.b,
+                              .d = dt.d,
                               .c = c ? (dt.c != TP_DTYPE_NONE ? dt.c : dt.d) : TP_DTYPE_NONE,
                               .sf_layout = TP_LAYOUT_SF_128X4, .m = a->m, .n = a->n, .k = a->k,
                               .alpha = 1.0f, .beta = c ? 1.0f : 0.0f};
-  char err[256];
-  if (tp_ref_problem_describe(&spec, desc, err, sizeof err) != TP_OK)
-    return tp_cli_fail("link", TP_EXIT_USAGE, "%s", err);
+  tp_problem problem;
+  if (tp_ref_problem_describe(&spec, desc, &problem, refusal, size) != TP_OK)
+    return TP_EXIT_ERROR;
   tp_tool_align_desc(desc);
   if (variants[v].bias) {
     desc->bias = tp_tensor_vector(tp_dtype_from_name(a->bias_dtype), a->n, NULL);
@@ -90,18 +101,74 @@ static int check_named(tp_registry *reg, const char *name, tp_plugin_kind kind) 
   return TP_EXIT_OK;
 }
 
-/* Links one pair of usable plugins with device code and prints its line;
- * returns the exit status: a refusal by the plans is no verdict on the link
- * (TP_EXIT_ERROR, as `run` exits when it cannot plan). */
+/* "PASS  kernel ..., registers ..." of a clean link. */
+static void print_pass(const tp_link_result *r) {
+  printf("PASS  kernel %s, %d registers, %d bytes stack, spills %d bytes stored / %d loaded",
+         r->kernel, r->registers, r->stack_bytes, r->spill_store_bytes, r->spill_load_bytes);
+}
+
+/* The skeleton's table of tiles: output tile and cluster. */
+typedef struct table_tile {
+  int32_t m, n, cluster_m;
+} table_tile;
+#define TABLE_TILE(BM, BN, CM, D_SET, SPEED, F, CTX) {BM, BN, CM},
+static const table_tile table_tiles[] = {TP_KERNEL_TILES(TABLE_TILE, _, _)};
+#undef TABLE_TILE
+#define NUM_TABLE_TILES (int)(sizeof table_tiles / sizeof table_tiles[0])
+
+/* Every tile of the table forced on the pair for desc, whose heuristic
+ * pick was `pick` (its tile K); one line each. The exit status: 0 when
+ * every tile taken passed, 1 when one failed, 3 when the payload refuses
+ * the tuning keys or takes no tile. */
+static int link_tiles(tp_registry *reg, const char *payload, const char *epilogue,
+                      const tp_gemm_desc *desc, const tp_link_result *pick) {
+  int linked = 0, failed = 0;
+  for (int i = 0; i < NUM_TABLE_TILES; i++) {
+    const table_tile *t = &table_tiles[i];
+    char tuning[96];
+    snprintf(tuning, sizeof tuning, "tile=%dx%dx%d,cluster=%dx1", t->m, t->n, pick->tile_k,
+             t->cluster_m);
+    const tp_link_options opt = {.struct_size = sizeof opt, .tuning = tuning};
+    tp_link_result r = {.struct_size = sizeof r};
+    const tp_status st = tp_link_check_with(reg, payload, epilogue, desc, &opt, &r);
+    printf("  tile %dx%d c%d: ", t->m, t->n, t->cluster_m);
+    if (st == TP_OK) {
+      print_pass(&r);
+      printf("\n");
+      linked++;
+    } else if (!r.planned && st == TP_ERR_REGISTRY) {
+      printf("REFUSED  %s\n", tp_error_message());
+      return tp_cli_fail("link", TP_EXIT_ERROR,
+                         "%s takes no tile forced through its tuning keys: --all-tiles cannot "
+                         "link its kernels one by one",
+                         payload);
+    } else if (!r.planned || !r.kernel[0]) { /* a plan slot or gpu_plan refused the tile */
+      printf("not taken: %s\n", tp_error_message());
+    } else {
+      printf("FAIL  %s\n", tp_error_message());
+      failed++;
+    }
+  }
+  printf("%s x %s: %d of %d tiles taken, %d linked clean, %d failed\n", payload, epilogue,
+         linked + failed, NUM_TABLE_TILES, linked, failed);
+  if (failed) return TP_EXIT_FAIL;
+  return linked ? TP_EXIT_OK : TP_EXIT_ERROR;
+}
+
+/* Links one pair of usable plugins with device code and prints its line
+ * (with --all-tiles, one more per tile of the table); returns the exit
+ * status: a refusal by the plans is no verdict on the link (TP_EXIT_ERROR,
+ * as `run` exits when it cannot plan). */
 static int link_pair(const link_args *a, tp_registry *reg, const char *payload,
                      const char *epilogue) {
   tp_link_result res = {.struct_size = sizeof res};
   tp_status st = TP_ERR_INVALID_ARGUMENT;
   char refusal[1024] = "";
+  tp_gemm_desc desc;
   int v = 0;
   for (; v < NUM_VARIANTS; v++) {
-    tp_gemm_desc desc;
-    int rc = describe(a, tp_view_plugin_of(reg, payload), v, &desc);
+    const int rc = describe(a, reg, payload, v, &desc, refusal, sizeof refusal);
+    if (rc == TP_EXIT_ERROR) printf("%s x %s: REFUSED  %s\n", payload, epilogue, refusal);
     if (rc != TP_EXIT_OK) return rc;
     st = tp_link_check(reg, payload, epilogue, &desc, &res);
     if (st == TP_OK || res.planned) break;
@@ -109,12 +176,11 @@ static int link_pair(const link_args *a, tp_registry *reg, const char *payload,
   }
   printf("%s x %s: ", payload, epilogue);
   if (st == TP_OK) {
-    printf("PASS  kernel %s, %d registers, %d bytes stack, spills %d bytes stored / %d loaded "
-           "(C %s, bias %s; grid %u, %u bytes smem, %llu bytes workspace)\n",
-           res.kernel, res.registers, res.stack_bytes, res.spill_store_bytes,
-           res.spill_load_bytes, variants[v].c ? "yes" : "no", variants[v].bias ? "yes" : "no",
-           res.grid[0], res.smem_bytes, (unsigned long long)res.workspace_bytes);
-    return TP_EXIT_OK;
+    print_pass(&res);
+    printf(" (C %s, bias %s; grid %u, %u bytes smem, %llu bytes workspace)\n",
+           variants[v].c ? "yes" : "no", variants[v].bias ? "yes" : "no", res.grid[0],
+           res.smem_bytes, (unsigned long long)res.workspace_bytes);
+    return a->all_tiles ? link_tiles(reg, payload, epilogue, &desc, &res) : TP_EXIT_OK;
   }
   if (!res.planned) {
     printf("REFUSED  the pair's plans take none of the problems; the last refusal: %s\n",
@@ -164,11 +230,14 @@ static const char *summary =
     "Links the fused GPU kernel of a payload x epilogue pair without a GPU (nvJitLink,\n"
     "as a CUDA plan does, for the figures of an H100) and checks the ptxas report: no\n"
     "setmaxnreg ignored, no serialized wgmma, no spill. Prints the kernel, its\n"
-    "registers, stack and spills, and PASS or FAIL. The problem is the payload's default\n"
-    "dtypes (or --dtype) at M x N x K, with C (beta = 1) and a bias if the epilogue takes\n"
-    "them: the first of C+bias, bias, C, neither that the pair accepts. --all links every\n"
-    "pair of enabled plugins that carry device code. Set TILEPIPE_CACHE_DIR=off to link\n"
-    "afresh instead of reading the on-disk kernel cache.";
+    "registers, stack and spills, and PASS or FAIL. The problem is the payload's own\n"
+    "(its default dtypes, or --dtype, and its scale tensors) at M x N x K, with C\n"
+    "(beta = 1) and a bias if the epilogue takes them: the first of C+bias, bias, C,\n"
+    "neither that the pair accepts. --all links every pair of enabled plugins that\n"
+    "carry device code. --all-tiles also links, one by one, every tile of the kernel\n"
+    "table the payload's plan takes for the problem (forced through its tile and\n"
+    "cluster keys). Set TILEPIPE_CACHE_DIR=off to link afresh instead of reading the\n"
+    "on-disk kernel cache.";
 
 int tp_cmd_link(int argc, char **argv) {
   link_args a = {.bias_dtype = "f32", .m = 4096, .n = 4096, .k = 4096};
@@ -177,6 +246,9 @@ int tp_cmd_link(int argc, char **argv) {
       {"payload", TP_CLI_STRING, &a.payload, "P", "payload plugin", 0, 0},
       {"epilogue", TP_CLI_STRING, &a.epilogue, "E", "epilogue plugin", 0, 0},
       {"all", TP_CLI_FLAG, &a.all, NULL, "every payload x epilogue pair with device code", 0, 0},
+      {"all-tiles", TP_CLI_FLAG, &a.all_tiles, NULL,
+       "every tile of the kernel table the pair's plans take, not only the heuristic's pick", 0,
+       0},
       {"m", TP_CLI_INT, &a.m, "M", "rows of A and D (default 4096)", 1, big},
       {"n", TP_CLI_INT, &a.n, "N", "rows of B, columns of D (default 4096)", 1, big},
       {"k", TP_CLI_INT, &a.k, "K", "the reduction length (default 4096)", 1, big},
@@ -186,8 +258,9 @@ int tp_cmd_link(int argc, char **argv) {
        0},
       {"registry", TP_CLI_STRING, &a.registry, "PATH", "the registry INI", 0, 0},
   };
-  const tp_cli_command cmd = {"link", "link (--payload P --epilogue E | --all) [options]", summary,
-                              options, (int)(sizeof options / sizeof options[0]), 0};
+  const tp_cli_command cmd = {"link",
+                              "link (--payload P --epilogue E | --all) [--all-tiles] [options]",
+                              summary, options, (int)(sizeof options / sizeof options[0]), 0};
   const char *positional[1];
   int npos;
   int rc = tp_cli_parse(&cmd, argc, argv, positional, &npos);

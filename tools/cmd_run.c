@@ -1,13 +1,16 @@
 /* tools/cmd_run.c: `tilepipe run`: one GEMM through a payload and an
  * epilogue plugin on random inputs.
  *
- * The plan comes first, from the problem's shape alone, so that a problem
- * the plugins refuse fails with their reason before any input is made. The
- * problem comes from the reference library (tools/reference) with its rows
- * padded to 16 bytes (tools/align_rows.h), so the same problem runs on
- * either backend. D starts poisoned (NaN in every element). On the CUDA
- * backend the problem is mirrored into device memory, run there and D
- * copied back. The time is the median of --repeat runs after --warmup ones;
+ * The payload describes the problem (tp_problem_describe: A's and B's
+ * default dtypes, its scale tensors and what they mean), so any payload
+ * runs and verifies, in tree or out. The plan comes next, from the
+ * problem's shape alone, so that a problem the plugins refuse fails with
+ * their reason before any input is made. The problem comes from the
+ * reference library (tools/reference) with its rows padded to 16 bytes
+ * (tools/align_rows.h), so the same problem runs on either backend. D
+ * starts poisoned (NaN in every element). On the CUDA backend the problem
+ * is mirrored into device memory, run there and D copied back. The time is
+ * the median of --repeat runs after --warmup ones;
  * --verify compares D with the naive f64 reference (every element against
  * its own bound, and the normwise relative error) and checks that D's row
  * padding was not written. */
@@ -67,7 +70,7 @@ static int reference(const tp_ref_problem *p, const char *epilogue, double **ref
   if (*ref == NULL || *mag == NULL)
     return tp_cli_fail("run", TP_EXIT_ERROR, "--verify: no host memory for the reference");
   char err[256];
-  if (tp_ref_gemm(&p->desc, e, *ref, *mag, err, sizeof err) != TP_OK)
+  if (tp_ref_gemm(&p->desc, &p->problem, e, *ref, *mag, err, sizeof err) != TP_OK)
     return tp_cli_fail("run", TP_EXIT_ERROR, "--verify: reference: %s", err);
   return TP_EXIT_OK;
 }
@@ -75,7 +78,8 @@ static int reference(const tp_ref_problem *p, const char *epilogue, double **ref
 static int verdict(const tp_ref_problem *p, const double *ref, const double *mag,
                    tp_backend backend) {
   const tp_gemm_desc *d = &p->desc;
-  tp_ref_tolerance tol = tp_ref_tolerance_for(d->d.dtype, d->k, tp_ref_acc_bits(d->a.dtype, backend));
+  tp_ref_tolerance tol =
+      tp_ref_tolerance_for(d->d.dtype, d->k, tp_ref_acc_bits(&p->problem, backend));
   tp_ref_report rep;
   tp_ref_compare(&d->d, d->m, d->n, ref, mag, &tol, &rep);
   const int padding_ok = tp_ref_problem_padding_written(p) < 0;
@@ -133,41 +137,37 @@ static int execute(const run_args *a, tp_plan *plan, tp_ref_problem *p) {
   return rc;
 }
 
-/* The plan for the problem's shape (tp_ref_problem_describe, rows padded
- * as tp_tool_problem_create pads them; no data yet); on failure *plan is
- * NULL and the exit status is returned. */
-static int plan_shape(const run_args *a, tp_registry *reg, const tp_ref_problem_spec *spec,
-                      tp_plan **plan) {
-  *plan = NULL;
-  tp_gemm_desc shape;
-  char err[256];
-  if (tp_ref_problem_describe(spec, &shape, err, sizeof err) != TP_OK)
+/* The problem's shape as its payload describes it (tp_ref_problem_describe,
+ * rows padded as tp_tool_problem_create pads them; no data yet) into
+ * *shape; on failure the exit status. */
+static int describe_shape(const tp_ref_problem_spec *spec, tp_gemm_desc *shape) {
+  tp_problem problem;
+  char err[1024];
+  if (tp_ref_problem_describe(spec, shape, &problem, err, sizeof err) != TP_OK)
     return tp_cli_fail("run", TP_EXIT_ERROR, "cannot describe the problem: %s", err);
-  tp_tool_align_desc(&shape);
-  tp_status st = tp_plan_create(plan, reg, a->payload, a->epilogue, &shape,
-                                (tp_backend)tp_backend_from_name(a->backend));
-  return st == TP_OK ? TP_EXIT_OK : failed(a, st, "cannot plan", tp_error_message());
+  tp_tool_align_desc(shape);
+  return TP_EXIT_OK;
 }
 
 static const char *summary =
     "Runs D = epilogue(A x B^T) once (or --repeat times) on seeded random inputs through\n"
     "the named payload and epilogue plugins, and prints the backend, the plan, the median\n"
-    "time and TFLOP/s. Scale tensors are made for blockwise_fp8 (f32, 1x128 and 128x128),\n"
-    "block_scaled (MXFP8 for e4m3/e5m2 operands, NVFP4 for e2m1) and s8 operands (f32\n"
-    "per-row a_scale [M] and per-column b_scale [N]). Rows are padded to 16 bytes.\n"
-    "--verify compares D with the naive f64 reference and prints PASS or FAIL (exit\n"
-    "status 1 on FAIL).\n\n"
+    "time and TFLOP/s. The payload describes its problem: its scale tensors (in\n"
+    "--sf-layout where it takes several layouts), what they mean and the values they\n"
+    "get. Rows are padded to 16 bytes. --verify compares D with the naive f64 reference\n"
+    "and prints PASS or FAIL (exit status 1 on FAIL).\n\n"
     "Dtypes: --dtype a=bf16,b=bf16,d=bf16,c=f32 (or just --dtype e4m3 for A and B);\n"
-    "defaults: A by payload (blockwise_fp8, block_scaled e4m3; int8_w8a8 s8; others bf16),\n"
-    "B = A, D = bf16, C = D for residual.";
+    "defaults: A and B the payload's, D = bf16, C = D for residual. The payload\n"
+    "defaults to the registry's first usable payload section.";
 
 int tp_cmd_run(int argc, char **argv) {
-  run_args a = {.payload = "standard", .epilogue = "store", .backend = "auto",
+  run_args a = {.epilogue = "store", .backend = "auto",
                 .sf_layout = "128x4", .seed = 1, .repeat = 1, .warmup = -1, .alpha = 1.0f,
                 .beta = NAN};
   const int64_t big = (int64_t)1 << 31;
   const tp_cli_option options[] = {
-      {"payload", TP_CLI_STRING, &a.payload, "P", "payload plugin (default standard)", 0, 0},
+      {"payload", TP_CLI_STRING, &a.payload, "P",
+       "payload plugin (default: the registry's first payload)", 0, 0},
       {"epilogue", TP_CLI_STRING, &a.epilogue, "E", "epilogue plugin (default store)", 0, 0},
       {"m", TP_CLI_INT, &a.m, "M", "rows of A and D (required)", 1, big},
       {"n", TP_CLI_INT, &a.n, "N", "rows of B, columns of D (required)", 1, big},
@@ -180,7 +180,8 @@ int tp_cmd_run(int argc, char **argv) {
       {"alpha", TP_CLI_FLOAT, &a.alpha, "X", "scale of the product (default 1)", 0, 0},
       {"beta", TP_CLI_FLOAT, &a.beta, "X", "scale of C (default 1 with C, else 0)", 0, 0},
       {"sf-layout", TP_CLI_STRING, &a.sf_layout, "L",
-       "block_scaled scale layout: 128x4 (default) or rowmajor", 0, 0},
+       "scale layout, for payloads whose scales take several: 128x4 (default) or rowmajor", 0,
+       0},
       {"backend", TP_CLI_STRING, &a.backend, "B", "auto (default), cpu or cuda", 0, 0},
       {"verify", TP_CLI_FLAG, &a.verify, NULL, "check D against the naive f64 reference", 0, 0},
       {"seed", TP_CLI_INT, &a.seed, "S", "seed of the random inputs (default 1)", 0, INT64_MAX},
@@ -207,32 +208,39 @@ int tp_cmd_run(int argc, char **argv) {
   tp_registry *reg;
   if (tp_registry_open(&reg, a.registry) != TP_OK)
     return tp_cli_fail("run", TP_EXIT_ERROR, "cannot open the registry: %s", tp_error_message());
-  /* The problem (default dtypes, scales) follows the section's plugin; the
-   * reference makes scales for the plugins it knows, the int8_w8a8 problem
-   * for s8 operands of any other, else one without scale tensors. */
-  const char *plugin = tp_view_plugin_of(reg, a.payload);
   tp_operand_dtypes dt;
-  if ((rc = tp_dtype_args("run", plugin, a.epilogue, a.dtype, a.op_dtype, &dt)) != TP_EXIT_OK) {
+  if ((rc = tp_dtype_args("run", a.epilogue, a.dtype, a.op_dtype, &dt)) != TP_EXIT_OK ||
+      (a.payload == NULL && (a.payload = tp_view_default_payload("run", reg)) == NULL)) {
     tp_registry_close(reg);
-    return rc;
+    return rc != TP_EXIT_OK ? rc : TP_EXIT_ERROR;
   }
   if (isnan(a.beta)) a.beta = dt.c != TP_DTYPE_NONE ? 1.0f : 0.0f;
 
   tp_ref_problem_spec spec = {
-      .payload = tp_ref_problem_kind(plugin, dt.a), .a = dt.a, .b = dt.b, .c = dt.c, .d = dt.d,
+      .registry = reg, .payload = a.payload, .a = dt.a, .b = dt.b, .c = dt.c, .d = dt.d,
       .sf_layout = strcmp(a.sf_layout, "128x4") == 0 ? TP_LAYOUT_SF_128X4 : TP_LAYOUT_STRIDED,
       .m = a.m, .n = a.n, .k = a.k, .alpha = a.alpha, .beta = a.beta};
   printf("tilepipe run: %s x %s, M=%lld N=%lld K=%lld\n", a.payload, a.epilogue, (long long)a.m,
          (long long)a.n, (long long)a.k);
-  printf("operands: A=%s B=%s D=%s C=%s alpha=%g beta=%g seed=%lld\n", tp_dtype_name(dt.a),
-         tp_dtype_name(dt.b), tp_dtype_name(dt.d), tp_dtype_name(dt.c), (double)a.alpha,
-         (double)a.beta, (long long)a.seed);
   fflush(stdout);
 
-  tp_plan *plan;
-  char err[256];
+  tp_plan *plan = NULL;
+  char err[1024];
   tp_ref_problem p;
-  if ((rc = plan_shape(&a, reg, &spec, &plan)) == TP_EXIT_OK) {
+  tp_gemm_desc shape;
+  if ((rc = describe_shape(&spec, &shape)) == TP_EXIT_OK) {
+    /* The payload's defaults, so that the inputs are made as described. */
+    spec.a = shape.a.dtype;
+    spec.b = shape.b.dtype;
+    printf("operands: A=%s B=%s D=%s C=%s alpha=%g beta=%g seed=%lld\n", tp_dtype_name(spec.a),
+           tp_dtype_name(spec.b), tp_dtype_name(dt.d), tp_dtype_name(dt.c), (double)a.alpha,
+           (double)a.beta, (long long)a.seed);
+    fflush(stdout);
+    const tp_status st = tp_plan_create(&plan, reg, a.payload, a.epilogue, &shape,
+                                        (tp_backend)tp_backend_from_name(a.backend));
+    if (st != TP_OK) rc = failed(&a, st, "cannot plan", tp_error_message());
+  }
+  if (rc == TP_EXIT_OK) {
     if (tp_tool_problem_create(&p, &spec, (uint64_t)a.seed, err, sizeof err) == TP_OK) {
       rc = execute(&a, plan, &p);
       tp_ref_problem_destroy(&p);

@@ -3,8 +3,9 @@
  * (tp_cache_warm, tilepipe/warm.h).
  *
  * Each shape of --shapes becomes the problem `bench` and `run` would make
- * of it: the payload's default dtypes (or --dtype), C = D with beta = 1 for
- * the residual epilogue, rows padded to 16 bytes. The plans are made for
+ * of it, as the payload describes it (tp_problem_describe: its default
+ * dtypes, or --dtype, and its scale tensors), C = D with beta = 1 for the
+ * residual epilogue, rows padded to 16 bytes. The plans are made for
  * --gpu's figures, or for the GPU here when --gpu is not given. One line
  * per distinct kernel as it is done, then a summary. Exit status: 0 when
  * every kernel is cached, 1 when a link failed, 2 for the command line
@@ -35,25 +36,26 @@ static const char *summary =
     "Links every kernel that plans of the shapes in --shapes FILE (lines \"M N K\", '#'\n"
     "comments) would need into the on-disk kernel cache, several links at a time, so\n"
     "that a service's first plans read them from the cache instead of linking. The\n"
-    "problems are those `run` makes: the payload's default dtypes (or --dtype), C = D\n"
-    "with beta = 1 for residual. The kernels are chosen for --gpu's figures (h100-sxm,\n"
-    "h100-pcie, h200), else for the GPU here; no GPU is needed to link. Kernels the\n"
-    "cache holds already are not linked again. The cache is $TILEPIPE_CACHE_DIR, else\n"
-    "$XDG_CACHE_HOME/tilepipe, else ~/.cache/tilepipe.";
+    "problems are those `run` makes: the payload's own (its default dtypes, or --dtype,\n"
+    "and its scale tensors), C = D with beta = 1 for residual. The kernels are chosen\n"
+    "for --gpu's figures (h100-sxm, h100-pcie, h200), else for the GPU here; no GPU is\n"
+    "needed to link. Kernels the cache holds already are not linked again. The cache is\n"
+    "$TILEPIPE_CACHE_DIR, else $XDG_CACHE_HOME/tilepipe, else ~/.cache/tilepipe.";
 
-/* The problem of one shape for a section of plugin `plugin` (data
+/* The problem of shape `index` for payload section `payload` (data
  * pointers NULL). */
-static int describe(const char *plugin, const tp_operand_dtypes *dt, tp_shape shape,
-                    tp_gemm_desc *desc) {
-  tp_ref_problem_spec spec = {.payload = tp_ref_problem_kind(plugin, dt->a), .a = dt->a,
-                              .b = dt->b, .c = dt->c, .d = dt->d,
+static int describe(tp_registry *reg, const char *payload, const tp_operand_dtypes *dt,
+                    size_t index, tp_shape shape, tp_gemm_desc *desc) {
+  tp_ref_problem_spec spec = {.registry = reg, .payload = payload, .a = dt->a, .b = dt->b,
+                              .c = dt->c, .d = dt->d,
                               .sf_layout = TP_LAYOUT_SF_128X4, .m = shape.m, .n = shape.n,
                               .k = shape.k, .alpha = 1.0f,
                               .beta = dt->c != TP_DTYPE_NONE ? 1.0f : 0.0f};
-  char err[256];
-  if (tp_ref_problem_describe(&spec, desc, err, sizeof err) != TP_OK)
-    return tp_cli_fail("warm", TP_EXIT_ERROR, "%lld x %lld x %lld: %s", (long long)shape.m,
-                       (long long)shape.n, (long long)shape.k, err);
+  tp_problem problem;
+  char err[1024];
+  if (tp_ref_problem_describe(&spec, desc, &problem, err, sizeof err) != TP_OK)
+    return tp_cli_fail("warm", TP_EXIT_ERROR, "problem %zu (%lld x %lld x %lld): %s", index,
+                       (long long)shape.m, (long long)shape.n, (long long)shape.k, err);
   tp_tool_align_desc(desc);
   return TP_EXIT_OK;
 }
@@ -97,13 +99,12 @@ static int warm(const warm_args *a, tp_registry *reg, const tp_link_target *targ
                 const tp_shape *shapes, size_t count) {
   tp_operand_dtypes dt;
   const char *no_flags[4] = {NULL, NULL, NULL, NULL};
-  const char *plugin = tp_view_plugin_of(reg, a->payload);
-  int rc = tp_dtype_args("warm", plugin, a->epilogue, a->dtype, no_flags, &dt);
+  int rc = tp_dtype_args("warm", a->epilogue, a->dtype, no_flags, &dt);
   if (rc != TP_EXIT_OK) return rc;
   tp_gemm_desc *descs = calloc(count, sizeof *descs);
   if (descs == NULL) return tp_cli_fail("warm", TP_EXIT_ERROR, "out of host memory");
   for (size_t i = 0; i < count && rc == TP_EXIT_OK; i++)
-    rc = describe(plugin, &dt, shapes[i], &descs[i]);
+    rc = describe(reg, a->payload, &dt, i, shapes[i], &descs[i]);
   if (rc != TP_EXIT_OK) {
     free(descs);
     return rc;

@@ -34,8 +34,8 @@ static tp_status check_blockwise(const tp_gemm_desc *d, size_t version, char *er
   }
   if (!f32_matrix(&d->a_scale, l, d->m) || !f32_matrix(&d->b_scale, (d->n + 127) / 128, l))
     return refuse(err, errlen,
-                  "cuBLASLt's block scaling takes blockwise_fp8's scales only: f32 a_scale "
-                  "[ceil(K/128), M] and b_scale [ceil(N/128), ceil(K/128)]");
+                  "cuBLASLt's block scaling takes 1x128 and 128x128 block scales only: f32 "
+                  "a_scale [ceil(K/128), M] and b_scale [ceil(N/128), ceil(K/128)]");
   if (d->m % 4 != 0 || d->n % 4 != 0) {
     snprintf(err, errlen,
              "cuBLASLt's block scaling needs M and N multiples of 4 (M = %lld, N = %lld)",
@@ -75,8 +75,8 @@ tp_status tp_cublaslt_check_problem(const tp_gemm_desc *d, size_t version, char 
   const int scaled = d->a_scale.dtype != TP_DTYPE_NONE || d->b_scale.dtype != TP_DTYPE_NONE;
   if (scaled && !tp_cublaslt_is_blockwise(d))
     return refuse(err, errlen,
-                  "cuBLASLt comparison: the standard problem and blockwise_fp8's (f32 scales of "
-                  "fp8 operands) only");
+                  "cuBLASLt comparison: unscaled problems and blockwise FP8 (f32 1x128 and "
+                  "128x128 scales of fp8 operands) only");
   if (d->c.dtype != TP_DTYPE_NONE && d->c.dtype != d->d.dtype) {
     snprintf(err, errlen, "cuBLASLt comparison: C must have D's dtype (C %s, D %s)",
              tp_dtype_name(d->c.dtype), tp_dtype_name(d->d.dtype));

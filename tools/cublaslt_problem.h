@@ -3,9 +3,10 @@
  * with no library and no GPU: a problem refused here is a row "not
  * compared" with this reason, and a CPU test holds the rules.
  *
- * Two problems, told apart by their scale tensors:
- *   - the standard one, no scales: C absent or of D's dtype;
- *   - blockwise_fp8's (docs/payloads.md), f32 a_scale [L, M] and b_scale
+ * Two problems, told apart by their scale tensors, whichever payload
+ * describes them:
+ *   - the plain GEMM, no scales: C absent or of D's dtype;
+ *   - blockwise FP8 (docs/payloads.md), f32 a_scale [L, M] and b_scale
  *     [ceil(N/128), L] with L = ceil(K/128), which cuBLASLt computes from
  *     cuBLAS 12.9 on (cublasLtGetVersion() >= 120900; on SM90 only, which
  *     its heuristic knows) with cuBLAS's B (our A) scaled per 1 x 128
@@ -27,7 +28,7 @@
 /* The first cuBLASLt with blockwise FP8 scaling: 12.9.0. */
 #define TP_CUBLASLT_BLOCKWISE_VERSION 120900
 
-/* Whether desc is blockwise_fp8's problem: f32 scales of 8-bit float
+/* Whether desc is the blockwise FP8 problem: f32 scales of 8-bit float
  * operands (the shapes are check_problem's to judge). */
 int tp_cublaslt_is_blockwise(const tp_gemm_desc *desc);
 

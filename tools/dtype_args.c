@@ -63,14 +63,7 @@ static int parse_spec(const char *cmd, const char *spec, tp_dtype op[NUM_OPS]) {
   return TP_EXIT_OK;
 }
 
-static tp_dtype default_a(const char *payload) {
-  if (strcmp(payload, "int8_w8a8") == 0) return TP_DTYPE_S8;
-  return strcmp(payload, "blockwise_fp8") == 0 || strcmp(payload, "block_scaled") == 0
-             ? TP_DTYPE_E4M3
-             : TP_DTYPE_BF16;
-}
-
-int tp_dtype_args(const char *cmd, const char *payload, const char *epilogue, const char *spec,
+int tp_dtype_args(const char *cmd, const char *epilogue, const char *spec,
                   const char *const flags[4], tp_operand_dtypes *out) {
   tp_dtype op[NUM_OPS] = {TP_DTYPE_COUNT, TP_DTYPE_COUNT, TP_DTYPE_COUNT, TP_DTYPE_COUNT};
   int rc = spec ? parse_spec(cmd, spec, op) : TP_EXIT_OK;
@@ -83,8 +76,8 @@ int tp_dtype_args(const char *cmd, const char *payload, const char *epilogue, co
   for (int i = 0; i < NUM_OPS; i++)
     if (i != OP_C && op[i] == TP_DTYPE_NONE)
       return tp_cli_fail(cmd, TP_EXIT_USAGE, "operand %c cannot be 'none'", op_names[i]);
-  if (op[OP_A] == TP_DTYPE_COUNT) op[OP_A] = default_a(payload);
-  if (op[OP_B] == TP_DTYPE_COUNT) op[OP_B] = op[OP_A];
+  if (op[OP_A] == TP_DTYPE_COUNT) op[OP_A] = TP_DTYPE_NONE;
+  if (op[OP_B] == TP_DTYPE_COUNT) op[OP_B] = TP_DTYPE_NONE;
   if (op[OP_D] == TP_DTYPE_COUNT) op[OP_D] = TP_DTYPE_BF16;
   if (op[OP_C] == TP_DTYPE_COUNT)
     op[OP_C] = strcmp(epilogue, "residual") == 0 ? op[OP_D] : TP_DTYPE_NONE;

@@ -7,6 +7,7 @@
 tp_status tp_gpu_problem_create(tp_gpu_problem *dp, const tp_ref_problem *host) {
   memset(dp, 0, sizeof *dp);
   dp->desc = host->desc;
+  dp->problem = host->problem;
   tp_status st = TP_OK;
   for (int i = 0; i < TP_REF_TENSORS && st == TP_OK; i++) {
     tp_tensor *t = tp_ref_desc_tensor(&dp->desc, i);

@@ -15,6 +15,7 @@
 
 typedef struct tp_gpu_problem {
   tp_gemm_desc desc;            /* the host descriptor with device pointers */
+  tp_problem problem;           /* what its scale tensors mean (the host problem's) */
   void *buffer[TP_REF_TENSORS]; /* owned device memory; NULL where the host has none */
   int64_t bytes[TP_REF_TENSORS];
 } tp_gpu_problem;

@@ -26,10 +26,13 @@ void tp_view_device_code(const tp_plugin_info *info, char *buf, size_t size) {
              info->cuda_version % 1000 / 10);
 }
 
-const char *tp_view_plugin_of(const tp_registry *registry, const char *section) {
+const char *tp_view_default_payload(const char *cmd, const tp_registry *registry) {
   tp_plugin_info info;
-  if (registry != NULL && section != NULL && tp_registry_find(registry, section, &info) == TP_OK &&
-      info.plugin[0] != '\0')
-    return info.plugin;
-  return section;
+  for (size_t i = 0; i < tp_registry_count(registry); i++)
+    if (tp_registry_get(registry, i, &info) == TP_OK && info.kind == TP_PLUGIN_PAYLOAD &&
+        info.status == TP_OK && info.enabled)
+      return info.name;
+  tp_cli_fail(cmd, TP_EXIT_ERROR, "%s has no usable, enabled payload section; name one with "
+              "--payload", tp_registry_path(registry));
+  return NULL;
 }

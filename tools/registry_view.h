@@ -1,6 +1,7 @@
 /* tools/registry_view.h: what the commands share about the registry:
  * opening it with a message a user can act on, the words used for a
- * plugin's state and device code, and which plugin a section is. */
+ * plugin's state and device code, and the payload run when none is
+ * named. */
 #ifndef TP_TOOLS_REGISTRY_VIEW_H
 #define TP_TOOLS_REGISTRY_VIEW_H
 
@@ -18,11 +19,10 @@ const char *tp_view_state(const tp_plugin_info *info);
 /* "yes (CUDA 13.0)" or "no" into buf. */
 void tp_view_device_code(const tp_plugin_info *info, char *buf, size_t size);
 
-/* The plugin's own name behind section `section` (tp_plugin_info.plugin),
- * or `section` itself when the registry has no such loaded section: the
- * problem a command makes (its scales, its default dtypes) follows the
- * plugin, so that a tuned section of blockwise_fp8 under another name gets
- * blockwise_fp8's problem. */
-const char *tp_view_plugin_of(const tp_registry *registry, const char *section);
+/* The payload a command runs when none is named: the registry's first
+ * payload section that is usable and enabled (the installed registry lists
+ * the standard payload first). NULL, after printing "tilepipe CMD: <why>"
+ * to stderr, when there is none. */
+const char *tp_view_default_payload(const char *cmd, const tp_registry *registry);
 
 #endif

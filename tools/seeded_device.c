@@ -14,12 +14,12 @@
 
 /* A tensor the kernel can address, as its arguments; 0 (reason in err)
  * otherwise. */
-static int fill_args(const tp_tensor *t, tp_seeded_kind kind, uint64_t key, tp_seeded_fill_args *f,
-                     char *err, size_t errlen) {
+static int fill_args(const tp_tensor *t, tp_seeded_values values, uint64_t key,
+                     tp_seeded_fill_args *f, char *err, size_t errlen) {
   const unsigned bits = tp_dtype_bits(t->dtype);
   const int tiled = t->layout == TP_LAYOUT_SF_128X4;
   *f = (tp_seeded_fill_args){.data = t->data, .key = key, .dtype = (int32_t)t->dtype,
-                             .layout = (int32_t)t->layout, .kind = (int32_t)kind};
+                             .layout = (int32_t)t->layout, .values = values};
   if (t->data == NULL || bits == 0 || (t->rank != 1 && t->rank != 2) || t->shape[0] < 0 ||
       (t->rank == 2 && t->shape[1] < 0) || (t->layout != TP_LAYOUT_STRIDED && !tiled) ||
       (tiled && (t->rank != 2 || bits != 8))) {
@@ -137,10 +137,10 @@ void tp_seeded_device_close(tp_seeded_device *g) {
   free(g);
 }
 
-tp_status tp_seeded_device_fill(const tp_seeded_device *g, const tp_tensor *t, tp_seeded_kind kind,
-                                uint64_t key, char *err, size_t errlen) {
+tp_status tp_seeded_device_fill(const tp_seeded_device *g, const tp_tensor *t,
+                                tp_seeded_values values, uint64_t key, char *err, size_t errlen) {
   tp_seeded_fill_args f;
-  if (!fill_args(t, kind, key, &f, err, errlen)) return TP_ERR_INVALID_ARGUMENT;
+  if (!fill_args(t, values, key, &f, err, errlen)) return TP_ERR_INVALID_ARGUMENT;
   if (f.rows == 0 || f.cols == 0) return TP_OK;
   const int64_t units = tp_dtype_bits(t->dtype) == 4 ? (f.cols + 1) / 2 : f.cols;
   const int64_t row_blocks = (units + THREADS - 1) / THREADS;
@@ -167,9 +167,9 @@ void tp_seeded_device_close(tp_seeded_device *gen) {}
 
 /* Unreachable without a generator; checks its arguments all the same. */
 tp_status tp_seeded_device_fill(const tp_seeded_device *gen, const tp_tensor *t,
-                                tp_seeded_kind kind, uint64_t key, char *err, size_t errlen) {
+                                tp_seeded_values values, uint64_t key, char *err, size_t errlen) {
   tp_seeded_fill_args f;
-  if (!fill_args(t, kind, key, &f, err, errlen)) return TP_ERR_INVALID_ARGUMENT;
+  if (!fill_args(t, values, key, &f, err, errlen)) return TP_ERR_INVALID_ARGUMENT;
   return no_toolkit(err, errlen);
 }
 

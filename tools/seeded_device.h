@@ -29,7 +29,7 @@ tp_status tp_seeded_device_open(tp_seeded_device **gen, char *err, size_t errlen
 void tp_seeded_device_close(tp_seeded_device *gen);
 
 /* Queues the fill of every element of t (device memory; rank 1, or rank 2
- * strided or 128x4 tiled) with values of `kind` from `key`: the bytes
+ * strided or 128x4 tiled) with `values` from `key`: the bytes
  * tp_seeded_fill_host (tools/reference/seeded_fill.h) writes on the host.
  * Bytes outside the elements are not touched. TP_ERR_INVALID_ARGUMENT for
  * a tensor the kernel cannot address (no data, another rank, packed fp4
@@ -37,6 +37,6 @@ void tp_seeded_device_close(tp_seeded_device *gen);
  * of a dtype other than a one-byte one), TP_ERR_CUDA when the launch
  * fails; reason in err. */
 tp_status tp_seeded_device_fill(const tp_seeded_device *gen, const tp_tensor *t,
-                                tp_seeded_kind kind, uint64_t key, char *err, size_t errlen);
+                                tp_seeded_values values, uint64_t key, char *err, size_t errlen);
 
 #endif

@@ -33,17 +33,17 @@ tp_status tp_seeded_problem_create(tp_gpu_problem *dp, const tp_seeded_device *g
                                    const tp_ref_problem_spec *spec, uint64_t seed, char *err,
                                    size_t errlen) {
   memset(dp, 0, sizeof *dp);
-  tp_status st = tp_ref_problem_describe(spec, &dp->desc, err, errlen);
+  tp_status st = tp_ref_problem_describe(spec, &dp->desc, &dp->problem, err, errlen);
   if (st == TP_OK) {
     tp_tool_align_desc(&dp->desc);
     if (spec->c_is_d) dp->desc.c = dp->desc.d;
     st = allocate(dp, spec, err, errlen);
   }
-  tp_seeded_kind kind;
+  tp_seeded_values values;
   for (int i = 0; i < TP_REF_TENSORS && st == TP_OK; i++) {
     const tp_tensor *t = tp_ref_desc_tensor(&dp->desc, i);
-    if (t->dtype != TP_DTYPE_NONE && tp_seeded_role(spec, i, &kind))
-      st = tp_seeded_device_fill(gen, t, kind, tp_seeded_key(seed, (uint64_t)i), err, errlen);
+    if (t->dtype != TP_DTYPE_NONE && tp_seeded_role(&dp->problem, spec->c_nan, i, &values))
+      st = tp_seeded_device_fill(gen, t, values, tp_seeded_key(seed, (uint64_t)i), err, errlen);
   }
   if (st != TP_OK) tp_gpu_problem_destroy(dp);
   return st;

@@ -2,7 +2,8 @@
  * the seeded generator (tools/seeded_device.h), for the benchmark: no host
  * copy of its inputs, however large.
  *
- * The descriptor is the reference's (tp_ref_problem_describe) with every
+ * The descriptor is the reference's (tp_ref_problem_describe: the
+ * payload's description, kept in dp->problem) with every
  * strided row padded to 16 bytes (tools/align_rows.h), as
  * tp_tool_problem_create lays it out on the host; each tensor gets a device
  * buffer of its span (whole rows for the scales: tp_tool_buffer_bytes),

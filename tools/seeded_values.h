@@ -12,30 +12,23 @@
  * share: tools/device/seeded_fill.cu and its host reference
  * (tools/reference/seeded_fill.h) agree bit for bit.
  *
- * What a value is, by kind (the ranges of tools/reference/random_fill.h):
- *   TP_SEEDED_OPERAND    A, B and C. Float dtypes: 2 (u1 + u2 + u3) - 3 for
- *                        three uniforms u of 21 bits each (odd multiples of
- *                        2^-22 in (0, 1)): the Irwin-Hall sum, mean 0,
- *                        variance 1, inside (-3, 3), a bell close to
- *                        N(0, 1), never 0; then rounded to the dtype (fp8
- *                        gets subnormal codes too: e4m3 about 1%). s8:
- *                        uniform over all 256 codes, -128..127.
- *   TP_SEEDED_SCALE      the scale tensors of block_scaled, and of
- *                        blockwise_fp8 under an f16 D: 2^e (1 + m), e
- *                        uniform over -2..1 and m uniform over the dtype's
- *                        mantissa codes, so in [1/4, 4): f32 every mantissa,
- *                        ue4m3 its 8 (0.25 to 3.75); ue8m0, which has no
- *                        mantissa, 2^-2..2^2.
- *   TP_SEEDED_WIDE_SCALE the f32 scales of blockwise_fp8 under a bf16 or
- *                        f32 D: 2^e (1 + m), e uniform over -8..7, so in
- *                        [2^-8, 2^8): each k-block's weight in a sum differs
- *                        from the next by up to 2^16, as quantized
- *                        activations and weights do, which a misapplied
- *                        scale cannot hide in. (Under an f16 D their
- *                        products would overflow f16's 65504.)
- *   TP_SEEDED_ROW_SCALE  the per-row and per-column f32 scales of s8
- *                        operands: 2^e (1 + m), e over -12..-5, so in
- *                        [2^-12, 2^-4).
+ * What a value is (tp_seeded_values):
+ *   operand values       A, B and C (exp_count 0). Float dtypes:
+ *                        2 (u1 + u2 + u3) - 3 for three uniforms u of 21
+ *                        bits each (odd multiples of 2^-22 in (0, 1)): the
+ *                        Irwin-Hall sum, mean 0, variance 1, inside
+ *                        (-3, 3), a bell close to N(0, 1), never 0; then
+ *                        rounded to the dtype (fp8 gets subnormal codes
+ *                        too: e4m3 about 1%). s8: uniform over all 256
+ *                        codes, -128..127.
+ *   scale values         the scale tensors, as their payload's map names
+ *                        them (tp_scale_map, tilepipe/problem.h):
+ *                        2^e (1 + m), e uniform over [exp_min, exp_min +
+ *                        exp_count) and m over the dtype's mantissa codes
+ *                        (f32 every one, ue4m3 its 8; ue8m0, which has
+ *                        none, only powers of two): with exponents over
+ *                        -2..1, f32 scales fill [1/4, 4), ue4m3 ones
+ *                        0.25 .. 3.75.
  *
  * Plain C for the host compiler and nvcc alike (TP_SEEDED_FN). */
 #ifndef TP_TOOLS_SEEDED_VALUES_H
@@ -52,12 +45,12 @@
 #define TP_SEEDED_FN static inline
 #endif
 
-typedef enum tp_seeded_kind {
-  TP_SEEDED_OPERAND = 0,
-  TP_SEEDED_SCALE = 1,
-  TP_SEEDED_ROW_SCALE = 2,
-  TP_SEEDED_WIDE_SCALE = 3
-} tp_seeded_kind;
+/* What a tensor's elements are: operand values (exp_count 0), or scale
+ * values 2^e (1 + m) with e over [exp_min, exp_min + exp_count) (a map's,
+ * tp_scale_map). */
+typedef struct tp_seeded_values {
+  int32_t exp_min, exp_count;
+} tp_seeded_values;
 
 /* One tensor's fill, as the device kernel takes it (by value; plain C, so
  * that host and device lay it out alike). Element (r, c) lies at element
@@ -72,7 +65,7 @@ typedef struct tp_seeded_fill_args {
   uint64_t key;
   int32_t dtype;  /* tp_dtype */
   int32_t layout; /* tp_layout */
-  int32_t kind;   /* tp_seeded_kind */
+  tp_seeded_values values;
 } tp_seeded_fill_args;
 
 /* splitmix64's output function. */
@@ -93,6 +86,21 @@ TP_SEEDED_FN uint64_t tp_seeded_bits(uint64_t key, uint64_t index) {
   return tp_seeded_mix(key + (index + 1) * 0x9E3779B97F4A7C15ull);
 }
 
+/* The mantissa bits of a dtype's codes: how many of a scale value's are
+ * drawn (tp_seeded_pow2_mantissa). */
+TP_SEEDED_FN uint32_t tp_seeded_mantissa_bits(tp_dtype dtype) {
+  switch (dtype) {
+  case TP_DTYPE_F32: return 23;
+  case TP_DTYPE_F16: return 10;
+  case TP_DTYPE_BF16: return 7;
+  case TP_DTYPE_E4M3:
+  case TP_DTYPE_UE4M3: return 3;
+  case TP_DTYPE_E5M2: return 2;
+  case TP_DTYPE_E2M1: return 1;
+  default: return 0; /* ue8m0: powers of two; s8 */
+  }
+}
+
 /* 2^e (1 + m 2^-mbits): e = lowest + (bits above 32) % count, m the low
  * mbits bits; built from its f32 bits, so exact. */
 TP_SEEDED_FN float tp_seeded_pow2_mantissa(uint64_t bits, int lowest, uint32_t count,
@@ -103,13 +111,10 @@ TP_SEEDED_FN float tp_seeded_pow2_mantissa(uint64_t bits, int lowest, uint32_t c
 }
 
 /* The value (before the dtype's rounding) of an element with these bits. */
-TP_SEEDED_FN float tp_seeded_value(tp_seeded_kind kind, tp_dtype dtype, uint64_t bits) {
-  if (kind == TP_SEEDED_ROW_SCALE) return tp_seeded_pow2_mantissa(bits, -12, 8, 23);
-  if (kind == TP_SEEDED_WIDE_SCALE) return tp_seeded_pow2_mantissa(bits, -8, 16, 23);
-  if (kind == TP_SEEDED_SCALE) {
-    if (dtype == TP_DTYPE_UE8M0) return tp_seeded_pow2_mantissa(bits, -2, 5, 0);
-    return tp_seeded_pow2_mantissa(bits, -2, 4, dtype == TP_DTYPE_UE4M3 ? 3 : 23);
-  }
+TP_SEEDED_FN float tp_seeded_value(tp_seeded_values values, tp_dtype dtype, uint64_t bits) {
+  if (values.exp_count > 0)
+    return tp_seeded_pow2_mantissa(bits, values.exp_min, (uint32_t)values.exp_count,
+                                   tp_seeded_mantissa_bits(dtype));
   if (dtype == TP_DTYPE_S8) return (float)((int32_t)(bits >> 56) - 128);
   /* 2 (u1 + u2 + u3) - 3 with u = (2a + 1) 2^-22: an odd integer below
    * 3 * 2^21 in magnitude (an f32 exactly) times 2^-21. */

@@ -15,7 +15,7 @@ static const struct {
     {"list", tp_cmd_list, "list the plugins of the registry, with their status and load errors"},
     {"info", tp_cmd_info, "show everything the registry knows about one plugin"},
     {"run", tp_cmd_run, "run one GEMM on random inputs; time it, optionally verify it"},
-    {"bench", tp_cmd_bench, "benchmark the standard payload against cuBLASLt on the GPU"},
+    {"bench", tp_cmd_bench, "benchmark a payload against cuBLASLt on the GPU"},
     {"link", tp_cmd_link, "link a payload x epilogue kernel without a GPU, check ptxas's report"},
     {"warm", tp_cmd_warm, "link the kernels of a shape list into the kernel cache, in parallel"},
 };

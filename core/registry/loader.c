@@ -23,8 +23,8 @@
 #define PLUGIN_ERR_MAX 256
 
 /* A plugin's struct must reach past every field the core requires; the
- * optional fields after them (device_image, device_images, the GPU slots)
- * read as NULL when its struct_size stops short of them. Minors only append,
+ * optional fields after them (device_image, device_images, the GPU slots,
+ * the problem slot) read as NULL when its struct_size stops short of them. Minors only append,
  * so this holds for every plugin of our major. */
 static const size_t desc_required_size = END_OF(tp_plugin_desc, epilogue);
 
@@ -130,16 +130,26 @@ static tp_status entry_and_init(tp_loaded_plugin *p, void *handle, const char *l
     return tp_error_set(TP_ERR_PLUGIN, "'%s': %s() returned NULL", library, TP_PLUGIN_ENTRY_NAME);
   tp_status st = check_desc(p, desc, library, kind);
   if (st == TP_OK) st = tp_device_code_check(&p->desc, library);
-  if (st != TP_OK || !p->desc.init) return st;
+  if (st == TP_OK) st = tp_loader_init(p, library, &p->state);
+  return st;
+}
+
+tp_status tp_loader_init(const tp_loaded_plugin *plugin, const char *library, void **state) {
+  *state = NULL;
+  if (!plugin->desc.init) return TP_OK;
   char err[PLUGIN_ERR_MAX] = "";
-  void *state = NULL;
-  st = p->desc.init(tp_host_api_get(), &state, err, sizeof err);
+  tp_status st = plugin->desc.init(tp_host_api_get(), state, err, sizeof err);
   err[sizeof err - 1] = '\0';
-  if (st != TP_OK)
-    return tp_error_set(TP_ERR_PLUGIN, "plugin '%s' (%s): init failed: %s", p->desc.name,
+  if (st != TP_OK) {
+    *state = NULL;
+    return tp_error_set(TP_ERR_PLUGIN, "plugin '%s' (%s): init failed: %s", plugin->desc.name,
                         library, *err ? err : "(no reason given)");
-  p->state = state;
+  }
   return TP_OK;
+}
+
+void tp_loader_fini(const tp_loaded_plugin *plugin, void *state) {
+  if (plugin->desc.fini) plugin->desc.fini(state);
 }
 
 tp_status tp_loader_open(tp_loaded_plugin *plugin, const char *library, tp_plugin_kind kind) {
@@ -159,13 +169,14 @@ tp_status tp_loader_open(tp_loaded_plugin *plugin, const char *library, tp_plugi
   return TP_OK;
 }
 
-tp_status tp_loader_set_option(tp_loaded_plugin *plugin, const char *key, const char *value) {
+tp_status tp_loader_set_option(const tp_loaded_plugin *plugin, void *state, const char *key,
+                               const char *value) {
   const char *name = plugin->desc.name;
   if (!plugin->desc.set_option)
     return tp_error_set(TP_ERR_NOT_FOUND, "plugin '%s' takes no tuning keys, so not '%s'", name,
                         key);
   char err[PLUGIN_ERR_MAX] = "";
-  tp_status st = plugin->desc.set_option(plugin->state, key, value, err, sizeof err);
+  tp_status st = plugin->desc.set_option(state, key, value, err, sizeof err);
   err[sizeof err - 1] = '\0';
   const char *why = *err ? err : "(no reason given)";
   if (st == TP_OK) return TP_OK;
@@ -178,7 +189,7 @@ tp_status tp_loader_set_option(tp_loaded_plugin *plugin, const char *key, const 
 
 void tp_loader_close(tp_loaded_plugin *plugin) {
   if (!plugin || !plugin->handle) return;
-  if (plugin->desc.fini) plugin->desc.fini(plugin->state);
+  tp_loader_fini(plugin, plugin->state);
   dlclose(plugin->handle);
   memset(plugin, 0, sizeof *plugin);
 }

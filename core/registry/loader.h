@@ -25,10 +25,21 @@ typedef struct tp_loaded_plugin {
  * *plugin is zeroed and the message says why: TP_ERR_PLUGIN. */
 tp_status tp_loader_open(tp_loaded_plugin *plugin, const char *library, tp_plugin_kind kind);
 
-/* Hands one tuning key to the plugin's set_option. TP_ERR_NOT_FOUND: the
- * plugin does not know the key (or takes none); TP_ERR_INVALID_ARGUMENT: it
- * refused the value. The message carries the plugin's reason. */
-tp_status tp_loader_set_option(tp_loaded_plugin *plugin, const char *key, const char *value);
+/* Runs the loaded plugin's init for a state of one registry section (the
+ * section's own, made by tp_loader_open, or one more: core/registry/
+ * registry.c's fresh states); *state is NULL when it has no init. On
+ * failure TP_ERR_PLUGIN, naming the plugin and library. */
+tp_status tp_loader_init(const tp_loaded_plugin *plugin, const char *library, void **state);
+
+/* The plugin's fini on a state tp_loader_init made (a no-op without one). */
+void tp_loader_fini(const tp_loaded_plugin *plugin, void *state);
+
+/* Hands one tuning key to the plugin's set_option for `state`.
+ * TP_ERR_NOT_FOUND: the plugin does not know the key (or takes none);
+ * TP_ERR_INVALID_ARGUMENT: it refused the value. The message carries the
+ * plugin's reason. */
+tp_status tp_loader_set_option(const tp_loaded_plugin *plugin, void *state, const char *key,
+                               const char *value);
 
 /* fini, then dlclose; *plugin is zeroed. A plugin not loaded is a no-op. */
 void tp_loader_close(tp_loaded_plugin *plugin);

@@ -286,7 +286,7 @@ static void load_entry(tp_registry_entry *e, const tp_registry *reg) {
   for (size_t k = 0; k < s->num_keys; k++) {
     const tp_ini_key *key = &s->keys[k];
     if (is_core_key(key->name)) continue;
-    if (tp_loader_set_option(&e->plugin, key->name, key->value) != TP_OK) {
+    if (tp_loader_set_option(&e->plugin, e->plugin.state, key->name, key->value) != TP_OK) {
       mark_broken(e, reg, TP_ERR_REGISTRY, key->line, "%s", tp_error_message());
       tp_loader_close(&e->plugin);
       return;
@@ -455,4 +455,72 @@ tp_status tp_registry_resolve(const tp_registry *reg, const char *name, tp_plugi
   *desc = &e->plugin.desc;
   *state = e->plugin.state;
   return TP_OK;
+}
+
+/* ------------------------------------------------------- fresh states */
+
+/* The longest tuning string a fresh state takes. */
+#define TUNING_MAX 1024
+
+/* s without its leading and trailing blanks, cut in place. */
+static char *trim(char *s) {
+  while (*s == ' ' || *s == '\t') s++;
+  size_t n = strlen(s);
+  while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t')) s[--n] = '\0';
+  return s;
+}
+
+/* Each "key=value" of tuning handed to set_option on state. */
+static tp_status apply_tuning(const tp_registry_entry *e, void *state, const char *tuning) {
+  char buf[TUNING_MAX];
+  if (strlen(tuning) >= sizeof buf)
+    return tp_error_set(TP_ERR_REGISTRY, "tuning: %zu characters, more than %d", strlen(tuning),
+                        TUNING_MAX - 1);
+  snprintf(buf, sizeof buf, "%s", tuning);
+  for (char *item = buf, *next; item != NULL; item = next) {
+    next = strchr(item, ',');
+    if (next) *next++ = '\0';
+    char *eq = strchr(item, '=');
+    if (eq == NULL)
+      return tp_error_set(TP_ERR_REGISTRY, "tuning '%s': '%s' is not key=value", tuning,
+                          trim(item));
+    *eq = '\0';
+    char *key = trim(item), *value = trim(eq + 1);
+    if (!*key || is_core_key(key))
+      return tp_error_set(TP_ERR_REGISTRY, "tuning '%s': '%s' is no tuning key (kind, "
+                          "library and enabled are the registry's)", tuning, key);
+    if (tp_loader_set_option(&e->plugin, state, key, value) != TP_OK)
+      return tp_error_wrap(TP_ERR_REGISTRY, "tuning '%s'", tuning);
+  }
+  return TP_OK;
+}
+
+tp_status tp_registry_state_fresh(const tp_registry *reg, const char *name, tp_plugin_kind kind,
+                                  const char *tuning, void **state) {
+  const tp_plugin_desc *desc;
+  void *own;
+  tp_status st = tp_registry_resolve(reg, name, kind, &desc, &own);
+  if (st != TP_OK) return st;
+  if (!tuning)
+    return tp_error_set(TP_ERR_INVALID_ARGUMENT, "fresh state of '%s': tuning is NULL", name);
+  const tp_registry_entry *e = find_entry(reg, name);
+  const tp_ini_section *s = e->section;
+  st = tp_loader_init(&e->plugin, e->library, state);
+  for (size_t k = 0; k < s->num_keys && st == TP_OK; k++) {
+    const tp_ini_key *key = &s->keys[k];
+    if (is_core_key(key->name)) continue;
+    if (tp_loader_set_option(&e->plugin, *state, key->name, key->value) != TP_OK)
+      st = tp_error_wrap(TP_ERR_REGISTRY, "%s:%d", reg->path, key->line);
+  }
+  if (st == TP_OK && *tuning) st = apply_tuning(e, *state, tuning);
+  if (st != TP_OK) {
+    tp_registry_state_free(reg, name, *state);
+    *state = NULL;
+  }
+  return st;
+}
+
+void tp_registry_state_free(const tp_registry *reg, const char *name, void *state) {
+  const tp_registry_entry *e = reg && name ? find_entry(reg, name) : NULL;
+  if (e && e->plugin.handle) tp_loader_fini(&e->plugin, state);
 }

@@ -16,4 +16,21 @@
 tp_status tp_registry_resolve(const tp_registry *reg, const char *name, tp_plugin_kind kind,
                               const tp_plugin_desc **desc, void **state);
 
+/* A state of section `name` of `kind` of its own, for one plan or link that
+ * must differ from the section's (tilepipe/link.h's tp_link_check_with):
+ * the plugin's init, the section's tuning keys replayed in file order,
+ * then those of `tuning` ("key=value,key=value", blanks around either
+ * ignored; "" for none), each through set_option as an INI key after the
+ * section's. The section's own state is never touched. Fails as
+ * tp_registry_resolve does, as the plugin's init does, and with
+ * TP_ERR_REGISTRY, as a refused key breaks a section, naming the key the
+ * plugin refuses or the text that is no "key=value" (file:line for the
+ * section's keys; "tuning '...'" for the others); *state is then NULL.
+ * Free it with tp_registry_state_free. */
+tp_status tp_registry_state_fresh(const tp_registry *reg, const char *name, tp_plugin_kind kind,
+                                  const char *tuning, void **state);
+
+/* The plugin's fini on a state tp_registry_state_fresh made. */
+void tp_registry_state_free(const tp_registry *reg, const char *name, void *state);
+
 #endif

@@ -10,6 +10,8 @@
  *   plugin.c              the descriptor, the entry point and the registry keys
  *   plan.c                the plan slot: what the payload accepts, then the
  *                         CPU tiles
+ *   problem.c             the problem slot: the scale tensors tools make
+ *                         for it, and what they mean
  *   cpu.c                 the CPU producer (the kit's stage format and consumer)
  *   gpu.c                 the gpu_plan and gpu_args slots
  *   int8_w8a8_kernel.cu   the GPU mainloop on tilepipe's structured kernel
@@ -36,9 +38,14 @@
  * 128 x 128 = 2^14 must stay below 2^31. */
 #define W8A8_GPU_MAX_K (1 << 17)
 
-/* plan.c: the payload's plan slot. */
+/* plan.c: an operand the payload takes (s8), and the plan slot. */
+tp_status w8a8_check_operand(const tp_tensor *t, const char *name, char *err, size_t errlen);
 tp_status w8a8_plan(void *state, const tp_gemm_desc *desc, tp_backend backend,
                     tp_payload_plan *out, char *err, size_t errlen);
+
+/* problem.c: the problem slot (what tools make and check for it). */
+tp_status w8a8_problem(void *state, tp_gemm_desc *desc, const tp_problem_options *opt,
+                       tp_problem *out, char *err, size_t errlen);
 
 /* cpu.c: the cpu_load slot (cpu_mma is the kit's tp_kit_cpu_mma). */
 void w8a8_cpu_load(const tp_payload_plan *plan, const tp_gemm_desc *desc, int64_t m0, int64_t n0,

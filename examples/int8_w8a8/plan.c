@@ -22,7 +22,7 @@
 
 #include "int8_w8a8.h"
 
-static tp_status check_operand(const tp_tensor *t, const char *name, char *err, size_t errlen) {
+tp_status w8a8_check_operand(const tp_tensor *t, const char *name, char *err, size_t errlen) {
   if (t->dtype == TP_DTYPE_S8) return TP_OK;
   return tp_kit_fail(err, errlen, TP_ERR_UNSUPPORTED,
                      "%s is %s; int8_w8a8 takes s8 A and B (with f32 per-row a_scale and "
@@ -35,8 +35,8 @@ tp_status w8a8_plan(void *state, const tp_gemm_desc *desc, tp_backend backend,
   const tp_kit_scale_vector_rule a_rule = {"a_scale", TP_DTYPE_F32, "row of A", "M", desc->m, 1};
   const tp_kit_scale_vector_rule b_rule = {"b_scale", TP_DTYPE_F32, "row of B (column of D)", "N",
                                            desc->n, 0};
-  tp_status st = check_operand(&desc->a, "A", err, errlen);
-  if (st == TP_OK) st = check_operand(&desc->b, "B", err, errlen);
+  tp_status st = w8a8_check_operand(&desc->a, "A", err, errlen);
+  if (st == TP_OK) st = w8a8_check_operand(&desc->b, "B", err, errlen);
   if (st == TP_OK) st = tp_kit_scale_check_vector(&desc->a_scale, &a_rule, err, errlen);
   if (st == TP_OK) st = tp_kit_scale_check_vector(&desc->b_scale, &b_rule, err, errlen);
   if (st != TP_OK) return st;

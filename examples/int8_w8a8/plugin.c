@@ -35,6 +35,7 @@ static const tp_payload_ops ops = {
     .plan = w8a8_plan,
     .cpu_load = w8a8_cpu_load,
     .cpu_mma = tp_kit_cpu_mma,
+    .problem = w8a8_problem,
 #if INT8_W8A8_DEVICE_CODE
     .gpu_plan = w8a8_gpu_plan,
     .gpu_args = w8a8_gpu_args,

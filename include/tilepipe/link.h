@@ -11,7 +11,7 @@
  * (`tilepipe link`, docs/tool.md). Links go through the kernel cache, in
  * memory and on disk ($TILEPIPE_CACHE_DIR; "off" links afresh).
  *
- * Both structs are versioned by their first field: set struct_size to
+ * The structs are versioned by their first field: set struct_size to
  * sizeof the struct as you compiled it. The library zeroes struct_size
  * bytes, fills the fields it knows and leaves struct_size as it was; later
  * versions only append fields. */
@@ -42,7 +42,8 @@ typedef struct tp_link_result {
   uint32_t struct_size;    /* sizeof(tp_link_result), set by the caller */
   int32_t planned;         /* 1 once the descriptor checks and both plan slots accepted it */
   /* The payload's launch, once planned: */
-  char kernel[96];         /* the __global__ function's name */
+  char kernel[96];         /* the __global__ function's name; "" while the payload's gpu_plan
+                              has chosen none (it refused the target) */
   uint32_t grid[3], block[3], cluster[3];
   uint32_t smem_bytes;     /* dynamic shared memory */
   uint64_t workspace_bytes; /* device memory the plan would allocate beyond the operands */
@@ -50,7 +51,23 @@ typedef struct tp_link_result {
   int32_t registers;       /* per thread */
   int32_t stack_bytes;     /* stack frame per thread */
   int32_t spill_store_bytes, spill_load_bytes;
+  /* Appended: the plan's tile once planned (its output tile and k-block:
+   * tp_tile_config's tile_m, tile_n, tile_k; the cluster is cluster[]). */
+  int32_t tile_m, tile_n, tile_k;
 } tp_link_result;
+
+/* How one tp_link_check_with differs from tp_link_check. */
+typedef struct tp_link_options {
+  uint32_t struct_size;    /* sizeof(tp_link_options), set by the caller */
+  /* Tuning keys of the payload's section for this link only,
+   * "key=value,key=value" (e.g. "tile=128x64x64,cluster=2x1"): they go to
+   * a state of the payload's own (its init, the section's INI keys, then
+   * these, each through set_option as an INI key after the section's;
+   * fini when done), so a link can force what the section leaves to the
+   * payload's heuristic, and the registry's state is never touched. NULL
+   * or "": the section's own state. */
+  const char *tuning;
+} tp_link_options;
 
 /* Fills *target with the figures tp_link_check plans for (the "h100-sxm"
  * of tp_link_target_lookup). */
@@ -82,6 +99,16 @@ tp_status tp_link_target_detect(tp_link_target *target);
  * fails. */
 tp_status tp_link_check(tp_registry *registry, const char *payload, const char *epilogue,
                         const tp_gemm_desc *desc, tp_link_result *result);
+
+/* tp_link_check with options (NULL: the same as tp_link_check). Tuning the
+ * payload refuses (a key it does not know, a bad value, text that is no
+ * key=value) fails before anything is planned (result->planned 0) with
+ * TP_ERR_REGISTRY, as such a key breaks a registry section, the message
+ * naming the key and the payload's reason; a tile the payload's plan does
+ * not take for the problem fails as a refusal by the plan slots does. */
+tp_status tp_link_check_with(tp_registry *registry, const char *payload, const char *epilogue,
+                             const tp_gemm_desc *desc, const tp_link_options *options,
+                             tp_link_result *result);
 
 #ifdef __cplusplus
 }

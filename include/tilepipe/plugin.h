@@ -22,7 +22,8 @@
  *
  * Threads (docs/threads.md): init() and set_option() run while the registry
  * is opened, on one thread. After that the core calls plan() and gpu_plan()
- * from concurrent tp_plan_create calls on the same state, and cpu_load(),
+ * from concurrent tp_plan_create calls on the same state, problem() from
+ * concurrent tp_problem_describe calls, and cpu_load(),
  * cpu_mma(), cpu_apply() and gpu_args() from concurrent runs of the same
  * plan: treat the state and the plan as read-only and keep no mutable
  * globals. */
@@ -33,6 +34,7 @@
 #include <stdint.h>
 #include "tilepipe/gemm.h"
 #include "tilepipe/plan.h"
+#include "tilepipe/problem.h"
 #include "tilepipe/registry.h"
 #include "tilepipe/status.h"
 #include "tilepipe/tile.h"
@@ -42,7 +44,8 @@ extern "C" {
 #endif
 
 /* 2.0: the structs below, and the tp_gemm_desc the slots read opening with
- * its struct_size (tilepipe/gemm.h). */
+ * its struct_size (tilepipe/gemm.h); a payload may describe its own problem
+ * (tp_payload_ops.problem). */
 #define TP_PLUGIN_ABI_MAJOR 2
 #define TP_PLUGIN_ABI_MINOR 0
 #define TP_PLUGIN_ENTRY_NAME "tp_plugin_entry"
@@ -166,6 +169,19 @@ typedef struct tp_payload_ops {
   tp_status (*gpu_args)(const tp_payload_plan *plan, const tp_epilogue_plan *epilogue,
                         const tp_gemm_desc *desc, const tp_host_api *host, void *params,
                         char *err, size_t errlen);
+
+  /* 1.4, optional: describes the payload's problem for desc's shape, so
+   * that tools can make its inputs and check its results
+   * (tilepipe/problem.h, tp_problem_describe). desc is the caller's with
+   * a_scale and b_scale zeroed: set A's and B's dtypes where they are
+   * TP_DTYPE_NONE (keep those given; refuse, TP_ERR_UNSUPPORTED, a pair
+   * the payload does not take), then each scale tensor the payload takes
+   * (dtype, layout, shape, strides; data NULL), following opt (never
+   * NULL), and its map in *out (zeroed, struct_size the core's), and
+   * out->acc_bits. Anything else written to desc is ignored. NULL: the
+   * core describes the plain problem (no scales; A bf16, B = A). */
+  tp_status (*problem)(void *state, tp_gemm_desc *desc, const tp_problem_options *opt,
+                       tp_problem *out, char *err, size_t errlen);
 } tp_payload_ops;
 
 /* ----------------------------------------------------------------- epilogues */

@@ -13,6 +13,7 @@
 #include "tilepipe/registry.h"
 #include "tilepipe/plan.h"
 #include "tilepipe/link.h"
+#include "tilepipe/problem.h"
 #include "tilepipe/warm.h"
 
 #ifdef __cplusplus

@@ -6,9 +6,25 @@
 
 #include "tilepipe/plugin.h"
 
+/* A block-scaled format: MXFP8 or NVFP4. */
+typedef struct bs_format {
+  const char *name;
+  int32_t vec;    /* K-elements per scale */
+  tp_dtype scale; /* dtype of both scale tensors */
+} bs_format;
+
+/* The format of A's and B's dtypes, or the refusal of a pair that is none
+ * (plan.c). */
+tp_status block_scaled_format(const tp_gemm_desc *desc, const bs_format **fmt, char *err,
+                              size_t errlen);
+
 tp_status block_scaled_plan(void *state, const tp_gemm_desc *desc, tp_backend backend,
                             tp_payload_plan *out, char *err, size_t errlen);
 void block_scaled_cpu_load(const tp_payload_plan *plan, const tp_gemm_desc *desc, int64_t m0,
                            int64_t n0, int64_t kb, void *const *stage);
+
+/* The problem slot (problem.c). */
+tp_status block_scaled_problem(void *state, tp_gemm_desc *desc, const tp_problem_options *opt,
+                               tp_problem *out, char *err, size_t errlen);
 
 #endif

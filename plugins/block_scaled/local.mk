@@ -4,6 +4,7 @@ plugins_block_scaled_tp_block_scaled_la_SOURCES = \
 	plugins/block_scaled/block_scaled.h \
 	plugins/block_scaled/plugin.c \
 	plugins/block_scaled/plan.c \
+	plugins/block_scaled/problem.c \
 	plugins/block_scaled/cpu.c
 plugins_block_scaled_tp_block_scaled_la_CPPFLAGS = $(TP_PLUGIN_CPPFLAGS)
 plugins_block_scaled_tp_block_scaled_la_CFLAGS = $(TP_PLUGIN_CFLAGS)

@@ -22,12 +22,6 @@
 #include "tilepipe/kit/cpu_stage.h"
 #include "tilepipe/kit/error.h"
 
-typedef struct bs_format {
-  const char *name;
-  int32_t vec;    /* K-elements per scale */
-  tp_dtype scale; /* dtype of both scale tensors */
-} bs_format;
-
 static const bs_format mxfp8 = {"MXFP8", 32, TP_DTYPE_UE8M0};
 static const bs_format nvfp4 = {"NVFP4", 16, TP_DTYPE_UE4M3};
 
@@ -39,8 +33,8 @@ static tp_status check_operand(const tp_tensor *t, const char *name, char *err, 
                      tp_codec_name(t->dtype));
 }
 
-static tp_status pick_format(const tp_gemm_desc *desc, const bs_format **fmt, char *err,
-                             size_t errlen) {
+tp_status block_scaled_format(const tp_gemm_desc *desc, const bs_format **fmt, char *err,
+                              size_t errlen) {
   tp_dtype a = desc->a.dtype, b = desc->b.dtype;
   tp_status st = check_operand(&desc->a, "A", err, errlen);
   if (st == TP_OK)
@@ -52,6 +46,15 @@ static tp_status pick_format(const tp_gemm_desc *desc, const bs_format **fmt, ch
                        "A is %s and B is %s: NVFP4 needs e2m1 on both, MXFP8 e4m3/e5m2 on both",
                        tp_codec_name(a), tp_codec_name(b));
   *fmt = a == TP_DTYPE_E2M1 ? &nvfp4 : &mxfp8;
+  return TP_OK;
+}
+
+/* The format, and a K it takes. */
+static tp_status pick_format(const tp_gemm_desc *desc, const bs_format **fmt, char *err,
+                             size_t errlen) {
+  tp_status st = block_scaled_format(desc, fmt, err, errlen);
+  if (st != TP_OK)
+    return st;
   if (desc->k % (*fmt)->vec != 0)
     return tp_kit_fail(err, errlen, TP_ERR_INVALID_ARGUMENT,
                        "K = %lld is not a multiple of %d: %s has one %s scale per %d K-elements",

@@ -19,6 +19,7 @@ static const tp_payload_ops ops = {
     .plan = block_scaled_plan,
     .cpu_load = block_scaled_cpu_load,
     .cpu_mma = tp_kit_cpu_mma,
+    .problem = block_scaled_problem,
 };
 
 static const tp_plugin_desc desc = {

@@ -4,6 +4,7 @@ plugins_blockwise_fp8_tp_blockwise_fp8_la_SOURCES = \
 	plugins/blockwise_fp8/blockwise_fp8.h \
 	plugins/blockwise_fp8/plugin.c \
 	plugins/blockwise_fp8/plan.c \
+	plugins/blockwise_fp8/problem.c \
 	plugins/blockwise_fp8/cpu.c \
 	plugins/blockwise_fp8/gpu.c \
 	plugins/blockwise_fp8/device/blockwise_fp8_params.h

@@ -16,9 +16,7 @@
 #include "tilepipe/kit/cpu_stage.h"
 #include "tilepipe/kit/error.h"
 
-static int64_t blocks(int64_t n) { return (n + BLOCKWISE_BLOCK - 1) / BLOCKWISE_BLOCK; }
-
-static tp_status check_operand(const tp_tensor *t, const char *name, char *err, size_t errlen) {
+tp_status blockwise_check_operand(const tp_tensor *t, const char *name, char *err, size_t errlen) {
   if (t->dtype == TP_DTYPE_E4M3)
     return TP_OK;
   return tp_kit_fail(err, errlen, TP_ERR_UNSUPPORTED,
@@ -28,13 +26,14 @@ static tp_status check_operand(const tp_tensor *t, const char *name, char *err, 
 
 tp_status blockwise_plan(void *state, const tp_gemm_desc *desc, tp_backend backend,
                          tp_payload_plan *out, char *err, size_t errlen) {
-  const tp_kit_scale_rule a_rule = {"a_scale", TP_DTYPE_F32, blocks(desc->k), desc->m,
-                                    "[ceil(K/128), M]", 0, 1};
-  const tp_kit_scale_rule b_rule = {"b_scale", TP_DTYPE_F32, blocks(desc->n), blocks(desc->k),
+  const int64_t l = blockwise_blocks(desc->k);
+  const tp_kit_scale_rule a_rule = {"a_scale", TP_DTYPE_F32, l, desc->m, "[ceil(K/128), M]", 0,
+                                    1};
+  const tp_kit_scale_rule b_rule = {"b_scale", TP_DTYPE_F32, blockwise_blocks(desc->n), l,
                                     "[ceil(N/128), ceil(K/128)]", 0, 0};
-  tp_status st = check_operand(&desc->a, "A", err, errlen);
+  tp_status st = blockwise_check_operand(&desc->a, "A", err, errlen);
   if (st == TP_OK)
-    st = check_operand(&desc->b, "B", err, errlen);
+    st = blockwise_check_operand(&desc->b, "B", err, errlen);
   if (st == TP_OK)
     st = tp_kit_scale_check(&desc->a_scale, &a_rule, backend, err, errlen);
   if (st == TP_OK)

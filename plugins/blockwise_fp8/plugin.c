@@ -30,6 +30,7 @@ static const tp_payload_ops ops = {
     .cpu_mma = tp_kit_cpu_mma,
     .gpu_plan = blockwise_gpu_plan,
     .gpu_args = blockwise_gpu_args,
+    .problem = blockwise_problem,
 };
 
 static const tp_plugin_desc desc = {

@@ -5,7 +5,8 @@ plugins_standard_tp_standard_la_SOURCES = \
 	plugins/standard/plugin.c \
 	plugins/standard/gpu.c \
 	plugins/standard/device/standard_params.h \
-	plugins/standard/plan.c
+	plugins/standard/plan.c \
+	plugins/standard/problem.c
 plugins_standard_tp_standard_la_CPPFLAGS = $(TP_PLUGIN_CPPFLAGS)
 plugins_standard_tp_standard_la_CFLAGS = $(TP_PLUGIN_CFLAGS)
 plugins_standard_tp_standard_la_LDFLAGS = $(TP_PLUGIN_LDFLAGS)

@@ -19,7 +19,7 @@ static tp_status check_operand(const tp_tensor *t, const char *name, char *err, 
                      tp_codec_name(t->dtype));
 }
 
-static tp_status check_dtypes(const tp_gemm_desc *desc, char *err, size_t errlen) {
+tp_status standard_check_dtypes(const tp_gemm_desc *desc, char *err, size_t errlen) {
   tp_dtype a = desc->a.dtype, b = desc->b.dtype;
   tp_status st = check_operand(&desc->a, "A", err, errlen);
   if (st == TP_OK)
@@ -35,7 +35,7 @@ static tp_status check_dtypes(const tp_gemm_desc *desc, char *err, size_t errlen
 tp_status standard_plan(void *state, const tp_gemm_desc *desc, tp_backend backend,
                         tp_payload_plan *out, char *err, size_t errlen) {
   static const char why[] = "standard has no scale tensors; fold per-tensor scales into alpha";
-  tp_status st = check_dtypes(desc, err, errlen);
+  tp_status st = standard_check_dtypes(desc, err, errlen);
   if (st == TP_OK)
     st = tp_kit_tensor_check_absent(&desc->a_scale, "a_scale", why, err, errlen);
   if (st == TP_OK)

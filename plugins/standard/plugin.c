@@ -46,6 +46,7 @@ static const tp_payload_ops ops = {
     .cpu_mma = tp_kit_cpu_mma,
     .gpu_plan = standard_gpu_plan_slot,
     .gpu_args = standard_gpu_args_slot,
+    .problem = standard_problem,
 };
 
 static const tp_plugin_desc desc = {

@@ -6,6 +6,9 @@
 
 #include "tilepipe/plugin.h"
 
+/* A's and B's dtypes: a pair standard takes (plan.c). */
+tp_status standard_check_dtypes(const tp_gemm_desc *desc, char *err, size_t errlen);
+
 tp_status standard_plan(void *state, const tp_gemm_desc *desc, tp_backend backend,
                         tp_payload_plan *out, char *err, size_t errlen);
 
@@ -17,5 +20,9 @@ tp_status standard_gpu_plan_slot(void *state, const tp_gemm_desc *desc, const tp
 tp_status standard_gpu_args_slot(const tp_payload_plan *plan, const tp_epilogue_plan *epi,
                                  const tp_gemm_desc *desc, const tp_host_api *host, void *params,
                                  char *err, size_t errlen);
+
+/* The problem slot (problem.c): no scale tensors. */
+tp_status standard_problem(void *state, tp_gemm_desc *desc, const tp_problem_options *opt,
+                           tp_problem *out, char *err, size_t errlen);
 
 #endif

@@ -323,8 +323,9 @@ static void buffers_free(buffers *b) {
   for (int i = 0; i < T_COUNT; i++) free(b->data[i]);
 }
 
-/* Inputs the reference can read: rank 1 or 2 each (what the plugins take). */
-static int fill_inputs(tp_gemm_desc *d, uint64_t seed) {
+/* Inputs the reference can read: rank 1 or 2 each (what the plugins take),
+ * the scales with their maps' values. */
+static int fill_inputs(tp_gemm_desc *d, const tp_problem *problem, uint64_t seed) {
   tp_rng rng;
   tp_rng_seed(&rng, seed);
   for (int i = 0; i < T_COUNT; i++) {
@@ -332,7 +333,7 @@ static int fill_inputs(tp_gemm_desc *d, uint64_t seed) {
     if (t->dtype == TP_DTYPE_NONE) continue;
     if (t->rank < 1 || t->rank > 2) return 0;
     if (i == T_A_SCALE || i == T_B_SCALE)
-      tp_fill_scales(&rng, t);
+      tp_fill_scales(&rng, t, i == T_A_SCALE ? &problem->a_scale : &problem->b_scale);
     else if (i != T_D) /* D stays NaN; when C is D, C's fill is D's */
       tp_fill_normal(&rng, t);
   }
@@ -344,10 +345,10 @@ static int fill_inputs(tp_gemm_desc *d, uint64_t seed) {
 static int moderate(float x) { return x == 0.0f || (fabsf(x) >= 0x1p-6f && fabsf(x) <= 4.0f); }
 
 /* The run's D against the reference computed before it. */
-static void check_result(const fuzz_case *fc, const tp_gemm_desc *d, const double *ref,
-                         const double *mag) {
+static void check_result(const fuzz_case *fc, const tp_gemm_desc *d, const tp_problem *problem,
+                         const double *ref, const double *mag) {
   const tp_ref_tolerance tol =
-      tp_ref_tolerance_for(d->d.dtype, d->k, tp_ref_acc_bits(d->a.dtype, TP_BACKEND_CPU));
+      tp_ref_tolerance_for(d->d.dtype, d->k, tp_ref_acc_bits(problem, TP_BACKEND_CPU));
   tp_ref_report rep;
   tp_ref_compare(&d->d, d->m, d->n, ref, mag, &tol, &rep);
   if (!rep.pass) {
@@ -399,7 +400,17 @@ static void run_plan(tp_plan *plan, fuzz_case *fc) {
     buffers_free(&b);
     return;
   }
-  const int compare = fill_inputs(d, fc->seed) && moderate(d->alpha) && moderate(d->beta);
+  /* What the scales mean is the payload's word for this shape and these
+   * dtypes; the fuzzed tensors may differ from what it would make, but a
+   * plan that took them reads them so. */
+  tp_problem problem = {.struct_size = sizeof problem};
+  tp_gemm_desc described = *d;
+  const tp_layout layout = d->a_scale.layout == TP_LAYOUT_SF_128X4 ? TP_LAYOUT_SF_128X4
+                                                                    : TP_LAYOUT_STRIDED;
+  const tp_problem_options opt = {.struct_size = sizeof opt, .scale_layout = layout};
+  const int compare = tp_problem_describe(reg, fc->payload, &opt, &described, &problem) == TP_OK &&
+                      fill_inputs(d, &problem, fc->seed) && moderate(d->alpha) &&
+                      moderate(d->beta);
   double *ref = NULL, *mag = NULL;
   if (compare) {
     ref = malloc(sizeof(double) * (size_t)(d->m * d->n));
@@ -407,14 +418,14 @@ static void run_plan(tp_plan *plan, fuzz_case *fc) {
     char err[256];
     const tp_ref_epilogue epi =
         strcmp(fc->epilogue, "residual") == 0 ? TP_REF_RESIDUAL : TP_REF_STORE;
-    if (!ref || !mag || tp_ref_gemm(d, epi, ref, mag, err, sizeof err) != TP_OK) {
+    if (!ref || !mag || tp_ref_gemm(d, &problem, epi, ref, mag, err, sizeof err) != TP_OK) {
       free(ref);
       free(mag);
       ref = mag = NULL;
     }
   }
   if (tp_plan_run(plan, d, NULL) != TP_OK) fail("a planned run failed", tp_error_message());
-  if (ref) check_result(fc, d, ref, mag);
+  if (ref) check_result(fc, d, &problem, ref, mag);
   check_refusals(plan, d, fc->refusal);
   free(ref);
   free(mag);

@@ -23,8 +23,7 @@ __device__ __forceinline__ int64_t element_at(const tp_seeded_fill_args *f, int6
 __device__ __forceinline__ uint32_t code_of(const tp_seeded_fill_args *f, int64_t row,
                                             int64_t col) {
   const uint64_t bits = tp_seeded_bits(f->key, (uint64_t)(row * f->cols + col));
-  return tp_codec_encode((tp_dtype)f->dtype,
-                         tp_seeded_value((tp_seeded_kind)f->kind, (tp_dtype)f->dtype, bits));
+  return tp_codec_encode((tp_dtype)f->dtype, tp_seeded_value(f->values, (tp_dtype)f->dtype, bits));
 }
 
 extern "C" __global__ void tp_seeded_fill(tp_seeded_fill_args f) {

@@ -4,8 +4,8 @@
 #include "tools/reference/compare.h"
 #include "tools/reference/naive_gemm.h"
 
-int tp_ref_acc_bits(tp_dtype a, tp_backend backend) {
-  return backend == TP_BACKEND_CUDA && tp_dtype_bits(a) <= 8 && a != TP_DTYPE_S8 ? 14 : 24;
+int tp_ref_acc_bits(const tp_problem *problem, tp_backend backend) {
+  return backend == TP_BACKEND_CUDA ? problem->acc_bits : TP_PROBLEM_ACC_BITS_F32;
 }
 
 tp_ref_tolerance tp_ref_tolerance_for(tp_dtype d, int64_t k, int acc_bits) {

@@ -18,18 +18,19 @@
  *   bug costs O(1).
  *
  * u_acc is 2^-24 (f32) wherever products are accumulated in f32: the CPU
- * backend for every payload, and the GPU for 16-bit operands. Hopper's fp8
- * wgmma keeps only about 14 bits of its running sum (DeepSeek-V3 report,
- * see docs/payloads.md), so fp8/fp4 payloads on the GPU are judged with
- * u_acc = 2^-14: tp_ref_acc_bits picks. s8 operands are judged with 2^-24
- * on both backends: their products are integers summed exactly (s32 in
- * wgmma, int32 k-blocks on the CPU), so the only roundings are f32 ones
- * (the conversion, the scales, the partial sums). */
+ * backend for every payload. On the GPU it is the payload's word
+ * (tp_problem.acc_bits, tilepipe/problem.h): f32 for 16-bit operands, and
+ * for integer products, summed exactly (s32 in wgmma), whose only
+ * roundings are f32 ones (the conversion, the scales, the partial sums);
+ * Hopper's fp8 wgmma keeps only about 14 bits of its running sum
+ * (DeepSeek-V3 report, see docs/payloads.md), so fp8/fp4 payloads say 14
+ * there. tp_ref_acc_bits picks. */
 #ifndef TP_TOOLS_REFERENCE_COMPARE_H
 #define TP_TOOLS_REFERENCE_COMPARE_H
 
 #include <stdint.h>
 #include "tilepipe/plan.h"
+#include "tilepipe/problem.h"
 #include "tilepipe/tensor.h"
 
 typedef struct tp_ref_tolerance {
@@ -39,9 +40,9 @@ typedef struct tp_ref_tolerance {
   double rel;            /* the normwise bound */
 } tp_ref_tolerance;
 
-/* Significand bits of the running sum: 24, or 14 for 8/4-bit float
- * operands on the CUDA backend. */
-int tp_ref_acc_bits(tp_dtype a, tp_backend backend);
+/* Significand bits of the running sum: the problem's acc_bits on the CUDA
+ * backend, 24 (f32) on the CPU. */
+int tp_ref_acc_bits(const tp_problem *problem, tp_backend backend);
 
 tp_ref_tolerance tp_ref_tolerance_for(tp_dtype d, int64_t k, int acc_bits);
 

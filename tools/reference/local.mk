@@ -1,7 +1,8 @@
 # tools/reference: the naive f64 reference, random inputs and the result
 # check, shared by the tests and the tilepipe tool; also the host reference
 # of the tool's device input generator (tools/seeded_values.h). It uses
-# only the public API of libtilepipe (dtype codecs, tensor spans), never
+# only the public API of libtilepipe (dtype codecs, tensor spans, the
+# payloads' own descriptions of their problems: tp_problem_describe), never
 # plugin code; users link core/libtilepipe.la themselves.
 noinst_LTLIBRARIES += tools/reference/libtp_reference.la
 tools_reference_libtp_reference_la_SOURCES = \

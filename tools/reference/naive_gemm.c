@@ -7,14 +7,11 @@
 
 #include "tools/reference/naive_gemm.h"
 
-/* How the scale of operand element (row, k) is found. */
+/* How the scale of operand element (row, k) is found: a tensor and its
+ * map (t NULL: unscaled). */
 typedef struct scale_rule {
-  const tp_tensor *t; /* NULL: unscaled */
-  int64_t row_div;    /* the scale's first index is row / row_div ... */
-  int64_t k_div;      /* ... and its second k / k_div */
-  int swap;           /* blockwise A: the tensor is indexed [k_block][row] */
-  int vector;         /* s8 operands: one scale per row, element `row` of a vector */
-  int64_t vstride;    /* ... whose elements lie this many elements apart */
+  const tp_tensor *t;
+  tp_scale_map map;
 } scale_rule;
 
 /* Strided: by the strides. Tiled: the SM100 layout seen as a 5-D row-major
@@ -34,73 +31,50 @@ int64_t tp_ref_index(const tp_tensor *t, int64_t row, int64_t col) {
 static double scale_at(const scale_rule *s, int64_t row, int64_t k) {
   if (s->t == NULL)
     return 1.0;
-  if (s->vector)
-    return tp_dtype_load(s->t->dtype, s->t->data, row * s->vstride);
-  int64_t i = row / s->row_div, j = k / s->k_div;
-  if (s->swap) {
-    int64_t tmp = i;
-    i = j;
-    j = tmp;
-  }
-  return tp_dtype_load(s->t->dtype, s->t->data, tp_ref_index(s->t, i, j));
+  const tp_tensor *t = s->t;
+  const int64_t r = row / s->map.rows, kb = s->map.k ? k / s->map.k : 0;
+  if (t->rank == 1)
+    return tp_dtype_load(t->dtype, t->data, r * t->stride[0]);
+  return tp_dtype_load(t->dtype, t->data,
+                       s->map.k_first ? tp_ref_index(t, kb, r) : tp_ref_index(t, r, kb));
 }
 
-/* The per-row scales of an s8 operand with `rows` rows: a strided vector
- * [rows], or of rank 2 [rows, 1] (`column`, a_scale) or [1, rows] (b_scale).
- * 0 (reason in err) for any other shape. */
-static int vector_rule(const tp_tensor *t, const char *name, int64_t rows, int column,
-                       scale_rule *s, char *err, size_t errlen) {
-  const int64_t *sh = t->shape;
-  const int strided = t->layout == TP_LAYOUT_STRIDED;
-  int dim = -1; /* the dimension that spans the rows */
-  if (strided && t->rank == 1 && sh[0] == rows)
-    dim = 0;
-  else if (strided && t->rank == 2 && column && sh[0] == rows && sh[1] == 1)
-    dim = 0;
-  else if (strided && t->rank == 2 && !column && sh[0] == 1 && sh[1] == rows)
-    dim = 1;
-  if (dim < 0) {
-    snprintf(err, errlen, "s8 operands take %s as a strided vector of shape [%lld] or %s%lld%s",
-             name, (long long)rows, column ? "[" : "[1, ", (long long)rows, column ? ", 1]" : "]");
+/* The rule of scale tensor t (`name`) under map for an operand of `rows`
+ * rows: 0 (reason in err) when the two do not go together. */
+static int scale_rule_of(const tp_tensor *t, const tp_scale_map *map, const char *name,
+                         int64_t rows, int64_t k, scale_rule *s, char *err, size_t errlen) {
+  *s = (scale_rule){NULL, *map};
+  if (map->rows < 0 || (t->dtype == TP_DTYPE_NONE) != (map->rows == 0)) {
+    snprintf(err, errlen, "%s is %s but its map has rows %d: a scale tensor and its map come "
+             "together", name, t->dtype == TP_DTYPE_NONE ? "absent" : "present", map->rows);
     return 0;
   }
-  *s = (scale_rule){t, 1, 1, 0, 1, t->stride[dim]};
+  if (map->rows == 0)
+    return 1;
+  /* The extents a map reaches along rows and along K. */
+  const int64_t need_rows = (rows - 1) / map->rows + 1;
+  const int64_t need_k = map->k > 0 ? (k - 1) / map->k + 1 : 1;
+  int fits;
+  if (t->rank == 1)
+    fits = map->k == 0 && t->shape[0] >= need_rows;
+  else
+    fits = t->rank == 2 && map->k >= 0 &&
+           t->shape[map->k_first ? 1 : 0] >= need_rows &&
+           t->shape[map->k_first ? 0 : 1] >= need_k;
+  if (!fits) {
+    char shape[64];
+    if (t->rank == 1)
+      snprintf(shape, sizeof shape, "[%lld]", (long long)t->shape[0]);
+    else
+      snprintf(shape, sizeof shape, "[%lld, %lld] (rank %d)", (long long)t->shape[0],
+               (long long)t->shape[1], (int)t->rank);
+    snprintf(err, errlen, "%s of shape %s does not hold its map's scales: a scale per %d rows of "
+             "%lld and per %d of K = %lld%s", name, shape, map->rows, (long long)rows, map->k,
+             (long long)k, map->k_first ? ", K first" : "");
+    return 0;
+  }
+  s->t = t;
   return 1;
-}
-
-/* The scale rules of A and B implied by the scale tensors' dtypes (and,
- * for f32 scales, the operands'). */
-static int scale_rules(const tp_gemm_desc *desc, scale_rule *a, scale_rule *b, char *err,
-                       size_t errlen) {
-  tp_dtype as = desc->a_scale.dtype, bs = desc->b_scale.dtype;
-  *a = (scale_rule){NULL, 1, 1, 0, 0, 0};
-  *b = (scale_rule){NULL, 1, 1, 0, 0, 0};
-  if (as != bs) {
-    snprintf(err, errlen, "a_scale is %s but b_scale is %s: no payload mixes them",
-             tp_dtype_name(as), tp_dtype_name(bs));
-    return 0;
-  }
-  const int s8 = desc->a.dtype == TP_DTYPE_S8 || desc->b.dtype == TP_DTYPE_S8;
-  switch (as) {
-  case TP_DTYPE_NONE: return 1;
-  case TP_DTYPE_F32:
-    if (s8)
-      return vector_rule(&desc->a_scale, "a_scale", desc->m, 1, a, err, errlen) &&
-             vector_rule(&desc->b_scale, "b_scale", desc->n, 0, b, err, errlen);
-    *a = (scale_rule){&desc->a_scale, 1, 128, 1, 0, 0};
-    *b = (scale_rule){&desc->b_scale, 128, 128, 0, 0, 0};
-    return 1;
-  case TP_DTYPE_UE8M0:
-  case TP_DTYPE_UE4M3: {
-    int64_t vec = as == TP_DTYPE_UE8M0 ? 32 : 16;
-    *a = (scale_rule){&desc->a_scale, 1, vec, 0, 0, 0};
-    *b = (scale_rule){&desc->b_scale, 1, vec, 0, 0, 0};
-    return 1;
-  }
-  default:
-    snprintf(err, errlen, "scales of dtype %s match no payload", tp_dtype_name(as));
-    return 0;
-  }
 }
 
 /* out[i * k + j] = op(row i, j) * its scale for the rows x k operand,
@@ -115,17 +89,22 @@ static void dequantize(const tp_tensor *t, const int64_t *rows, int64_t count, i
   }
 }
 
-tp_status tp_ref_gemm(const tp_gemm_desc *desc, tp_ref_epilogue epilogue, double *ref, double *mag,
-                      char *err, size_t errlen) {
-  return tp_ref_gemm_at(desc, epilogue, NULL, desc->m, NULL, desc->n, ref, mag, err, errlen);
+tp_status tp_ref_gemm(const tp_gemm_desc *desc, const tp_problem *problem,
+                      tp_ref_epilogue epilogue, double *ref, double *mag, char *err,
+                      size_t errlen) {
+  return tp_ref_gemm_at(desc, problem, epilogue, NULL, desc->m, NULL, desc->n, ref, mag, err,
+                        errlen);
 }
 
-tp_status tp_ref_gemm_at(const tp_gemm_desc *desc, tp_ref_epilogue epilogue, const int64_t *rows,
-                         int64_t nrows, const int64_t *cols, int64_t ncols, double *ref,
-                         double *mag, char *err, size_t errlen) {
+tp_status tp_ref_gemm_at(const tp_gemm_desc *desc, const tp_problem *problem,
+                         tp_ref_epilogue epilogue, const int64_t *rows, int64_t nrows,
+                         const int64_t *cols, int64_t ncols, double *ref, double *mag, char *err,
+                         size_t errlen) {
   const int64_t k = desc->k;
   scale_rule sa, sb;
-  if (!scale_rules(desc, &sa, &sb, err, errlen))
+  if (!scale_rule_of(&desc->a_scale, &problem->a_scale, "a_scale", desc->m, k, &sa, err,
+                     errlen) ||
+      !scale_rule_of(&desc->b_scale, &problem->b_scale, "b_scale", desc->n, k, &sb, err, errlen))
     return TP_ERR_INVALID_ARGUMENT;
   double *a = malloc(sizeof(double) * (size_t)(nrows * k));
   double *b = malloc(sizeof(double) * (size_t)(ncols * k));

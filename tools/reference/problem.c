@@ -4,10 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tilepipe/status.h"
 #include "tools/reference/problem.h"
 #include "tools/reference/random_fill.h"
-
-static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /* A rows x cols strided matrix with `pad` spare elements per row. */
 static tp_tensor padded(tp_dtype dtype, int64_t rows, int64_t cols, int64_t pad) {
@@ -16,73 +15,40 @@ static tp_tensor padded(tp_dtype dtype, int64_t rows, int64_t cols, int64_t pad)
   return tp_tensor_matrix(dtype, rows, cols, cols + pad, NULL);
 }
 
-static const char *const kinds[] = {"standard", "blockwise_fp8", "block_scaled", "int8_w8a8"};
-#define NUM_KINDS (sizeof kinds / sizeof kinds[0])
-
-const char *tp_ref_problem_kind(const char *payload, tp_dtype a) {
-  for (size_t i = 0; payload != NULL && i < NUM_KINDS; i++)
-    if (strcmp(payload, kinds[i]) == 0)
-      return kinds[i];
-  return a == TP_DTYPE_S8 ? "int8_w8a8" : "standard";
-}
-
-/* The scale tensors the payload takes (none for standard). */
-static int make_scales(tp_gemm_desc *d, const tp_ref_problem_spec *s, char *err, size_t errlen) {
-  if (strcmp(s->payload, "standard") == 0)
-    return 1;
-  if (strcmp(s->payload, "int8_w8a8") == 0) {
-    d->a_scale = tp_tensor_vector(TP_DTYPE_F32, s->m, NULL);
-    d->b_scale = tp_tensor_vector(TP_DTYPE_F32, s->n, NULL);
-    return 1;
-  }
-  if (strcmp(s->payload, "blockwise_fp8") == 0) {
-    d->a_scale = padded(TP_DTYPE_F32, ceil_div(s->k, 128), s->m, s->pad);
-    d->b_scale = padded(TP_DTYPE_F32, ceil_div(s->n, 128), ceil_div(s->k, 128), s->pad);
-    return 1;
-  }
-  if (strcmp(s->payload, "block_scaled") == 0) {
-    int nvfp4 = s->a == TP_DTYPE_E2M1;
-    tp_dtype dt = nvfp4 ? TP_DTYPE_UE4M3 : TP_DTYPE_UE8M0;
-    /* A K the payload refuses (not a multiple of the vector) still gets a
-     * scale per started vector, so that its plan says why, not a shape of 0. */
-    int64_t cols = ceil_div(s->k, nvfp4 ? 16 : 32);
-    if (s->sf_layout == TP_LAYOUT_SF_128X4) {
-      d->a_scale = tp_tensor_sf_128x4(dt, s->m, cols, NULL);
-      d->b_scale = tp_tensor_sf_128x4(dt, s->n, cols, NULL);
-    } else {
-      d->a_scale = padded(dt, s->m, cols, s->pad);
-      d->b_scale = padded(dt, s->n, cols, s->pad);
-    }
-    return 1;
-  }
-  snprintf(err, errlen,
-           "unknown payload '%s' (the problem kinds: standard, blockwise_fp8, block_scaled, "
-           "int8_w8a8)",
-           s->payload);
-  return 0;
-}
-
 tp_tensor *tp_ref_desc_tensor(tp_gemm_desc *d, int which) {
   tp_tensor *t[TP_REF_TENSORS] = {&d->a, &d->b, &d->a_scale, &d->b_scale, &d->c, &d->d};
   return t[which];
 }
 
-tp_status tp_ref_problem_describe(const tp_ref_problem_spec *s, tp_gemm_desc *d, char *err,
-                                  size_t errlen) {
+tp_status tp_ref_problem_describe(const tp_ref_problem_spec *s, tp_gemm_desc *d,
+                                  tp_problem *problem, char *err, size_t errlen) {
   if (s->m < 1 || s->n < 1 || s->k < 1 || s->pad < 0) {
     snprintf(err, errlen, "sizes must be >= 1 and pad >= 0");
     return TP_ERR_INVALID_ARGUMENT;
   }
+  /* The payload's word on A's and B's dtypes and the scales first; the
+   * operands are laid out after. */
   tp_gemm_desc_init(d, s->m, s->n, s->k);
+  d->a.dtype = s->a;
+  d->b.dtype = s->b;
+  d->d.dtype = s->d;
+  d->c.dtype = s->c_is_d ? s->d : s->c;
+  const tp_problem_options opt = {.struct_size = sizeof opt, .scale_layout = s->sf_layout,
+                                  .pad = s->pad};
+  *problem = (tp_problem){.struct_size = sizeof *problem};
+  tp_status st = tp_problem_describe(s->registry, s->payload, &opt, d, problem);
+  if (st != TP_OK) {
+    snprintf(err, errlen, "%s", tp_error_message());
+    return st;
+  }
   d->alpha = s->alpha;
   d->beta = s->beta;
-  d->a = padded(s->a, s->m, s->k, s->pad);
-  d->b = padded(s->b, s->n, s->k, s->pad);
+  d->a = padded(d->a.dtype, s->m, s->k, s->pad);
+  d->b = padded(d->b.dtype, s->n, s->k, s->pad);
   d->d = padded(s->d, s->m, s->n, s->pad);
+  d->c = (tp_tensor){.dtype = TP_DTYPE_NONE};
   if (!s->c_is_d && s->c != TP_DTYPE_NONE)
     d->c = padded(s->c, s->m, s->n, s->c_pad ? s->c_pad : s->pad + 1);
-  if (!make_scales(d, s, err, errlen))
-    return TP_ERR_INVALID_ARGUMENT;
   if (s->c_is_d)
     d->c = d->d;
   return TP_OK;
@@ -92,7 +58,7 @@ tp_status tp_ref_problem_create(tp_ref_problem *p, const tp_ref_problem_spec *s,
                                 char *err, size_t errlen) {
   memset(p, 0, sizeof *p);
   tp_gemm_desc *d = &p->desc;
-  tp_status st = tp_ref_problem_describe(s, d, err, errlen);
+  tp_status st = tp_ref_problem_describe(s, d, &p->problem, err, errlen);
   if (st != TP_OK) {
     memset(p, 0, sizeof *p);
     return st;
@@ -118,13 +84,8 @@ tp_status tp_ref_problem_create(tp_ref_problem *p, const tp_ref_problem_spec *s,
   tp_rng_seed(&rng, seed);
   tp_fill_normal(&rng, &d->a);
   tp_fill_normal(&rng, &d->b);
-  if (strcmp(s->payload, "int8_w8a8") == 0) {
-    tp_fill_vector_scales(&rng, &d->a_scale);
-    tp_fill_vector_scales(&rng, &d->b_scale);
-  } else if (d->a_scale.dtype != TP_DTYPE_NONE) {
-    tp_fill_scales(&rng, &d->a_scale);
-    tp_fill_scales(&rng, &d->b_scale);
-  }
+  tp_fill_scales(&rng, &d->a_scale, &p->problem.a_scale);
+  tp_fill_scales(&rng, &d->b_scale, &p->problem.b_scale);
   if (d->c.dtype != TP_DTYPE_NONE) {
     if (s->c_nan)
       tp_fill_value(&d->c, NAN);

@@ -2,6 +2,12 @@
  * shaped for one payload: the descriptor the tests and `tilepipe run` hand
  * to tp_plan_create, with its buffers.
  *
+ * The payload describes its own problem (tp_problem_describe,
+ * tilepipe/problem.h): the default dtypes of A and B, its scale tensors
+ * and what they mean (tp_problem), which the reference reads
+ * (naive_gemm.h) and the fills follow (random_fill.h, seeded_fill.h); the
+ * reference knows no payload by name.
+ *
  * Every buffer is allocated at exactly its tensor's span (so AddressSanitizer
  * sees any access past it) and first filled with 0xFF bytes, a NaN in every
  * dtype; then only the tensor's elements get values. Row padding (`pad`
@@ -14,18 +20,22 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "tilepipe/gemm.h"
+#include "tilepipe/problem.h"
+#include "tilepipe/registry.h"
 #include "tilepipe/status.h"
 
 typedef struct tp_ref_problem_spec {
-  const char *payload; /* a problem kind (tp_ref_problem_kind): which scales to make */
-  tp_dtype a, b, d;
-  tp_dtype c;          /* TP_DTYPE_NONE: no C */
-  int c_is_d;          /* C is D's own memory (same dtype and strides as D; c is ignored) */
-  int c_nan;           /* C holds NaN instead of random values (for beta == 0) */
-  tp_layout sf_layout; /* block_scaled: TP_LAYOUT_SF_128X4 or TP_LAYOUT_STRIDED */
+  const tp_registry *registry; /* where the payload is */
+  const char *payload;  /* its section: the payload that describes the problem */
+  tp_dtype a, b;        /* TP_DTYPE_NONE: the payload's default */
+  tp_dtype d;
+  tp_dtype c;           /* TP_DTYPE_NONE: no C */
+  int c_is_d;           /* C is D's own memory (same dtype and strides as D; c is ignored) */
+  int c_nan;            /* C holds NaN instead of random values (for beta == 0) */
+  tp_layout sf_layout;  /* the scale layout asked of the payload (tp_problem_options) */
   int64_t m, n, k;
-  int64_t pad;         /* extra elements per row of every strided tensor (rounded up to
-                          even for packed fp4) */
+  int64_t pad;          /* extra elements per row of every strided tensor (rounded up to
+                           even for packed fp4; the payload's to apply to its scales) */
   int64_t c_pad;       /* C's extra elements per row; 0: pad + 1, so C's strides differ
                           from D's */
   float alpha, beta;
@@ -38,33 +48,24 @@ tp_tensor *tp_ref_desc_tensor(tp_gemm_desc *desc, int which);
 
 typedef struct tp_ref_problem {
   tp_gemm_desc desc;
+  tp_problem problem;           /* what the scale tensors mean (the payload's word) */
   void *buffer[TP_REF_TENSORS]; /* owned; NULL for absent tensors (and C when c_is_d) */
   int64_t bytes[TP_REF_TENSORS];
 } tp_ref_problem;
 
-/* The problem kinds, one per payload whose scales the reference knows:
- *   standard       no scale tensors
- *   blockwise_fp8  f32 a_scale [ceil(K/128), M] and b_scale [ceil(N/128), ceil(K/128)]
- *   block_scaled   ue8m0 (NVFP4: ue4m3 when A is e2m1) a_scale [M, ceil(K/vec)]
- *                  and b_scale [N, ceil(K/vec)], tiled (sf_layout) or strided
- *   int8_w8a8      f32 a_scale [M] and b_scale [N], contiguous vectors: the
- *                  per-row and per-column scales of s8 operands
- *                  (examples/int8_w8a8)
- * The kind for a payload named `payload` whose A has dtype `a`: its own name
- * when that is a kind; else int8_w8a8 for s8 operands (their one meaning),
- * standard for any other. */
-const char *tp_ref_problem_kind(const char *payload, tp_dtype a);
+/* The problem's descriptor alone: shapes, strides, dtypes (A's and B's the
+ * payload's defaults where spec leaves them NONE), alpha, beta and the
+ * payload's scale tensors, every data pointer NULL (enough to plan, or to
+ * link without a GPU), and into *problem what the scales mean. Fails like
+ * tp_ref_problem_create, without allocating. */
+tp_status tp_ref_problem_describe(const tp_ref_problem_spec *spec, tp_gemm_desc *desc,
+                                  tp_problem *problem, char *err, size_t errlen);
 
-/* The problem's descriptor alone: shapes, strides, dtypes, alpha, beta and
- * the payload's scale tensors, every data pointer NULL (enough to plan, or
- * to link without a GPU). Fails like tp_ref_problem_create, without
- * allocating. */
-tp_status tp_ref_problem_describe(const tp_ref_problem_spec *spec, tp_gemm_desc *desc, char *err,
-                                  size_t errlen);
-
-/* Builds the problem with inputs drawn from seed. Fails with
- * TP_ERR_INVALID_ARGUMENT (unknown kind, bad sizes) or
- * TP_ERR_OUT_OF_MEMORY, reason in err; *p is then empty. */
+/* Builds the problem with inputs drawn from seed: operands and C
+ * (tp_fill_normal), the scales from their maps' values (tp_fill_scales).
+ * Fails with TP_ERR_INVALID_ARGUMENT (bad sizes), the status of
+ * tp_problem_describe (a payload that is unknown or refuses the dtypes:
+ * its message) or TP_ERR_OUT_OF_MEMORY, reason in err; *p is then empty. */
 tp_status tp_ref_problem_create(tp_ref_problem *p, const tp_ref_problem_spec *spec, uint64_t seed,
                                 char *err, size_t errlen);
 

@@ -3,6 +3,7 @@
 
 #include "tools/reference/naive_gemm.h"
 #include "tools/reference/random_fill.h"
+#include "tools/seeded_values.h"
 
 void tp_rng_seed(tp_rng *rng, uint64_t seed) { rng->state = seed; }
 
@@ -27,39 +28,34 @@ static int64_t index_of(const tp_tensor *t, int64_t r, int64_t c) {
   return t->rank == 1 ? c * t->stride[0] : tp_ref_index(t, r, c);
 }
 
-/* One value per element from draw(rng, dtype). */
-static void fill(tp_rng *rng, const tp_tensor *t, float (*draw)(tp_rng *, tp_dtype)) {
+/* One value per element from draw(rng, dtype, map). */
+static void fill(tp_rng *rng, const tp_tensor *t, const tp_scale_map *map,
+                 float (*draw)(tp_rng *, tp_dtype, const tp_scale_map *)) {
   const int64_t rows = t->rank == 1 ? 1 : t->shape[0];
   const int64_t cols = t->rank == 1 ? t->shape[0] : t->shape[1];
   for (int64_t r = 0; r < rows; r++)
     for (int64_t c = 0; c < cols; c++)
-      tp_dtype_store(t->dtype, t->data, index_of(t, r, c), draw(rng, t->dtype));
+      tp_dtype_store(t->dtype, t->data, index_of(t, r, c), draw(rng, t->dtype, map));
 }
 
-static float draw_normal(tp_rng *rng, tp_dtype dtype) {
+static float draw_normal(tp_rng *rng, tp_dtype dtype, const tp_scale_map *map) {
+  (void)map;
   if (dtype == TP_DTYPE_S8)
     return (float)((int)(tp_rng_u64(rng) % 256) - 128);
   return (float)tp_rng_normal(rng);
 }
 
-static float draw_vector_scale(tp_rng *rng, tp_dtype dtype) {
-  (void)dtype;
-  return (float)exp2(8.0 * tp_rng_uniform(rng) - 12.0);
+static float draw_scale(tp_rng *rng, tp_dtype dtype, const tp_scale_map *map) {
+  return tp_seeded_pow2_mantissa(tp_rng_u64(rng), map->exp_min, (uint32_t)map->exp_count,
+                                 tp_seeded_mantissa_bits(dtype));
 }
 
-static float draw_scale(tp_rng *rng, tp_dtype dtype) {
-  switch (dtype) {
-  case TP_DTYPE_UE8M0: return ldexpf(1.0f, (int)(tp_rng_u64(rng) % 5) - 2);
-  case TP_DTYPE_UE4M3: return (float)(0.25 + 3.75 * tp_rng_uniform(rng));
-  default: return (float)exp2(4.0 * tp_rng_uniform(rng) - 2.0);
-  }
+void tp_fill_normal(tp_rng *rng, const tp_tensor *t) { fill(rng, t, NULL, draw_normal); }
+
+void tp_fill_scales(tp_rng *rng, const tp_tensor *t, const tp_scale_map *map) {
+  if (t->dtype != TP_DTYPE_NONE)
+    fill(rng, t, map, draw_scale);
 }
-
-void tp_fill_normal(tp_rng *rng, const tp_tensor *t) { fill(rng, t, draw_normal); }
-
-void tp_fill_scales(tp_rng *rng, const tp_tensor *t) { fill(rng, t, draw_scale); }
-
-void tp_fill_vector_scales(tp_rng *rng, const tp_tensor *t) { fill(rng, t, draw_vector_scale); }
 
 void tp_fill_value(const tp_tensor *t, float value) {
   const int64_t rows = t->rank == 1 ? 1 : t->shape[0];

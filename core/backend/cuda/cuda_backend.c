@@ -123,8 +123,10 @@ static tp_status plan_launch(tp_binding *b, const tp_gemm_desc *desc, const tp_g
   memset(launch, 0, sizeof *launch);
   tp_status st = b->payload->gpu_plan(b->payload_state, desc, gpu, &b->epilogue_plan,
                                       &b->payload_plan, launch, err, sizeof err);
-  if (st != TP_OK)
+  if (st != TP_OK) {
+    memset(launch, 0, sizeof *launch); /* no kernel chosen, whatever the slot wrote */
     return tp_error_set(st, "payload '%s': %s", b->payload_name, err[0] ? err : tp_status_string(st));
+  }
   st = tp_binding_check_tiles(b);
   return st == TP_OK ? check_launch(b, launch, gpu) : st;
 }
