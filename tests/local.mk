@@ -87,7 +87,7 @@ tests_plugins_fixture_bad_images_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
 tests_plugins_fixture_bad_images_la_LDFLAGS = $(TP_FIXTURE_LDFLAGS)
 # A payload's description of its problem (tilepipe/problem.h): the slot
 # describing per-row scale vectors, each way it can go wrong
-# (fixture_problem), and a payload built before the slot whose ops stop
+# (fixture_problem), and a payload whose ops stop
 # short of it (fixture_old_problem).
 check_LTLIBRARIES += tests/plugins/fixture_problem.la
 tests_plugins_fixture_problem_la_SOURCES = tests/plugins/fixture_problem.c

@@ -7,9 +7,9 @@
  * (blockwise_fp8's wide, narrow under an f16 D; block_scaled's by format,
  * in either layout); its acc bits; the dtypes it refuses, the message
  * naming the payload and the problem. A payload without the slot
- * (fixture_payload), and one built before it (fixture_old_problem, whose
- * ops stop short of the slot and hold a poisoned one past it), get the
- * plain problem. A payload with the slot (fixture_problem) describes the
+ * (fixture_payload), and one whose ops stop short of it (fixture_old_problem,
+ * with a poisoned slot past its struct_size), get the plain problem. A
+ * payload with the slot (fixture_problem) describes the
  * per-row scale vectors; each way its slot can go wrong is refused with
  * TP_ERR_PLUGIN naming the fault (a map without its tensor, a tensor its
  * map overruns, exponents out of range, a dtype changed or left NONE),

@@ -1,8 +1,9 @@
-/* tests/plugins/fixture_old_problem.c: a payload built for plugin ABI 1.3,
- * before the problem slot: its ops struct_size stops short of the slot,
- * and the slot's place holds a function that refuses, which the core must
- * never call (it reads a plugin's struct only up to its struct_size). So
- * tp_problem_describe gives it the plain problem. It plans nothing. */
+/* tests/plugins/fixture_old_problem.c: a payload whose ops struct stops
+ * short of the problem slot, as one built for a minor version before a
+ * slot was appended does: its struct_size ends there, and the slot's place
+ * holds a function that refuses, which the core must never call (it reads
+ * a plugin's struct only up to its struct_size). So tp_problem_describe
+ * gives it the plain problem. It plans nothing. */
 #include <stddef.h>
 #include "fixture.h"
 
@@ -20,6 +21,5 @@ TP_PLUGIN_EXPORT const tp_plugin_desc *tp_plugin_entry(const tp_host_api *host) 
   ops.struct_size = offsetof(tp_payload_ops, problem);
   ops.problem = never_called;
   desc.payload = &ops;
-  desc.abi_minor = 3;
   return &desc;
 }
