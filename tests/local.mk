@@ -87,16 +87,12 @@ tests_plugins_fixture_bad_images_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
 tests_plugins_fixture_bad_images_la_LDFLAGS = $(TP_FIXTURE_LDFLAGS)
 # A payload's description of its problem (tilepipe/problem.h): the slot
 # describing per-row scale vectors, each way it can go wrong
-# (fixture_problem), and a payload whose ops stop
-# short of it (fixture_old_problem).
+# (fixture_problem); a payload built for 2.0, before the slot, is
+# fixture_abi_first_minor.
 check_LTLIBRARIES += tests/plugins/fixture_problem.la
 tests_plugins_fixture_problem_la_SOURCES = tests/plugins/fixture_problem.c
 tests_plugins_fixture_problem_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
 tests_plugins_fixture_problem_la_LDFLAGS = $(TP_FIXTURE_LDFLAGS)
-check_LTLIBRARIES += tests/plugins/fixture_old_problem.la
-tests_plugins_fixture_old_problem_la_SOURCES = tests/plugins/fixture_old_problem.c
-tests_plugins_fixture_old_problem_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
-tests_plugins_fixture_old_problem_la_LDFLAGS = $(TP_FIXTURE_LDFLAGS)
 
 # test_registry uses the public API only; test_loader also the internal
 # tp_registry_resolve.

@@ -7,8 +7,9 @@
  * (blockwise_fp8's wide, narrow under an f16 D; block_scaled's by format,
  * in either layout); its acc bits; the dtypes it refuses, the message
  * naming the payload and the problem. A payload without the slot
- * (fixture_payload), and one whose ops stop short of it (fixture_old_problem,
- * with a poisoned slot past its struct_size), get the plain problem. A
+ * (fixture_payload), and one built for ABI 2.0, before it
+ * (fixture_abi_first_minor, with a poisoned slot past its struct_size), get
+ * the plain problem. A
  * payload with the slot (fixture_problem) describes the
  * per-row scale vectors; each way its slot can go wrong is refused with
  * TP_ERR_PLUGIN naming the fault (a map without its tensor, a tensor its
@@ -33,7 +34,7 @@ static tp_registry *fixtures;
 /* The fixtures' registry, each describe mode a section of fixture_problem. */
 static const char fixtures_ini[] =
     "[plain]\nkind = payload\nlibrary = fixture_payload\n"
-    "[old]\nkind = payload\nlibrary = fixture_old_problem\n"
+    "[old]\nkind = payload\nlibrary = fixture_abi_first_minor\n"
     "[rows]\nkind = payload\nlibrary = fixture_problem\n"
     "[refuse]\nkind = payload\nlibrary = fixture_problem\ndescribe = refuse\n"
     "[short]\nkind = payload\nlibrary = fixture_problem\ndescribe = short\n"

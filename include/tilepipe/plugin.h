@@ -44,10 +44,10 @@ extern "C" {
 #endif
 
 /* 2.0: the structs below, and the tp_gemm_desc the slots read opening with
- * its struct_size (tilepipe/gemm.h); a payload may describe its own problem
- * (tp_payload_ops.problem). */
+ * its struct_size (tilepipe/gemm.h). 2.1: a payload may describe its own
+ * problem (tp_payload_ops.problem). */
 #define TP_PLUGIN_ABI_MAJOR 2
-#define TP_PLUGIN_ABI_MINOR 0
+#define TP_PLUGIN_ABI_MINOR 1
 #define TP_PLUGIN_ENTRY_NAME "tp_plugin_entry"
 
 #if defined(__GNUC__)
@@ -170,7 +170,7 @@ typedef struct tp_payload_ops {
                         const tp_gemm_desc *desc, const tp_host_api *host, void *params,
                         char *err, size_t errlen);
 
-  /* 1.4, optional: describes the payload's problem for desc's shape, so
+  /* 2.1, optional: describes the payload's problem for desc's shape, so
    * that tools can make its inputs and check its results
    * (tilepipe/problem.h, tp_problem_describe). desc is the caller's with
    * a_scale and b_scale zeroed: set A's and B's dtypes where they are

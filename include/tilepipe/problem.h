@@ -99,7 +99,7 @@ typedef struct tp_problem {
  * changes. *problem says what the scales mean (tp_scale_map) and holds
  * acc_bits. opt may be NULL: strided scales, no padding.
  *
- * A payload without the problem slot (plugin ABI before 1.4, or the slot
+ * A payload without the problem slot (plugin ABI 2.0, or the slot
  * NULL) gets the plain problem: A defaults to bf16, B to A, no scale
  * tensors, acc_bits TP_PROBLEM_ACC_BITS_WGMMA_FP8 when A or B is an 8- or
  * 4-bit float, else TP_PROBLEM_ACC_BITS_F32.
