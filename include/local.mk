@@ -65,6 +65,7 @@ tpkerneldir = $(includedir)/tilepipe/kernel
 tpkernel_HEADERS = \
 	include/tilepipe/kernel/tiles.h \
 	include/tilepipe/kernel/params.h \
+	include/tilepipe/kernel/schedule.h \
 	include/tilepipe/kernel/plan.h \
 	include/tilepipe/kernel/args.h
 EXTRA_DIST += tools/gen/gen_wgmma_ops.py
