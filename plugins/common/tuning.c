@@ -5,11 +5,10 @@
 
 #include "plugins/common/errmsg.h"
 #include "plugins/common/tuning.h"
+#include "tilepipe/kernel/shape.h"
 
 #define TPC_MAX_STAGES 16
 #define TPC_MAX_CLUSTER 8
-#define TPC_MAX_SPLITS 16
-#define TPC_WGMMA_M 64
 
 tp_status tpc_tuning_create(void **state, int32_t only_tile_k, char *err, size_t errlen) {
   tpc_tuning *t = calloc(1, sizeof *t);
@@ -52,11 +51,12 @@ static int is_pow2(int32_t v) { return v > 0 && (v & (v - 1)) == 0; }
 /* tile M must give each consumer warpgroup whole 64-row wgmma blocks. */
 static tp_status check_m_vs_consumers(const tpc_tuning *t, char *err, size_t errlen) {
   const tp_kernel_tuning *k = &t->kernel;
-  if (k->tile_m != 0 && k->consumers != 0 && k->tile_m % (TPC_WGMMA_M * k->consumers) != 0)
+  if (k->tile_m != 0 && k->consumers != 0 &&
+      k->tile_m % (TP_KERNEL_WARPGROUP_ROWS * k->consumers) != 0)
     return tpc_fail(err, errlen, TP_ERR_INVALID_ARGUMENT,
                     "tile M %d does not split into %d consumers of whole 64-row blocks (M must be "
                     "a multiple of %d)",
-                    k->tile_m, k->consumers, TPC_WGMMA_M * k->consumers);
+                    k->tile_m, k->consumers, TP_KERNEL_WARPGROUP_ROWS * k->consumers);
   return TP_OK;
 }
 
@@ -65,7 +65,7 @@ static tp_status set_tile(tpc_tuning *t, const char *v, char *err, size_t errlen
   if (!parse_dims(v, d, 3))
     return tpc_fail(err, errlen, TP_ERR_INVALID_ARGUMENT,
                     "tile '%s' is not MxNxK (e.g. 128x128x64)", v);
-  if (d[0] % TPC_WGMMA_M != 0 || d[0] > 256)
+  if (d[0] % TP_KERNEL_WARPGROUP_ROWS != 0 || d[0] > 256)
     return tpc_fail(err, errlen, TP_ERR_INVALID_ARGUMENT,
                     "tile '%s': M must be 64, 128, 192 or 256", v);
   if (d[1] % 16 != 0 || d[1] > 256)
@@ -127,11 +127,11 @@ static tp_status set_consumers(tpc_tuning *t, const char *v, char *err, size_t e
 }
 
 static tp_status set_splits(tpc_tuning *t, const char *v, char *err, size_t errlen) {
-  return set_count("splits", v, TPC_MAX_SPLITS, &t->kernel.splits, err, errlen);
+  return set_count("splits", v, TP_KERNEL_MAX_SPLITS, &t->kernel.splits, err, errlen);
 }
 
 static tp_status set_tail_splits(tpc_tuning *t, const char *v, char *err, size_t errlen) {
-  return set_count("tail_splits", v, TPC_MAX_SPLITS, &t->kernel.tail_splits, err, errlen);
+  return set_count("tail_splits", v, TP_KERNEL_MAX_SPLITS, &t->kernel.tail_splits, err, errlen);
 }
 
 static tp_status set_stream_k(tpc_tuning *t, const char *v, char *err, size_t errlen) {
