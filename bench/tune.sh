@@ -23,7 +23,7 @@
 # TUNE_EPILOGUE=residual times the residual epilogue (default store);
 # TUNE_BACK_TO_BACK=N times N runs of a side in a row per pair of events
 # (`tilepipe bench --back-to-back`; default each run alone). It is
-# how the heuristic's constants in include/tilepipe/kernel/plan.h are set;
+# how the heuristic's constants in plugins/kit/kernel_shape.c are set;
 # needs a GPU (the device tool).
 set -u
 [ $# -ge 4 ] || { echo "usage: $0 BUILD DTYPE \"M N K\" [...] -- \"TUNING\" [...]"; exit 2; }

@@ -61,14 +61,23 @@ tpdevice_HEADERS = \
 	include/tilepipe/device/kernel_consumer.h \
 	include/tilepipe/device/kernel_epilogue.h
 
-# The structured kernel's host side (C11, header only: plugins build on it
-# without linking the core): its tile table, parameters, planner and
-# per-run arguments. The device side is tilepipe/device/kernel*.h.
+# The structured kernel's host side (C11): its tile table, parameters, the
+# rules host and device share (operands.h, schedule.h), and the planner and
+# per-run arguments, whose code plugins link from the plugin kit
+# (plugins/kit/kernel_*.c), never from the core. The device side is
+# tilepipe/device/kernel*.h.
 tpkerneldir = $(includedir)/tilepipe/kernel
 tpkernel_HEADERS = \
 	include/tilepipe/kernel/tiles.h \
 	include/tilepipe/kernel/params.h \
+	include/tilepipe/kernel/operands.h \
+	include/tilepipe/kernel/schedule.h \
 	include/tilepipe/kernel/plan.h \
+	include/tilepipe/kernel/instances.h \
+	include/tilepipe/kernel/shape.h \
+	include/tilepipe/kernel/layout.h \
+	include/tilepipe/kernel/launch.h \
+	include/tilepipe/kernel/gpu_plan.h \
 	include/tilepipe/kernel/args.h
 EXTRA_DIST += tools/gen/gen_wgmma_ops.py
 

@@ -16,6 +16,15 @@ check_PROGRAMS += tests/test_fast_div
 tests_test_fast_div_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
 tests_test_fast_div_LDADD = $(CHECK_LIBS)
 
+# The structured kernel's planner, linked from the plugin kit as plugins
+# link it, against the table of what it decides (tests/kernel_plans.txt).
+check_PROGRAMS += tests/test_kernel_plan
+noinst_HEADERS += tests/kernel_plan_sweep.h
+EXTRA_DIST += tests/kernel_plans.txt
+tests_test_kernel_plan_CPPFLAGS = $(TP_TEST_CPP_FLAGS) \
+	-DTP_KERNEL_PLANS_TABLE='"$(abs_top_srcdir)/tests/kernel_plans.txt"'
+tests_test_kernel_plan_LDADD = plugins/kit/libtilepipe_kit.la $(TP_TEST_LIBS) $(LIBM)
+
 # Registry and loader tests, with their purpose-built plugins (tests/plugins/,
 # one defect per fixture). -rpath makes libtool build real shared modules
 # although nothing installs them. The tests find them through
@@ -168,9 +177,10 @@ tests_test_plugins_cpu_LDADD = $(TP_PLUGIN_TEST_LIBS)
 EXTRA_tests_test_plugins_cpu_DEPENDENCIES = tilepipe.ini
 tests_test_plugins_validation_SOURCES = tests/test_plugins_validation.c tests/tmpdir.c
 tests_test_plugins_validation_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
-# It runs the GPU planner (tilepipe/kernel/plan.h) itself, which reports
-# through the plugin kit.
-tests_test_plugins_validation_LDADD = plugins/kit/libtilepipe_kit.la $(TP_PLUGIN_TEST_LIBS)
+# It runs the GPU planner (tilepipe/kernel/gpu_plan.h) itself, from the
+# plugin kit.
+tests_test_plugins_validation_LDADD = plugins/kit/libtilepipe_kit.la $(TP_PLUGIN_TEST_LIBS) \
+	$(LIBM)
 EXTRA_tests_test_plugins_validation_DEPENDENCIES = tilepipe.ini
 
 # The pipeline core (include/tilepipe/pipeline/) with its debug check on:

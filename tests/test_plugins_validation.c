@@ -26,7 +26,7 @@
 #include "config.h"
 #include "plugins/standard/device/standard_params.h"
 #include "tests/tmpdir.h"
-#include "tilepipe/kernel/plan.h"
+#include "tilepipe/kernel/gpu_plan.h"
 #include "tilepipe/kit/checks.h"
 #include "tilepipe/kit/tuning.h"
 #include "tilepipe/plugin.h"
@@ -458,7 +458,7 @@ START_TEST(test_descriptors) {
 END_TEST
 
 /* The standard payload's device images, one per operand pair, list every
- * kernel its planner can name (tilepipe/kernel/plan.h spells the names
+ * kernel its planner can name (tilepipe/kernel/instances.h spells the names
  * from tiles.h as the device code does), each in its pair's image only. */
 START_TEST(test_standard_device_images) {
 #if TP_HAVE_CUDA
@@ -1221,19 +1221,25 @@ START_TEST(test_gpu_plan_tile_n48) {
   ck_assert_ptr_null(strstr(planned(&l, &d).kernel, "x48_"));
   unload(&l);
 
+  /* A mainloop whose widest tile is 48. */
   tp_kernel_plan kp;
   tp_kernel_tuning tu;
+  tp_epilogue_plan no_c;
   memset(&tu, 0, sizeof tu);
+  memset(&no_c, 0, sizeof no_c);
   const tp_gpu_info h100 = h100_figures(132);
   d = sized(4096, 4096, 4096);
-  ck_assert_int_eq(tp_kernel_plan_shape(&kp, &tu, &d, TP_DTYPE_NONE, &h100, 64, 1, 48, 0, err,
-                                        sizeof err),
-                   TP_ERR_UNSUPPORTED);
+  const tp_kernel_request rq = {.desc = &d,
+                                .epilogue = &no_c,
+                                .gpu = &h100,
+                                .tuning = &tu,
+                                .prefix = "tp_test",
+                                .operands = "bf16",
+                                .max_tile_n = 48};
+  ck_assert_int_eq(tp_kernel_plan_shape(&kp, &rq, err, sizeof err), TP_ERR_UNSUPPORTED);
   ASSERT_HAS(err, "none of the GPU kernels' tiles (MxN) 64x48 suits 4096x4096");
   d = sized(32, 5120, 5120);
-  ck_assert_int_eq(tp_kernel_plan_shape(&kp, &tu, &d, TP_DTYPE_NONE, &h100, 64, 1, 48, 0, err,
-                                        sizeof err),
-                   TP_OK);
+  ck_assert_int_eq(tp_kernel_plan_shape(&kp, &rq, err, sizeof err), TP_OK);
   ck_assert_int_eq(kp.tile_n, 48);
 }
 END_TEST

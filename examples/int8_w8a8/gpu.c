@@ -1,14 +1,16 @@
 /* gpu.c: the int8_w8a8 payload on the GPU, host side.
  *
  * gpu_plan picks one of int8_w8a8_kernel.cu's kernels through tilepipe's
- * planner for the structured kernel (<tilepipe/kernel/plan.h>: the tile,
- * split-K, the cluster, shared memory, the grid); a stage holds a k-block
- * of A and B, 128 s8 of K per row. gpu_args fills the kernel's parameters
- * for each run (<tilepipe/kernel/args.h>) and adds the scale vectors. The
- * section's tuning keys (the kit's, plugin.c) steer the planner. */
+ * planner for the structured kernel (<tilepipe/kernel/gpu_plan.h>: the
+ * tile, split-K, the cluster, shared memory, the grid); a stage holds a
+ * k-block of A and B, 128 s8 of K per row. gpu_args fills the kernel's
+ * parameters for each run (<tilepipe/kernel/args.h>) and adds the scale
+ * vectors. The section's tuning keys (the kit's, plugin.c) steer the
+ * planner. */
 #include <stddef.h>
 
 #include <tilepipe/kernel/args.h>
+#include <tilepipe/kernel/gpu_plan.h>
 #include <tilepipe/kit/tuning.h>
 
 #include "int8_w8a8.h"
@@ -18,9 +20,16 @@ tp_status w8a8_gpu_plan(void *state, const tp_gemm_desc *desc, const tp_gpu_info
                         const tp_epilogue_plan *epilogue, tp_payload_plan *plan,
                         tp_gpu_launch *launch, char *err, size_t errlen) {
   const tp_kit_tuning *t = state;
-  return tp_kernel_plan_operands(&t->kernel, desc, epilogue, gpu, W8A8_MAX_TILE_N, "tp_int8_w8a8",
-                                 "s8", sizeof(w8a8_params), offsetof(w8a8_params, kernel), plan,
-                                 launch, err, errlen);
+  const tp_kernel_request rq = {.desc = desc,
+                                .epilogue = epilogue,
+                                .gpu = gpu,
+                                .tuning = &t->kernel,
+                                .prefix = "tp_int8_w8a8",
+                                .operands = "s8",
+                                .params_size = sizeof(w8a8_params),
+                                .kernel_offset = offsetof(w8a8_params, kernel),
+                                .max_tile_n = W8A8_MAX_TILE_N};
+  return tp_kernel_plan_operands(&rq, plan, launch, err, errlen);
 }
 
 tp_status w8a8_gpu_args(const tp_payload_plan *plan, const tp_epilogue_plan *epilogue,

@@ -2,7 +2,7 @@
  * side.
  *
  * gpu_plan picks one of device/blockwise_fp8_mainloop.cu's kernels through
- * the core's planner for the structured kernel (tilepipe/kernel/plan.h): a
+ * the planner for the structured kernel (tilepipe/kernel/gpu_plan.h): a
  * k-tile is one 128-wide scale block and a k-block (a stage) a step of
  * BLOCKWISE_STEP_BLOCKS of them, tiles are at most BLOCKWISE_MAX_TILE_N
  * wide, and each k-tile of a stage holds the block's A and B tiles and its
@@ -16,6 +16,7 @@
 #include "tilepipe/kit/error.h"
 #include "tilepipe/kit/tuning.h"
 #include "tilepipe/kernel/args.h"
+#include "tilepipe/kernel/gpu_plan.h"
 
 /* a_scale's TMA boxes land 16-byte aligned; 128 keeps them off the tiles'
  * swizzle rows' banks. */
@@ -25,14 +26,24 @@ tp_status blockwise_gpu_plan(void *state, const tp_gemm_desc *desc, const tp_gpu
                              const tp_epilogue_plan *epi, tp_payload_plan *plan,
                              tp_gpu_launch *launch, char *err, size_t errlen) {
   const tp_kit_tuning *tu = state;
-  tp_kernel_plan kp;
   /* A k-tile is one scale block (the INI's tile K), a k-block a step of
    * BLOCKWISE_STEP_BLOCKS of them. */
-  tp_status st = tp_kernel_plan_shape(&kp, &tu->kernel, desc, epi->source_dtype, gpu,
-                                      BLOCKWISE_BLOCK, BLOCKWISE_STEP_BLOCKS,
-                                      BLOCKWISE_MAX_TILE_N, BLOCKWISE_BLOCK, err, errlen);
+  const tp_kernel_request rq = {.desc = desc,
+                                .epilogue = epi,
+                                .gpu = gpu,
+                                .tuning = &tu->kernel,
+                                .prefix = "tp_blockwise_fp8",
+                                .operands = "e4m3",
+                                .params_size = sizeof(tp_blockwise_fp8_params),
+                                .kernel_offset = offsetof(tp_blockwise_fp8_params, kernel),
+                                .k_elems = BLOCKWISE_BLOCK,
+                                .k_group = BLOCKWISE_STEP_BLOCKS,
+                                .max_tile_n = BLOCKWISE_MAX_TILE_N,
+                                .n_block = BLOCKWISE_BLOCK};
+  tp_kernel_plan kp;
+  tp_status st = tp_kernel_plan_shape(&kp, &rq, err, errlen);
+  if (st == TP_OK) st = tp_kernel_plan_operand_tensors(&kp, &rq, plan, err, errlen);
   if (st != TP_OK) return st;
-  tp_kernel_plan_operand_tensors(&kp, desc, plan);
   plan->tensors[2].bytes = (uint32_t)kp.tile_m * (uint32_t)sizeof(float); /* a_scale */
   plan->tensors[2].align = BLOCKWISE_SCALE_ALIGN;
   /* The kernels reach a stage's k-tiles as offsets from its first (one
@@ -44,10 +55,7 @@ tp_status blockwise_gpu_plan(void *state, const tp_gemm_desc *desc, const tp_gpu
                          "units: its k-tiles would not lie back to back",
                          i, plan->tensors[i].bytes, plan->tensors[i].align);
   plan->num_tensors = 3;
-  return tp_kernel_plan_finish(&kp, tu->kernel.stages, gpu, "tp_blockwise_fp8", "e4m3",
-                               sizeof(tp_blockwise_fp8_params),
-                               offsetof(tp_blockwise_fp8_params, kernel), plan, launch, err,
-                               errlen);
+  return tp_kernel_plan_finish(&kp, &rq, plan, launch, err, errlen);
 }
 
 tp_status blockwise_gpu_args(const tp_payload_plan *plan, const tp_epilogue_plan *epi,

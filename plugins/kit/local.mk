@@ -4,7 +4,9 @@
 #                    $(libdir), that each plugin links into its .so: error
 #                    reports, the tuning keys, dtype and scale checks, the
 #                    CPU stage and its loaders, the CPU epilogue loop (its
-#                    headers: include/tilepipe/kit/, include/local.mk);
+#                    headers: include/tilepipe/kit/), and the structured
+#                    kernel's planner and run arguments (kernel_*.c, one
+#                    concept each: include/tilepipe/kernel/);
 #   tilepipe-embed   the device-blob embedder, installed into $(bindir);
 #   device.mk        the Make fragment out-of-tree plugins include for their
 #                    device code, installed into $(pkgdatadir);
@@ -26,7 +28,14 @@ plugins_kit_libtilepipe_kit_la_SOURCES = \
 	plugins/kit/tuning.c \
 	plugins/kit/tile_load.c \
 	plugins/kit/cpu_stage.c \
-	plugins/kit/cpu_epilogue.c
+	plugins/kit/cpu_epilogue.c \
+	plugins/kit/kernel_plan.c \
+	plugins/kit/kernel_instances.c \
+	plugins/kit/kernel_shape.c \
+	plugins/kit/kernel_layout.c \
+	plugins/kit/kernel_launch.c \
+	plugins/kit/kernel_gpu_plan.c \
+	plugins/kit/kernel_args.c
 plugins_kit_libtilepipe_kit_la_CPPFLAGS = $(AM_CPPFLAGS)
 plugins_kit_libtilepipe_kit_la_CFLAGS = $(TP_PLUGIN_CFLAGS) -fPIC
 plugins_kit_libtilepipe_kit_la_LDFLAGS = -static

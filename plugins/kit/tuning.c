@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tilepipe/kernel/instances.h"
+#include "tilepipe/kernel/shape.h"
+#include "tilepipe/kernel/tiles.h"
 #include "tilepipe/kit/error.h"
 #include "tilepipe/kit/tuning.h"
 

@@ -1,9 +1,9 @@
 /* plugins/standard/gpu.c: the standard payload on the GPU, host side.
  *
  * gpu_plan picks one of the kernels of device/standard_mainloop.cu through
- * the core's planner for the structured kernel (tilepipe/kernel/plan.h:
- * the tile, split-K, the cluster, shared memory, the grid; a stage holds
- * the k-block's A and B tiles). gpu_args fills the kernel's parameters for
+ * the planner for the structured kernel (tilepipe/kernel/gpu_plan.h: the
+ * tile, split-K, the cluster, shared memory, the grid; a stage holds the
+ * k-block's A and B tiles). gpu_args fills the kernel's parameters for
  * each run (tilepipe/kernel/args.h). */
 #include <stddef.h>
 
@@ -11,7 +11,9 @@
 #include "tilepipe/kit/tuning.h"
 #include "plugins/standard/device/standard_params.h"
 #include "plugins/standard/standard.h"
+#include "tilepipe/dtype_codec.h"
 #include "tilepipe/kernel/args.h"
+#include "tilepipe/kernel/gpu_plan.h"
 
 /* The operands' part of the kernel name (standard_params.h). */
 static const char *operands_name(tp_dtype a, tp_dtype b) {
@@ -31,10 +33,15 @@ tp_status standard_gpu_plan_slot(void *state, const tp_gemm_desc *desc, const tp
     return tp_kit_fail(err, errlen, TP_ERR_UNSUPPORTED, "no GPU kernel for %s x %s operands",
                        tp_codec_name(desc->a.dtype), tp_codec_name(desc->b.dtype));
   }
-  return tp_kernel_plan_operands(&tu->kernel, desc, epi, gpu, TP_KERNEL_MAX_TILE_N,
-                                 "tp_standard", operands,
-                                 sizeof(tp_standard_params), offsetof(tp_standard_params, kernel),
-                                 plan, launch, err, errlen);
+  const tp_kernel_request rq = {.desc = desc,
+                                .epilogue = epi,
+                                .gpu = gpu,
+                                .tuning = &tu->kernel,
+                                .prefix = "tp_standard",
+                                .operands = operands,
+                                .params_size = sizeof(tp_standard_params),
+                                .kernel_offset = offsetof(tp_standard_params, kernel)};
+  return tp_kernel_plan_operands(&rq, plan, launch, err, errlen);
 }
 
 tp_status standard_gpu_args_slot(const tp_payload_plan *plan, const tp_epilogue_plan *epi,

@@ -3,6 +3,7 @@
  * TP_DOC_EXAMPLE): the headers that file includes, with the GPU slots on. */
 #include <stddef.h>
 #include <tilepipe/kernel/args.h>
+#include <tilepipe/kernel/gpu_plan.h>
 #include <tilepipe/kit/tuning.h>
 
 #define INT8_W8A8_DEVICE_CODE 1

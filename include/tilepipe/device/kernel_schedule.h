@@ -21,6 +21,8 @@
  * first k-blocks of the tile its share ends in, which the CTA above it,
  * holding that tile's last k-blocks, adds up last, so the partial sums are
  * ready by then and a CTA again only waits for CTAs of lower index. The
+ * rules the host planner follows too (the units, the raster groups, the
+ * stream-K shares and their owners) are tilepipe/kernel/schedule.h's. The
  * divisions are tilepipe/fast_div.h's: every role maps a unit at every
  * tile, the consumers between one tile's epilogue and the next tile's
  * mainloop. */
@@ -31,6 +33,7 @@
 
 #include "tilepipe/device/warpgroup.h"
 #include "tilepipe/kernel/params.h"
+#include "tilepipe/kernel/schedule.h"
 
 #define TP_KERNEL_FN static __device__ __forceinline__
 
@@ -60,23 +63,17 @@ typedef struct tp_kernel_tile {
 template <int CLUSTER_M>
 TP_KERNEL_FN tp_kernel_walk tp_kernel_walk_make(const tp_kernel_params &k) {
   tp_kernel_walk wk;
-  const int32_t cluster_rows = (k.tiles_m + CLUSTER_M - 1) / CLUSTER_M;
+  const int32_t cluster_rows = tp_schedule_cluster_rows(k.tiles_m, CLUSTER_M);
   wk.units = k.stream_iters ? k.split_from
-                            : k.split_from + (cluster_rows * k.tiles_n - k.split_from) * k.splits;
+                            : TP_SCHEDULE_UNITS(cluster_rows * k.tiles_n, k.split_from, k.splits);
   wk.u = (int32_t)blockIdx.x / CLUSTER_M;
   wk.stride = (int32_t)gridDim.x / CLUSTER_M;
   wk.lo = wk.hi = 0;
   if (k.stream_iters) { /* single CTAs; the plan keeps stream_iters x grid < 2^31 */
-    wk.lo = (int32_t)tp_fast_div_quot(k.grid_div, (uint32_t)wk.u * k.stream_iters);
-    wk.hi = (int32_t)tp_fast_div_quot(k.grid_div, (uint32_t)(wk.u + 1) * k.stream_iters);
+    wk.lo = tp_schedule_share_begin(k.grid_div, wk.u, k.stream_iters);
+    wk.hi = tp_schedule_share_begin(k.grid_div, wk.u + 1, k.stream_iters);
   }
   return wk;
-}
-
-/* The stream-K CTA whose share holds k-block x of the stream
- * (tp_kernel_stream_owner in tilepipe/kernel/plan.h). */
-TP_KERNEL_FN int32_t tp_kernel_stream_owner(const tp_kernel_params &k, int32_t x, int32_t grid) {
-  return (int32_t)tp_fast_div_quot(k.stream_div, (uint32_t)((x + 1) * grid - 1));
 }
 
 /* Unit u. Splits get k_blocks / splits k-blocks each, give or take one,
@@ -124,8 +121,9 @@ TP_KERNEL_FN bool tp_kernel_walk_next(const tp_kernel_params &k, tp_kernel_walk 
   if (wk->hi <= wk->lo) return false;
   const int32_t rel = (int32_t)tp_fast_div_quot(k.k_blocks_div, (uint32_t)(wk->hi - 1));
   const int32_t start = rel * k.k_blocks;
-  const int32_t first = tp_kernel_stream_owner(k, start, wk->stride);
-  const int32_t final_cta = tp_kernel_stream_owner(k, start + k.k_blocks - 1, wk->stride);
+  const int32_t first = tp_schedule_stream_owner(k.stream_div, start, wk->stride);
+  const int32_t final_cta =
+      tp_schedule_stream_owner(k.stream_div, start + k.k_blocks - 1, wk->stride);
   w->tile = k.split_from + rel;
   w->kb_begin = max(start, wk->lo) - start;
   w->kb_end = wk->hi - start;
@@ -141,11 +139,8 @@ TP_KERNEL_FN bool tp_kernel_walk_next(const tp_kernel_params &k, tp_kernel_walk 
 template <int CLUSTER_M, int BM, int BN>
 TP_KERNEL_FN void tp_kernel_tile_origin(const tp_kernel_params &k, int32_t t, int32_t *m0,
                                         int32_t *n0) {
-  const int32_t group = (int32_t)tp_fast_div_quot(k.group_div, (uint32_t)t);
-  const int32_t in_group = t - group * (int32_t)k.group_div.divisor;
-  const tp_fast_div rows = group == k.last_group ? k.last_rows_div : k.rows_div;
-  const int32_t col = (int32_t)tp_fast_div_quot(rows, (uint32_t)in_group);
-  const int32_t cluster_row = group * k.raster_m + in_group - col * (int32_t)rows.divisor;
+  int32_t cluster_row, col;
+  tp_schedule_tile_position(&k, t, &cluster_row, &col);
   const int32_t rank = CLUSTER_M > 1 ? (int32_t)tp_cluster_ctarank() : 0;
   *m0 = (cluster_row * CLUSTER_M + rank) * BM;
   *n0 = col * BN;

@@ -5,7 +5,7 @@
  * tp_kernel_params named `kernel` (the skeleton's part: D, C, the schedule,
  * split-K, the epilogue's arguments) beside the mainloop's own fields. The
  * payload's host code fills both at run time, the skeleton's part with
- * tp_kernel_args_fill (tilepipe/kernel/plan.h). Plain data for host C and
+ * tp_kernel_args_fill (tilepipe/kernel/args.h). Plain data for host C and
  * device code, TMA descriptors first (64-byte aligned). */
 #ifndef TILEPIPE_KERNEL_PARAMS_H
 #define TILEPIPE_KERNEL_PARAMS_H
@@ -75,7 +75,7 @@ typedef struct tp_kernel_params {
    * first c_staged_a_slots of them in its tensor 0, the rest in its tensor
    * 1, one output chunk's bytes apart (tilepipe/device/kernel_source.h). */
   int32_t c_staged_first, c_staged_count, c_staged_a_slots;
-  /* Rows of A's box (tilepipe/kernel/plan.h, tp_kernel_a_rows): below 64,
+  /* Rows of A's box (tilepipe/kernel/layout.h, tp_kernel_a_rows): below 64,
    * rows a_rows..63 of every A tile are zeroed once and never loaded. */
   int32_t a_rows;
   tp_epilogue_args epilogue;
@@ -83,8 +83,10 @@ typedef struct tp_kernel_params {
 
 /* The operands of a mainloop that loads K-major A and B tiles
  * (tilepipe/device/kernel_operands.h): their descriptors (A in boxes of
- * a_rows rows, B in boxes of tile_n / cluster_m rows, 128 bytes of K each,
- * 128-byte swizzle) and the L2 cache policies of their loads (TP_TMA_L2_*). */
+ * a_rows rows, B in boxes of tile_n / cluster_m rows, one k-tile of K
+ * each: 128B-swizzled for an operand of 128-byte rows, unswizzled for a
+ * narrower one, tilepipe/kernel/operands.h) and the L2 cache policies of
+ * their loads (TP_TMA_L2_*). */
 typedef struct tp_kernel_operands {
   tp_tma_desc a, b;
   uint64_t a_policy, b_policy;

@@ -22,8 +22,9 @@
  * X(BM, BN, CLUSTER_M, D_NAME, D_DTYPE, SPEED, CTX) once per tile and D
  * dtype, CTX passed through (one token, e.g. the operands' name). A
  * payload's device code expands it into its kernels, its host code
- * (through tilepipe/kernel/plan.h) into the shapes its planner may pick and
- * the INI may force, and both spell a kernel's name from the same pieces:
+ * (through tilepipe/kernel/instances.h) into the shapes its planner may
+ * pick and the INI may force, and both spell a kernel's name from the same
+ * pieces:
  *
  *   <prefix>_<operands>_<D_NAME>_<BM>x<BN>_c<CLUSTER_M>
  *

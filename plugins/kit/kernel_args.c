@@ -1,0 +1,128 @@
+/* plugins/kit/kernel_args.c: a run's parameters of the structured
+ * kernel (tilepipe/kernel/args.h). */
+#include <stdbool.h>
+
+#include "tilepipe/kit/error.h"
+#include "tilepipe/dtype_codec.h"
+#include "tilepipe/kernel/args.h"
+#include "tilepipe/kernel/launch.h"
+#include "tilepipe/kernel/operands.h"
+
+/* A descriptor of rows x cols of dtype (rows ld elements apart) read or
+ * written in boxes of box_rows x box_cols, swizzled `swizzle` bytes (128,
+ * or 0 for none). */
+static tp_status encode(const tp_host_api *host, tp_tma_desc *out, tp_dtype dtype,
+                        const void *data, int64_t rows, int64_t cols, int64_t ld,
+                        uint32_t box_rows, uint32_t box_cols, uint32_t swizzle, char *err,
+                        size_t errlen) {
+  const tp_tma_2d r = {.dtype = dtype,
+                       .global = data,
+                       .rows = rows,
+                       .cols = cols,
+                       .row_stride = ld,
+                       .box_rows = box_rows,
+                       .box_cols = box_cols,
+                       .swizzle = swizzle};
+  return host->tma_encode_2d(out, &r, err, errlen);
+}
+
+/* D's or C's boxes: tile_m rows x one 128-byte swizzled row, or, with
+ * tail_cols set, x tail_cols unswizzled (a tile's tail chunk). */
+static tp_status encode_chunks(const tp_host_api *host, tp_tma_desc *out, const tp_tensor *t,
+                               int64_t rows, int64_t cols, uint32_t tile_m, uint32_t tail_cols,
+                               char *err, size_t errlen) {
+  return encode(host, out, t->dtype, t->data, rows, cols, t->stride[0], tile_m,
+                tail_cols ? tail_cols : tp_kernel_row_elems(tp_codec_bits(t->dtype)),
+                tail_cols ? 0u : 128u, err, errlen);
+}
+
+tp_status tp_kernel_args_fill(const tp_kernel_plan *kp, const tp_payload_plan *plan,
+                              const tp_gemm_desc *desc, const tp_host_api *host,
+                              tp_kernel_params *k, char *err, size_t errlen) {
+  if (kp == NULL || plan == NULL || desc == NULL || host == NULL || k == NULL) {
+    return tp_kit_fail(err, errlen, TP_ERR_INVALID_ARGUMENT, "tp_kernel_args_fill: NULL argument");
+  }
+  /* D's columns up to the last full 16-byte granule of a row go through TMA
+   * (tilepipe/kernel/params.h); none when a row is shorter than 16 bytes. */
+  const int64_t granule = 128 / tp_codec_bits(desc->d.dtype);
+  const int64_t n_tma = desc->n / granule * granule;
+  const uint32_t tail_cols = (uint32_t)(kp->tile_n % (int32_t)tp_kernel_row_elems(
+                                                         tp_codec_bits(desc->d.dtype)));
+  const uint32_t tile_m = (uint32_t)kp->tile_m;
+  const bool has_source = kp->source_dtype != TP_DTYPE_NONE;
+  tp_status st = TP_OK;
+  if (n_tma > 0)
+    st = encode_chunks(host, &k->d, &desc->d, desc->m, n_tma, tile_m, 0, err, errlen);
+  if (st == TP_OK && n_tma > 0 && tail_cols)
+    st = encode_chunks(host, &k->d_tail, &desc->d, desc->m, n_tma, tile_m, tail_cols, err,
+                       errlen);
+  if (st == TP_OK && has_source)
+    st = encode_chunks(host, &k->c, &desc->c, desc->m, desc->n, tile_m, 0, err, errlen);
+  if (st == TP_OK && has_source && tail_cols)
+    st = encode_chunks(host, &k->c_tail, &desc->c, desc->m, desc->n, tile_m, tail_cols, err,
+                       errlen);
+  if (st != TP_OK) return st;
+  k->smem = kp->smem;
+  k->m = (int32_t)desc->m;
+  k->n = (int32_t)desc->n;
+  k->k = (int32_t)desc->k;
+  k->tiles_m = kp->tiles_m;
+  k->tiles_n = kp->tiles_n;
+  k->k_blocks = kp->k_blocks;
+  k->raster_m = kp->raster_m;
+  k->group_div = kp->group_div;
+  k->rows_div = kp->rows_div;
+  k->last_rows_div = kp->last_rows_div;
+  k->splits_div = kp->splits_div;
+  k->last_group = kp->last_group;
+  k->n_tma = (int32_t)n_tma;
+  k->d_data = desc->d.data;
+  k->ldd = desc->d.stride[0];
+  k->splits = kp->splits;
+  k->split_from = kp->split_from;
+  k->split_lead = kp->split_lead;
+  k->stream_iters = kp->stream_iters;
+  k->stream_div = kp->stream_div;
+  k->k_blocks_div = kp->k_blocks_div;
+  k->grid_div = kp->grid_div;
+  k->c_staged_first = kp->c_staged_first;
+  k->c_staged_count = kp->c_staged_count;
+  k->c_staged_a_slots = kp->c_staged_a_slots;
+  k->a_rows = kp->a_rows;
+  if (kp->splits > 1) {
+    if (plan->workspace == NULL) {
+      return tp_kit_fail(err, errlen, TP_ERR_INTERNAL, "split-K plan without its workspace");
+    }
+    k->counters = (uint32_t *)plan->workspace;
+    k->partials = (float *)((unsigned char *)plan->workspace + tp_kernel_counter_bytes(kp));
+  }
+  return TP_OK;
+}
+
+tp_status tp_kernel_operands_fill(const tp_kernel_plan *kp, const tp_gemm_desc *desc,
+                                  const tp_host_api *host, tp_kernel_operands *o, char *err,
+                                  size_t errlen) {
+  if (kp == NULL || desc == NULL || host == NULL || o == NULL) {
+    return tp_kit_fail(err, errlen, TP_ERR_INVALID_ARGUMENT,
+                       "tp_kernel_operands_fill: NULL argument");
+  }
+  if (kp->a_row_bytes <= 0 || kp->b_row_bytes <= 0) {
+    return tp_kit_fail(err, errlen, TP_ERR_INTERNAL,
+                       "tp_kernel_operands_fill: the plan has no operand tiles "
+                       "(tp_kernel_plan_operand_tensors sizes them)");
+  }
+  /* One k-tile's K per box, in elements of either operand. */
+  const uint32_t k_tile = (uint32_t)(kp->k_elems / kp->k_group);
+  tp_status st = encode(host, &o->a, desc->a.dtype, desc->a.data, desc->m, desc->k,
+                        desc->a.stride[0], (uint32_t)kp->a_rows, k_tile,
+                        tp_kernel_operand_swizzle((uint32_t)kp->a_row_bytes), err, errlen);
+  if (st == TP_OK) {
+    st = encode(host, &o->b, desc->b.dtype, desc->b.data, desc->n, desc->k, desc->b.stride[0],
+                (uint32_t)(kp->tile_n / kp->cluster_m), k_tile,
+                tp_kernel_operand_swizzle((uint32_t)kp->b_row_bytes), err, errlen);
+  }
+  const bool one_row = kp->tiles_m == 1;
+  o->a_policy = one_row ? TP_TMA_L2_EVICT_LAST : TP_TMA_L2_EVICT_NORMAL;
+  o->b_policy = one_row ? TP_TMA_L2_EVICT_FIRST : TP_TMA_L2_EVICT_NORMAL;
+  return st;
+}

@@ -1,0 +1,21 @@
+/* plugins/kit/kernel_gpu_plan.c: the structured kernel's planner steps
+ * composed as a payload's gpu_plan calls them (tilepipe/kernel/gpu_plan.h). */
+#include "tilepipe/kernel/gpu_plan.h"
+
+tp_status tp_kernel_plan_finish(tp_kernel_plan *kp, const tp_kernel_request *rq,
+                                tp_payload_plan *plan, tp_gpu_launch *launch, char *err,
+                                size_t errlen) {
+  tp_status st = tp_kernel_plan_lay_out(kp, rq, plan, err, errlen);
+  if (st == TP_OK) st = tp_kernel_plan_launch(kp, rq, plan, launch, err, errlen);
+  if (st == TP_OK) tp_kernel_plan_store(kp, plan);
+  return st;
+}
+
+tp_status tp_kernel_plan_operands(const tp_kernel_request *rq, tp_payload_plan *plan,
+                                  tp_gpu_launch *launch, char *err, size_t errlen) {
+  tp_kernel_plan kp;
+  tp_status st = tp_kernel_plan_shape(&kp, rq, err, errlen);
+  if (st == TP_OK) st = tp_kernel_plan_operand_tensors(&kp, rq, plan, err, errlen);
+  if (st == TP_OK) st = tp_kernel_plan_finish(&kp, rq, plan, launch, err, errlen);
+  return st;
+}

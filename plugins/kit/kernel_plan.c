@@ -1,0 +1,42 @@
+/* plugins/kit/kernel_plan.c: the structured kernel's plan request
+ * checked, and the plan kept in a payload plan's private bytes
+ * (tilepipe/kernel/plan.h). */
+#include <string.h>
+
+#include "tilepipe/kit/error.h"
+#include "tilepipe/kernel/plan.h"
+
+tp_status tp_kernel_request_check(const tp_kernel_request *rq, char *err, size_t errlen) {
+  if (rq == NULL) {
+    return tp_kit_fail(err, errlen, TP_ERR_INVALID_ARGUMENT, "no kernel plan request (NULL)");
+  }
+  const char *missing = rq->desc == NULL       ? "desc"
+                        : rq->epilogue == NULL ? "epilogue"
+                        : rq->gpu == NULL      ? "gpu"
+                        : rq->tuning == NULL   ? "tuning"
+                        : rq->prefix == NULL   ? "prefix"
+                        : rq->operands == NULL ? "operands"
+                                               : NULL;
+  if (missing != NULL) {
+    return tp_kit_fail(err, errlen, TP_ERR_INVALID_ARGUMENT,
+                       "kernel plan request: no %s (tp_kernel_request.%s is NULL)", missing,
+                       missing);
+  }
+  if (rq->k_elems < 0 || rq->k_group < 0 || rq->max_tile_n < 0 || rq->n_block < 0) {
+    return tp_kit_fail(err, errlen, TP_ERR_INVALID_ARGUMENT,
+                       "kernel plan request: k_elems %d, k_group %d, max_tile_n %d, n_block %d "
+                       "(each 0 for the default, or positive)",
+                       rq->k_elems, rq->k_group, rq->max_tile_n, rq->n_block);
+  }
+  return TP_OK;
+}
+
+void tp_kernel_plan_store(const tp_kernel_plan *kp, tp_payload_plan *plan) {
+  _Static_assert(sizeof(tp_kernel_plan) <= TP_PLAN_PRIVATE_BYTES,
+                 "the kernel plan must fit the payload plan's private bytes");
+  memcpy(plan->priv, kp, sizeof *kp);
+}
+
+void tp_kernel_plan_load(const tp_payload_plan *plan, tp_kernel_plan *kp) {
+  memcpy(kp, plan->priv, sizeof *kp);
+}
