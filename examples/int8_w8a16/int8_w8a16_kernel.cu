@@ -41,8 +41,7 @@ static __device__ __forceinline__ uint32_t w8a16_bf16x2(uint32_t w, uint32_t j) 
   return __byte_perm(__float_as_uint(lo), __float_as_uint(hi), 0x7632u);
 }
 
-struct w8a16_mainloop
-    : tp_kernel_operands_mainloop<W8A16_K_ELEMS, TP_KERNEL_ROW_BYTES, W8A16_K_ELEMS> {
+struct w8a16_mainloop : tp_kernel_operands_mainloop<16, 8> {
   typedef w8a16_params params;
   static constexpr bool converts = true;
   static constexpr int step_bytes = 32; /* K of one wgmma: 16 bf16 */

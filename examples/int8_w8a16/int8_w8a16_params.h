@@ -10,9 +10,6 @@
 
 #include <tilepipe/kernel/params.h>
 
-/* K elements of a k-block: one 128-byte row of bf16 A. */
-#define W8A16_K_ELEMS 64
-
 typedef struct w8a16_params {
   tp_kernel_operands ab;
   tp_kernel_params kernel;

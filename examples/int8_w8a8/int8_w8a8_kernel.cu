@@ -30,7 +30,7 @@
 
 /* prefetch and load are the skeleton's for A and B tiles (kernel_operands.h):
  * a k-block is 128 s8 of K. */
-struct w8a8_mainloop : tp_kernel_operands_mainloop<TP_KERNEL_ROW_BYTES> {
+struct w8a8_mainloop : tp_kernel_operands_mainloop<8> {
   typedef w8a8_params params;
   static constexpr int max_tile_n = W8A8_MAX_TILE_N;
   static constexpr int step_bytes = 32; /* K of one wgmma: 32 s8 */

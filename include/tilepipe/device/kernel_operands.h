@@ -27,6 +27,7 @@
 #include "tilepipe/device/kernel_schedule.h"
 #include "tilepipe/device/tma.h"
 #include "tilepipe/device/warpgroup.h"
+#include "tilepipe/kernel/operands.h"
 #include "tilepipe/pipeline/input_tile_pipeline.h"
 #include "tilepipe/pipeline/storage.h"
 
@@ -139,16 +140,16 @@ TP_KERNEL_FN void tp_kernel_operand_addrs(const tp_input_consumer_stage *st, uin
 enum { TP_KERNEL_WARM_K_BLOCKS = 4 };
 
 /* The prefetch, warm and load of a mainloop whose stage holds A and B
- * alone, in k-blocks of K_ELEMS elements of K (128 bytes of the wider
- * operand), A_ROW and B_ROW bytes of them a row: its params carry the
- * operands as `ab`. It derives from this and adds its mma (and any
- * optional member of tilepipe/device/kernel_mainloop.h). */
-template <int K_ELEMS, int A_ROW = TP_KERNEL_ROW_BYTES, int B_ROW = TP_KERNEL_ROW_BYTES>
+ * alone, of A_BITS- and B_BITS-bit dtypes: k-blocks of k_elems elements of
+ * K (one 128-byte row of the wider), a_row_bytes and b_row_bytes of them a
+ * row (tilepipe/kernel/operands.h: the rules the host planner follows too).
+ * Its params carry the operands as `ab`. It derives from this and adds its
+ * mma (and any optional member of tilepipe/device/kernel_mainloop.h). */
+template <int A_BITS, int B_BITS = A_BITS>
 struct tp_kernel_operands_mainloop : tp_kernel_mainloop_defaults {
-  static constexpr int a_row_bytes = A_ROW;
-  static constexpr int b_row_bytes = B_ROW;
-  static_assert(A_ROW == TP_KERNEL_ROW_BYTES || B_ROW == TP_KERNEL_ROW_BYTES,
-                "a k-block is 128 bytes of K of the wider operand");
+  static constexpr int k_elems = (int)tp_kernel_operand_k_elems(A_BITS, B_BITS);
+  static constexpr int a_row_bytes = (int)tp_kernel_operand_row_bytes(A_BITS, A_BITS, B_BITS);
+  static constexpr int b_row_bytes = (int)tp_kernel_operand_row_bytes(B_BITS, A_BITS, B_BITS);
 
   template <class P>
   static __device__ __forceinline__ void prefetch(const P &p) {
@@ -169,7 +170,7 @@ struct tp_kernel_operands_mainloop : tp_kernel_mainloop_defaults {
     const int32_t b_row =
         tp_kernel_b_slice_row<BN, CLUSTER_M>(t, CLUSTER_M > 1 ? tp_cluster_ctarank() : 0u);
     for (int32_t i = 0; i < n; ++i) {
-      const int32_t k0 = (w.kb_begin + i) * K_ELEMS;
+      const int32_t k0 = (w.kb_begin + i) * k_elems;
       tp_tma_prefetch_l2_2d(&p.ab.b, k0, b_row);
       for (uint32_t h = 0; h < t.warpgroups_in_m; ++h)
         tp_tma_prefetch_l2_2d(&p.ab.a, k0, tp_kernel_a_box_row(t, h));
@@ -180,8 +181,9 @@ struct tp_kernel_operands_mainloop : tp_kernel_mainloop_defaults {
   static __device__ __forceinline__ void load(const P &p, const tp_input_producer_stage *st,
                                               const tp_kernel_tile &t, int32_t kb) {
     tp_input_producer_stage_arrive_expect_bytes(
-        st, tp_kernel_operand_bytes<BN, A_ROW, B_ROW>(p.kernel, t));
-    tp_kernel_load_operands<BM, BN, CLUSTER_M, A_ROW, B_ROW>(p.ab, st, kb * K_ELEMS, t);
+        st, tp_kernel_operand_bytes<BN, a_row_bytes, b_row_bytes>(p.kernel, t));
+    tp_kernel_load_operands<BM, BN, CLUSTER_M, a_row_bytes, b_row_bytes>(p.ab, st, kb * k_elems,
+                                                                         t);
   }
 };
 

@@ -40,17 +40,16 @@ static __device__ __forceinline__ void standard_wgmma(float *acc, uint64_t da, u
   else tp_wgmma_e5m2_e5m2(BN, acc, da, db, accumulate);
 }
 
-/* Elements of A's dtype in a 128-byte k-block row. */
+/* The size of A's dtype (B's: a pair is 16-bit or 8-bit). */
 template <int A>
 struct standard_k {
   static constexpr bool half = A == TP_DTYPE_BF16 || A == TP_DTYPE_F16;
   static constexpr int elem_bytes = half ? 2 : 1;
-  static constexpr int elems = TP_KERNEL_ROW_BYTES / elem_bytes;
 };
 
 /* prefetch and load are the skeleton's for A and B tiles (kernel_operands.h). */
 template <int A, int B>
-struct standard_mainloop : tp_kernel_operands_mainloop<standard_k<A>::elems> {
+struct standard_mainloop : tp_kernel_operands_mainloop<standard_k<A>::elem_bytes * 8> {
   typedef tp_standard_params params;
   static constexpr bool half = standard_k<A>::half;
   static constexpr int elem_bytes = standard_k<A>::elem_bytes;
