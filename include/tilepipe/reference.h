@@ -236,15 +236,20 @@ double *tp_ref_problem_expected(tp_ref_problem *p, double **mag);
  * a sum of K random-sign terms accumulates about 0.4 sqrt(K) u_acc of
  * relative error, and the bound leaves a factor of 10 (K = 300: 3.9e-3 for
  * a bf16 D, 4.9e-4 for f16, 5e-6 for f32); an indexing or scaling bug costs
- * O(1). A payload whose products are summed exactly in blocks of b (integer
- * products) may tighten g to (ceil(K / b) + 16) u_acc: only the sums of
- * those blocks round. The bound's formula is fixed, so the struct does not
- * grow. */
+ * O(1). The normwise bound is statistical: it holds for many elements of
+ * random sign; a D of a few elements whose values cancel in C's add or
+ * lie among D's subnormals may exceed it though correct, and an epilogue
+ * the reference does not know may amplify relative errors, so a test that
+ * draws tiny shapes from changing seeds, or judges such an epilogue, sets
+ * rel to INFINITY and judges every element alone. A payload whose products
+ * are summed exactly in blocks of b (integer products) may tighten g to
+ * (ceil(K / b) + 16) u_acc: only the sums of those blocks round. The
+ * bound's formula is fixed, so the struct does not grow. */
 typedef struct tp_ref_tolerance {
   double u_out, eta_out; /* D's unit roundoff and subnormal floor */
   double u_acc;          /* the accumulation's unit roundoff, 2^-acc_bits */
   double g;              /* (K + 16) * u_acc */
-  double rel;            /* the normwise bound */
+  double rel;            /* the normwise bound (INFINITY: none) */
 } tp_ref_tolerance;
 
 /* Significand bits of the running sum on backend: the payload's acc_bits
