@@ -144,18 +144,11 @@ static int run_case(int combo, int shape_index) {
                                       sizeof err) == TP_OK,
                 "%s: reference: %s", what, err);
 
-  tp_plan *plan = NULL;
-  tp_status st =
-      tp_plan_create(&plan, reg, ops->payload, epilogue, tp_ref_problem_desc(p), TP_BACKEND_CPU);
-  ck_assert_msg(st == TP_OK, "%s: plan: %s", what, tp_error_message());
-  ck_assert_int_eq(tp_plan_backend(plan), TP_BACKEND_CPU);
-  st = tp_ref_problem_run(p, plan, err, sizeof err);
-  ck_assert_msg(st == TP_OK, "%s: %s", what, err);
-  tp_plan_destroy(plan);
-
   const tp_ref_tolerance tol = tp_ref_problem_tolerance(p, TP_BACKEND_CPU);
   tp_ref_report rep = {.struct_size = sizeof rep};
-  ck_assert_int_eq(tp_ref_problem_check(p, &tol, &rep), TP_OK);
+  ck_assert_msg(tp_ref_problem_verify(p, reg, ops->payload, epilogue, TP_BACKEND_CPU, &tol, &rep,
+                                      err, sizeof err) == TP_OK,
+                "%s: %s", what, err);
   tp_ref_report_format(&rep, err, sizeof err);
   ck_assert_msg(rep.pass, "%s: %s", what, err);
   tp_ref_problem_destroy(p);

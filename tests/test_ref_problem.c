@@ -24,10 +24,12 @@
  * bits.
  *
  * A whole case on the CPU backend (standard x store, and x residual with C
- * in D): tp_ref_problem_run poisons D and runs, tp_ref_problem_check
- * passes; it fails, saying where in its report and its line, on an element
- * changed, on D's row padding written, and on expected values changed in
- * place; a report too small is refused. The device copy: without a GPU
+ * in D): tp_ref_problem_verify plans, runs on a poisoned D and checks, and
+ * it passes; the check fails, saying where in its report and its line, on
+ * an element changed, on D's row padding written, and on expected values
+ * changed in place; a report too small is refused. A case that cannot be
+ * judged names its step: no expected values, a plan refused (or, without
+ * a GPU, a CUDA plan), a report too small. The device copy: without a GPU
  * the upload fails with the device API's reason and leaves no device
  * descriptor; a tensor pointed outside the problem's buffers is refused
  * before any device memory is asked for; with a GPU the copy has the host
@@ -364,15 +366,11 @@ static tp_ref_problem *run_on_cpu(const char *epilogue, tp_ref_report *rep) {
   ck_assert_msg(tp_ref_problem_expect(p, residual ? TP_REF_RESIDUAL : TP_REF_STORE, err,
                                       sizeof err) == TP_OK,
                 "%s", err);
-  tp_plan *plan = NULL;
-  ck_assert_msg(tp_plan_create(&plan, tp_test_problem_registry(), "standard", epilogue,
-                               tp_ref_problem_desc(p), TP_BACKEND_CPU) == TP_OK,
-                "%s", tp_error_message());
-  ck_assert_msg(tp_ref_problem_run(p, plan, err, sizeof err) == TP_OK, "%s", err);
-  tp_plan_destroy(plan);
   const tp_ref_tolerance tol = tp_ref_problem_tolerance(p, TP_BACKEND_CPU);
   *rep = (tp_ref_report){.struct_size = sizeof *rep};
-  ck_assert_int_eq(tp_ref_problem_check(p, &tol, rep), TP_OK);
+  ck_assert_msg(tp_ref_problem_verify(p, tp_test_problem_registry(), "standard", epilogue,
+                                      TP_BACKEND_CPU, &tol, rep, err, sizeof err) == TP_OK,
+                "%s", err);
   char line[512];
   tp_ref_report_format(rep, line, sizeof line);
   ck_assert_msg(rep->pass, "%s x %s: %s", "standard", epilogue, line);
@@ -418,6 +416,40 @@ START_TEST(test_run_and_check) {
   tp_ref_report small = {.struct_size = 4, .pass = 7};
   ck_assert_int_eq(tp_ref_problem_check(p, &tol, &small), TP_ERR_INVALID_ARGUMENT);
   ck_assert_int_eq(small.pass, 7);
+  tp_ref_problem_destroy(p);
+}
+END_TEST
+
+/* A case that cannot be judged says which step failed. */
+START_TEST(test_verify_failures) {
+  const tp_ref_problem_spec spec = spec_of(2, 1); /* standard, f16, 1x1x1 */
+  tp_ref_problem *p = make(&spec, 4);
+  char err[1024] = "";
+  const tp_ref_tolerance tol = tp_ref_problem_tolerance(p, TP_BACKEND_CPU);
+  tp_ref_report rep = {.struct_size = sizeof rep};
+  tp_registry *reg = tp_test_problem_registry();
+  ck_assert_int_eq(tp_ref_problem_verify(p, reg, "standard", "store", TP_BACKEND_CPU, &tol, &rep,
+                                         err, sizeof err),
+                   TP_ERR_INVALID_ARGUMENT);
+  ck_assert_msg(strstr(err, "no expected values") != NULL, "%s", err);
+  ck_assert_int_eq(tp_ref_problem_expect(p, TP_REF_STORE, err, sizeof err), TP_OK);
+  ck_assert_int_eq(tp_ref_problem_verify(p, reg, "block_scaled", "store", TP_BACKEND_CPU, &tol,
+                                         &rep, err, sizeof err),
+                   TP_ERR_UNSUPPORTED);
+  ck_assert_msg(strncmp(err, "plan: ", 6) == 0 && strstr(err, "block_scaled") != NULL, "%s",
+                err);
+  tp_device_props props;
+  if (tp_device_info(&props) != TP_OK) {
+    ck_assert_int_ne(tp_ref_problem_verify(p, reg, "standard", "store", TP_BACKEND_CUDA, &tol,
+                                           &rep, err, sizeof err),
+                     TP_OK);
+    ck_assert_msg(strncmp(err, "plan: ", 6) == 0, "%s", err);
+  }
+  tp_ref_report small = {.struct_size = 4};
+  ck_assert_int_eq(tp_ref_problem_verify(p, reg, "standard", "store", TP_BACKEND_CPU, &tol, &small,
+                                         err, sizeof err),
+                   TP_ERR_INVALID_ARGUMENT);
+  ck_assert_msg(strstr(err, "struct_size") != NULL, "%s", err);
   tp_ref_problem_destroy(p);
 }
 END_TEST
@@ -473,6 +505,7 @@ int main(void) {
   TCase *cases = tcase_create("cases");
   tcase_set_timeout(cases, 30);
   tcase_add_test(cases, test_run_and_check);
+  tcase_add_test(cases, test_verify_failures);
   tcase_add_test(cases, test_device_copy);
   suite_add_tcase(s, cases);
   SRunner *sr = srunner_create(s);

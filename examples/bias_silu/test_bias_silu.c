@@ -117,19 +117,11 @@ static void run_case(const char *payload, tp_backend backend, int64_t m, int64_t
   if (p == NULL) return;
   tp_ref_tolerance tol = tp_ref_problem_tolerance(p, backend);
   double *wrong = NULL;
-  tp_plan *plan = NULL;
   tp_status st = expect_bias_silu(p, &tol, self_check ? &wrong : NULL, err, sizeof err);
   const tp_gemm_desc *d = tp_ref_problem_desc(p);
-  if (st == TP_OK && (st = tp_plan_create(&plan, reg, payload, "bias_silu", d, backend)) != TP_OK)
-    snprintf(err, sizeof err, "plan: %s", tp_error_message());
-  if (st == TP_OK) {
-    CHECK(tp_plan_backend(plan) == backend, "%s: planned for %s", what,
-          tp_backend_name(tp_plan_backend(plan)));
-    st = tp_ref_problem_run(p, plan, err, sizeof err);
-  }
   tp_ref_report rep = {.struct_size = sizeof rep};
-  if (st == TP_OK && (st = tp_ref_problem_check(p, &tol, &rep)) != TP_OK)
-    snprintf(err, sizeof err, "the check could not run");
+  if (st == TP_OK)
+    st = tp_ref_problem_verify(p, reg, payload, "bias_silu", backend, &tol, &rep, err, sizeof err);
   if (st == TP_OK) tp_ref_report_format(&rep, err, sizeof err);
   CHECK(st == TP_OK && rep.pass, "%s: %s", what, err);
   if (st == TP_OK && wrong != NULL) { /* the bound tells silu from no silu */
@@ -140,7 +132,6 @@ static void run_case(const char *payload, tp_backend backend, int64_t m, int64_t
           "%s: self-check: a D without silu would have passed", what);
   }
   free(wrong);
-  tp_plan_destroy(plan);
   tp_ref_problem_destroy(p);
 }
 

@@ -187,18 +187,10 @@ static void run_case(tp_backend backend, const spec *s, int self_check) {
     d->a_scale = tp_tensor_matrix(TP_DTYPE_F32, s->m, 1, 1, d->a_scale.data);
     d->b_scale = tp_tensor_matrix(TP_DTYPE_F32, 1, s->n, s->n, d->b_scale.data);
   }
-  tp_plan *plan = NULL;
-  if (st == TP_OK &&
-      (st = tp_plan_create(&plan, reg, "int8_w8a8", epilogue_names[s->epi], d, backend)) != TP_OK)
-    snprintf(err, sizeof err, "plan: %s", tp_error_message());
-  if (st == TP_OK) {
-    CHECK(tp_plan_backend(plan) == backend, "%s: planned for %s", what,
-          tp_backend_name(tp_plan_backend(plan)));
-    st = tp_ref_problem_run(p, plan, err, sizeof err);
-  }
   tp_ref_report rep = {.struct_size = sizeof rep};
-  if (st == TP_OK && (st = tp_ref_problem_check(p, &tol, &rep)) != TP_OK)
-    snprintf(err, sizeof err, "the check could not run");
+  if (st == TP_OK)
+    st = tp_ref_problem_verify(p, reg, "int8_w8a8", epilogue_names[s->epi], backend, &tol, &rep,
+                               err, sizeof err);
   if (st == TP_OK) tp_ref_report_format(&rep, err, sizeof err);
   CHECK(st == TP_OK && rep.pass, "%s: %s", what, err);
   if (st == TP_OK && wrong != NULL) {
@@ -207,7 +199,6 @@ static void run_case(tp_backend backend, const spec *s, int self_check) {
           "%s: self-check: a D without b_scale would have passed", what);
   }
   free(wrong);
-  tp_plan_destroy(plan);
   tp_ref_problem_destroy(p);
 }
 

@@ -20,11 +20,14 @@
  *     tp_ref_problem *p;
  *     tp_ref_problem_create(&p, &spec, seed, err, sizeof err);
  *     tp_ref_problem_expect(p, TP_REF_STORE, err, sizeof err);   // before the run
- *     tp_plan_create(&plan, reg, "standard", "store", tp_ref_problem_desc(p), backend);
- *     tp_ref_problem_run(p, plan, err, sizeof err);              // poisons D, runs
  *     tp_ref_tolerance tol = tp_ref_problem_tolerance(p, backend);
  *     tp_ref_report rep = {.struct_size = sizeof rep};
- *     tp_ref_problem_check(p, &tol, &rep);                       // rep.pass
+ *     tp_ref_problem_verify(p, reg, "standard", "store", backend, &tol, &rep, err,
+ *                           sizeof err);                         // plans, runs, judges
+ *     // rep.pass; tp_ref_report_format(&rep, ...) says what failed
+ *
+ * (tp_ref_problem_verify is tp_plan_create, tp_ref_problem_run and
+ * tp_ref_problem_check in a row: a test that keeps its plan calls them.)
  *
  * An epilogue the reference does not know (anything but store and
  * residual) takes the reference's alpha * A x B (TP_REF_STORE) and applies
@@ -293,6 +296,18 @@ tp_ref_tolerance tp_ref_problem_tolerance(const tp_ref_problem *p, tp_backend ba
  * for a report whose struct_size is below this version's. */
 tp_status tp_ref_problem_check(const tp_ref_problem *p, const tp_ref_tolerance *tol,
                                tp_ref_report *report);
+
+/* A case in one call: plans payload x epilogue of reg for the problem on
+ * backend (refusing a plan for another backend than one asked for), runs
+ * it once (tp_ref_problem_run) and judges D under tol
+ * (tp_ref_problem_check) into *report. TP_OK when the verdict is in
+ * *report (report->pass), else the status of the step that failed (no
+ * expected values, the plan, the run, a report too small), its message in
+ * err. */
+tp_status tp_ref_problem_verify(tp_ref_problem *p, tp_registry *reg, const char *payload,
+                                const char *epilogue, tp_backend backend,
+                                const tp_ref_tolerance *tol, tp_ref_report *report, char *err,
+                                size_t errlen);
 
 /* One line for a report: "max abs error 0.0039, relative error 0.0012
  * (bound 0.0039)", and for a failure what failed ("3 of 1200 elements

@@ -3,7 +3,6 @@
  * tests/test_doc_examples.sh includes it at TP_DOC_EXAMPLE): the headers,
  * and the prototype of the function the example defines. */
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 #include <tilepipe/reference.h>
 #include <tilepipe/tilepipe.h>

@@ -1,6 +1,7 @@
-/* tools/reference/device.c: a problem's copy in device memory and a run of
- * a plan on either backend (tilepipe/reference.h), through libtilepipe's
- * public device API (tilepipe/device.h).
+/* tools/reference/run.c: running a problem (tilepipe/reference.h): its
+ * copy in device memory, a run of a plan on either backend through
+ * libtilepipe's public device API (tilepipe/device.h), and a case planned,
+ * run and judged in one call.
  *
  * The copy has a device buffer per host buffer, of the same size and
  * contents (padding included), so the device descriptor has the same
@@ -94,4 +95,27 @@ tp_status tp_ref_problem_run(tp_ref_problem *p, tp_plan *plan, char *err, size_t
   if (st == TP_OK) st = tp_device_synchronize(NULL);
   if (st != TP_OK) return device_failed(st, "run", err, errlen);
   return tp_ref_problem_download_d(p, err, errlen);
+}
+
+tp_status tp_ref_problem_verify(tp_ref_problem *p, tp_registry *reg, const char *payload,
+                                const char *epilogue, tp_backend backend,
+                                const tp_ref_tolerance *tol, tp_ref_report *report, char *err,
+                                size_t errlen) {
+  if (p->ref == NULL) {
+    tp_ref_fail(err, errlen, "no expected values to judge D by (tp_ref_problem_expect)");
+    return TP_ERR_INVALID_ARGUMENT;
+  }
+  tp_plan *plan = NULL;
+  tp_status st = tp_plan_create(&plan, reg, payload, epilogue, &p->desc, backend);
+  if (st != TP_OK) return device_failed(st, "plan", err, errlen);
+  if (backend != TP_BACKEND_AUTO && tp_plan_backend(plan) != backend) {
+    tp_ref_fail(err, errlen, "plan: asked for the %s backend, planned for %s",
+                tp_backend_name(backend), tp_backend_name(tp_plan_backend(plan)));
+    st = TP_ERR_INTERNAL;
+  }
+  if (st == TP_OK) st = tp_ref_problem_run(p, plan, err, errlen);
+  tp_plan_destroy(plan);
+  if (st == TP_OK && (st = tp_ref_problem_check(p, tol, report)) != TP_OK)
+    tp_ref_fail(err, errlen, "check: the report's struct_size is below this version's");
+  return st;
 }
