@@ -79,15 +79,16 @@ END_TEST
 
 /* ------------------------------------------------------------ the reference */
 
+#define SPEC .struct_size = sizeof(tp_ref_problem_spec)
 static const tp_ref_problem_spec kinds[] = {
-    {.struct_size = sizeof(tp_ref_problem_spec), .payload = "standard", .a = TP_DTYPE_BF16, .b = TP_DTYPE_BF16, .d = TP_DTYPE_BF16,
+    {SPEC, .payload = "standard", .a = TP_DTYPE_BF16, .b = TP_DTYPE_BF16, .d = TP_DTYPE_BF16,
      .c = TP_DTYPE_F32, .m = 37, .n = 61, .k = 100, .pad = 3, .alpha = 0.5f, .beta = -1.5f},
-    {.struct_size = sizeof(tp_ref_problem_spec), .payload = "blockwise_fp8",
-     .a = TP_DTYPE_E4M3, .b = TP_DTYPE_E4M3, .d = TP_DTYPE_BF16, .m = 45, .n = 300, .k = 300, .pad = 2, .alpha = 1.0f},
-    {.struct_size = sizeof(tp_ref_problem_spec), .payload = "block_scaled",
-     .a = TP_DTYPE_E4M3, .b = TP_DTYPE_E5M2, .d = TP_DTYPE_F32, .sf_layout = TP_LAYOUT_SF_128X4, .m = 150, .n = 33, .k = 96, .alpha = 1.0f},
-    {.struct_size = sizeof(tp_ref_problem_spec), .payload = TP_TEST_ROW_SCALES,
-     .a = TP_DTYPE_S8, .b = TP_DTYPE_S8, .d = TP_DTYPE_F16, .c = TP_DTYPE_F16, .m = 20, .n = 29, .k = 64, .alpha = 1.0f, .beta = 1.0f},
+    {SPEC, .payload = "blockwise_fp8", .a = TP_DTYPE_E4M3, .b = TP_DTYPE_E4M3,
+     .d = TP_DTYPE_BF16, .m = 45, .n = 300, .k = 300, .pad = 2, .alpha = 1.0f},
+    {SPEC, .payload = "block_scaled", .a = TP_DTYPE_E4M3, .b = TP_DTYPE_E5M2, .d = TP_DTYPE_F32,
+     .sf_layout = TP_LAYOUT_SF_128X4, .m = 150, .n = 33, .k = 96, .alpha = 1.0f},
+    {SPEC, .payload = TP_TEST_ROW_SCALES, .a = TP_DTYPE_S8, .b = TP_DTYPE_S8, .d = TP_DTYPE_F16,
+     .c = TP_DTYPE_F16, .m = 20, .n = 29, .k = 64, .alpha = 1.0f, .beta = 1.0f},
 };
 
 /* 0xFF over every row of the strided matrix t not in keep[0..count). */

@@ -87,8 +87,9 @@ static tp_ref_problem *problem_make(const spec *s, const char *what) {
   const tp_ref_problem_spec rs = {
       .struct_size = sizeof rs, .registry = reg, .payload = "int8_w8a8", .m = s->m, .n = s->n,
       .k = s->k, .d = s->d, .c = residual && !s->c_is_d ? s->c : TP_DTYPE_NONE,
-      .c_is_d = residual && s->c_is_d, .bias = s->epi == EPI_BIAS_SILU ? TP_DTYPE_F32 : TP_DTYPE_NONE,
-      .pad = 3, .c_pad = 8, .align_rows = 1, .alpha = s->alpha, .beta = residual ? s->beta : 0.0f};
+      .c_is_d = residual && s->c_is_d,
+      .bias = s->epi == EPI_BIAS_SILU ? TP_DTYPE_F32 : TP_DTYPE_NONE, .pad = 3, .c_pad = 8,
+      .align_rows = 1, .alpha = s->alpha, .beta = residual ? s->beta : 0.0f};
   char err[512];
   tp_ref_problem *p = NULL;
   if (tp_ref_problem_create(&p, &rs, next_seed++, err, sizeof err) != TP_OK)

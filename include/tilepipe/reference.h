@@ -128,9 +128,10 @@ tp_status tp_ref_problem_describe(const tp_ref_problem_spec *spec, tp_gemm_desc 
  * filled with 0xFF bytes, a NaN in every dtype; then only the tensors'
  * elements get values: each of A, B, the scales, C and the bias its
  * tp_ref_tensor_fill from a key of its own derived from seed (the scales
- * as the payload's maps say; the same seed, the same values). Row padding, the padding of tiled scale atoms and all
- * of D stay 0xFF: a plugin that reads padding picks up NaN, one that
- * writes outside D's elements leaves a mark tp_ref_problem_check finds.
+ * as the payload's maps say; the same seed, the same values). Row
+ * padding, the padding of tiled scale atoms and all of D stay 0xFF: a
+ * plugin that reads padding picks up NaN, one that writes outside D's
+ * elements leaves a mark tp_ref_problem_check finds.
  * Fails with TP_ERR_INVALID_ARGUMENT (a bad spec), the status of
  * tp_problem_describe (a payload that is unknown or refuses the dtypes:
  * its message) or TP_ERR_OUT_OF_MEMORY; *p is NULL then. */
