@@ -18,7 +18,8 @@ tpinclude_HEADERS = \
 	include/tilepipe/tma_desc.h \
 	include/tilepipe/epilogue_args.h \
 	include/tilepipe/fast_div.h \
-	include/tilepipe/device.h
+	include/tilepipe/device.h \
+	include/tilepipe/reference.h
 
 tppipelinedir = $(includedir)/tilepipe/pipeline
 tppipeline_HEADERS = \

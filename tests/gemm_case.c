@@ -4,8 +4,6 @@
 #include <string.h>
 
 #include "tests/gemm_case.h"
-#include "tools/align_rows.h"
-#include "tools/reference/naive_gemm.h"
 
 static int is_residual(const gemm_case *c) { return strcmp(c->epilogue, "residual") == 0; }
 
@@ -21,6 +19,7 @@ int gemm_problem_make(gemm_problem *p, const tp_registry *reg, const gemm_case *
                       tp_backend backend, char *err, size_t errlen) {
   memset(p, 0, sizeof *p);
   const tp_ref_problem_spec spec = {
+      .struct_size = sizeof spec,
       .registry = reg,
       .payload = c->payload,
       .a = c->a,
@@ -34,60 +33,48 @@ int gemm_problem_make(gemm_problem *p, const tp_registry *reg, const gemm_case *
       .k = c->k,
       .pad = c->pad,
       .c_pad = c->c_pad,
+      /* TMA's rule on the GPU; the CPU takes any stride, and is tested so. */
+      .align_rows = backend == TP_BACKEND_CUDA,
       .alpha = is_residual(c) ? 0.75f : 1.5f,
       .beta = is_residual(c) ? -1.25f : 0.0f,
   };
-  /* TMA's rule on the GPU; the CPU takes any stride, and is tested so. */
-  const tp_status made = backend == TP_BACKEND_CUDA
-                             ? tp_tool_problem_create(&p->host, &spec, seed, err, errlen)
-                             : tp_ref_problem_create(&p->host, &spec, seed, err, errlen);
-  if (made != TP_OK) return 0;
-  const size_t mn = (size_t)(c->m * c->n);
-  const size_t d_bytes = (size_t)p->host.bytes[TP_REF_D];
-  p->ref = malloc(sizeof(double) * mn);
-  p->mag = malloc(sizeof(double) * mn);
-  p->d_start = malloc(d_bytes);
-  if (!p->ref || !p->mag || !p->d_start) {
+  if (tp_ref_problem_create(&p->host, &spec, seed, err, errlen) != TP_OK) return 0;
+  int64_t d_bytes;
+  const void *d = tp_ref_problem_buffer(p->host, TP_REF_D, &d_bytes);
+  p->d_start = malloc((size_t)d_bytes);
+  if (p->d_start == NULL) {
     snprintf(err, errlen, "out of memory");
     gemm_problem_free(p);
     return 0;
   }
-  memcpy(p->d_start, p->host.buffer[TP_REF_D], d_bytes);
-  if (tp_ref_gemm(&p->host.desc, &p->host.problem, is_residual(c) ? TP_REF_RESIDUAL : TP_REF_STORE,
-                  p->ref, p->mag, err, errlen) != TP_OK) {
+  memcpy(p->d_start, d, (size_t)d_bytes);
+  if (tp_ref_problem_expect(p->host, is_residual(c) ? TP_REF_RESIDUAL : TP_REF_STORE, err,
+                            errlen) != TP_OK) {
     gemm_problem_free(p);
     return 0;
   }
-  p->tol = tp_ref_tolerance_for(c->d, c->k, tp_ref_acc_bits(&p->host.problem, backend));
+  p->tol = tp_ref_problem_tolerance(p->host, backend);
   return 1;
 }
 
-int gemm_problem_check(const gemm_problem *p, const gemm_case *c, char *err, size_t errlen) {
-  tp_ref_report rep;
-  tp_ref_compare(&p->host.desc.d, c->m, c->n, p->ref, p->mag, &p->tol, &rep);
-  if (!rep.pass) {
-    snprintf(err, errlen,
-             "%lld elements out of bounds (first D[%lld][%lld] = %g, reference %.9g); relative "
-             "error %g (bound %g)",
-             (long long)rep.bad, (long long)rep.bad_row, (long long)rep.bad_col, rep.bad_value,
-             rep.bad_ref, rep.rel, p->tol.rel);
+int gemm_problem_check(const gemm_problem *p, char *err, size_t errlen) {
+  tp_ref_report rep = {.struct_size = sizeof rep};
+  if (tp_ref_problem_check(p->host, &p->tol, &rep) != TP_OK) {
+    snprintf(err, errlen, "the check could not run");
     return 0;
   }
-  if (!c->c_is_d && tp_ref_problem_padding_written(&p->host) >= 0) {
-    snprintf(err, errlen, "the run wrote into D's row padding");
-    return 0;
-  }
-  return 1;
+  if (!rep.pass) tp_ref_report_format(&rep, err, errlen);
+  return rep.pass;
 }
 
 void gemm_problem_restart(gemm_problem *p) {
-  memcpy(p->host.buffer[TP_REF_D], p->d_start, (size_t)p->host.bytes[TP_REF_D]);
+  int64_t d_bytes;
+  void *d = tp_ref_problem_buffer(p->host, TP_REF_D, &d_bytes);
+  memcpy(d, p->d_start, (size_t)d_bytes);
 }
 
 void gemm_problem_free(gemm_problem *p) {
-  tp_ref_problem_destroy(&p->host);
+  tp_ref_problem_destroy(p->host);
   free(p->d_start);
-  free(p->ref);
-  free(p->mag);
   memset(p, 0, sizeof *p);
 }

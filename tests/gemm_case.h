@@ -1,6 +1,6 @@
 /* tests/gemm_case.h: one random GEMM of the thread tests (test_threads on
- * the CPU, test_gpu_threads on the GPU): its host problem
- * (tools/reference/problem.h), the f64 reference of D computed before any
+ * the CPU, test_gpu_threads and test_gpu_multi on the GPU): its problem
+ * (tilepipe/reference.h), with the f64 reference of D computed before any
  * run, and the check of a D against it. Nothing here touches shared state,
  * so any thread may make and check its own. Failures come back as 0 with
  * the reason in err, for a worker thread to report to the test's thread. */
@@ -9,9 +9,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "tilepipe/reference.h"
 #include "tilepipe/tilepipe.h"
-#include "tools/reference/compare.h"
-#include "tools/reference/problem.h"
 
 typedef struct gemm_case {
   const char *payload;  /* registry section; it describes its problem (tilepipe/problem.h) */
@@ -23,22 +22,21 @@ typedef struct gemm_case {
 } gemm_case;
 
 typedef struct gemm_problem {
-  tp_ref_problem host;  /* D starts as NaN (or C, when C is D) */
-  void *d_start;        /* a copy of D's starting bytes, to start a run again */
-  double *ref, *mag;
+  tp_ref_problem *host;  /* D starts as NaN (or C, when C is D); its expected values made */
+  void *d_start;         /* a copy of D's starting bytes, to start a run again */
   tp_ref_tolerance tol;
 } gemm_problem;
 
 /* Problem (as c's payload in reg describes it), reference and tolerance
  * for c's results on backend; inputs from seed. On the CUDA backend every
- * row is padded on to a multiple of 16 bytes (tools/align_rows.h), so any
- * shape runs there. */
+ * row is padded on to a multiple of 16 bytes (align_rows), so any shape
+ * runs there. */
 int gemm_problem_make(gemm_problem *p, const tp_registry *reg, const gemm_case *c, uint64_t seed,
                       tp_backend backend, char *err, size_t errlen);
 
 /* 1 when the D in p->host matches the reference and its row padding is
  * untouched; else 0, saying where. */
-int gemm_problem_check(const gemm_problem *p, const gemm_case *c, char *err, size_t errlen);
+int gemm_problem_check(const gemm_problem *p, char *err, size_t errlen);
 
 /* D's starting bytes again (before another run of the same problem). */
 void gemm_problem_restart(gemm_problem *p);

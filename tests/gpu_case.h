@@ -4,14 +4,14 @@
  *
  * A case names a registry section (a payload, or a tuning of one written
  * by tp_gpu_cases_main), dtypes, an epilogue and a shape; the payload
- * describes the problem (tools/reference/problem.h: its scale tensors and
+ * describes the problem (tilepipe/reference.h: its scale tensors and
  * what they mean). run_case draws fresh random inputs from its seed (a
  * program may ask for f32 scale matrices wider than the payload's own:
  * 2^-20 .. 2^20, 2^-4 .. 2^4 under an f16 D), lays every row
  * out 16-byte aligned after `pad` spare elements (TMA's rule), poisons D
  * with NaN (0xFF bytes) on the device before every run, and checks every
  * element against a bound derived from the dtypes' roundoff
- * (tools/reference/compare.h), and that no run wrote D's row padding. */
+ * (tp_ref_problem_check), and that no run wrote D's row padding. */
 #ifndef TP_TESTS_GPU_CASE_H
 #define TP_TESTS_GPU_CASE_H
 

@@ -163,13 +163,14 @@ tests/test_cuda_launch-cuda_blobs.$(OBJEXT): $(TP_TEST_CUDA_BLOBS)
 endif
 
 # The shipped plugins (plugins/) on the CPU backend against the naive f64
-# reference (tools/reference/), and their validation. They load the plugins
-# through the build tree's registry, tilepipe.ini (plugins/local.mk).
+# reference (libtilepipe_reference, tools/reference/), and their
+# validation. They load the plugins through the build tree's registry,
+# tilepipe.ini (plugins/local.mk).
 TP_PLUGIN_TEST_CPP_FLAGS = $(TP_TEST_CPP_FLAGS) \
 	-DTP_TEST_REGISTRY='"$(abs_top_builddir)/tilepipe.ini"' \
 	-DTP_TEST_INSTALLED_REGISTRY='"$(abs_top_srcdir)/plugins/registry.ini"' \
 	-DTP_TEST_PLUGIN_BUILD_DIR='"$(abs_top_builddir)/plugins"'
-TP_PLUGIN_TEST_LIBS = tools/reference/libtp_reference.la $(TP_TEST_LIBS)
+TP_PLUGIN_TEST_LIBS = tools/reference/libtilepipe_reference.la $(TP_TEST_LIBS)
 
 check_PROGRAMS += tests/test_plugins_cpu tests/test_plugins_validation
 tests_test_plugins_cpu_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
@@ -225,8 +226,7 @@ endif
 # and residual) against the naive reference (tests/gpu_case.c runs a case);
 # skip (77) without a GPU.
 noinst_HEADERS += tests/tuned_registry.h tests/gpu_case.h
-TP_GPU_CASE_SOURCES = tests/gpu_case.c tests/tuned_registry.c tools/gpu_problem.c \
-	tools/align_rows.c tests/tmpdir.c
+TP_GPU_CASE_SOURCES = tests/gpu_case.c tests/tuned_registry.c tests/tmpdir.c
 check_PROGRAMS += tests/test_gpu_gemm tests/test_gpu_blockwise
 tests_test_gpu_gemm_SOURCES = tests/test_gpu_gemm.c $(TP_GPU_CASE_SOURCES)
 tests_test_gpu_gemm_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
@@ -244,16 +244,17 @@ EXTRA_tests_test_gpu_blockwise_DEPENDENCIES = tilepipe.ini
 # of their own (the driver's streams and the cache's statistics: internals).
 noinst_HEADERS += tests/gemm_case.h
 check_PROGRAMS += tests/test_threads
-tests_test_threads_SOURCES = tests/test_threads.c tests/gemm_case.c tools/align_rows.c
+tests_test_threads_SOURCES = tests/test_threads.c tests/gemm_case.c
 tests_test_threads_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
 tests_test_threads_LDADD = $(TP_PLUGIN_TEST_LIBS)
 EXTRA_tests_test_threads_DEPENDENCIES = tilepipe.ini
 if TP_HAVE_CUDA
 check_PROGRAMS += tests/test_gpu_threads
-tests_test_gpu_threads_SOURCES = tests/test_gpu_threads.c tests/gemm_case.c tools/gpu_problem.c \
-	tools/align_rows.c tests/tmpdir.c tests/tuned_registry.c
+tests_test_gpu_threads_SOURCES = tests/test_gpu_threads.c tests/gemm_case.c tests/tmpdir.c \
+	tests/tuned_registry.c
 tests_test_gpu_threads_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS) $(CUDA_CPPFLAGS)
-tests_test_gpu_threads_LDADD = tools/reference/libtp_reference.la $(TP_TEST_INTERNAL_LIBS)
+tests_test_gpu_threads_LDADD = tools/reference/libtilepipe_reference_core.la \
+	$(TP_TEST_INTERNAL_LIBS)
 EXTRA_tests_test_gpu_threads_DEPENDENCIES = tilepipe.ini
 endif
 
@@ -273,8 +274,8 @@ EXTRA_tests_test_gpu_chain_DEPENDENCIES = tilepipe.ini
 check_PROGRAMS += tests/test_device_choice tests/test_gpu_multi
 tests_test_device_choice_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
 tests_test_device_choice_LDADD = $(TP_TEST_INTERNAL_LIBS)
-tests_test_gpu_multi_SOURCES = tests/test_gpu_multi.c tests/gemm_case.c tools/gpu_problem.c \
-	tools/align_rows.c tests/tmpdir.c tests/tuned_registry.c
+tests_test_gpu_multi_SOURCES = tests/test_gpu_multi.c tests/gemm_case.c tests/tmpdir.c \
+	tests/tuned_registry.c
 tests_test_gpu_multi_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
 tests_test_gpu_multi_LDADD = $(TP_PLUGIN_TEST_LIBS)
 EXTRA_tests_test_gpu_multi_DEPENDENCIES = tilepipe.ini
@@ -288,22 +289,22 @@ TP_PROBLEM_REGISTRY_CPP_FLAGS = $(TP_TEST_CPP_FLAGS) \
 	-DTP_TEST_REGISTRY='"$(abs_top_builddir)/tilepipe.ini"' \
 	-DTP_TEST_PLUGIN_DIR='"$(abs_top_builddir)/tests/plugins/.libs"'
 # The f64 reference reading scales by their maps, against cases worked by
-# hand.
-check_PROGRAMS += tests/test_naive_gemm
+# hand; the reference's problems (aligned rows against unaligned, the
+# per-row scales, refusals, a whole case run and checked on the CPU, the
+# device copy).
+check_PROGRAMS += tests/test_naive_gemm tests/test_ref_problem
 tests_test_naive_gemm_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
-tests_test_naive_gemm_LDADD = tools/reference/libtp_reference.la $(TP_TEST_LIBS)
+tests_test_naive_gemm_LDADD = tools/reference/libtilepipe_reference.la $(TP_TEST_LIBS)
+tests_test_ref_problem_SOURCES = tests/test_ref_problem.c $(TP_PROBLEM_REGISTRY_SOURCES)
+tests_test_ref_problem_CPPFLAGS = $(TP_PROBLEM_REGISTRY_CPP_FLAGS)
+tests_test_ref_problem_LDADD = tools/reference/libtilepipe_reference.la $(TP_TEST_LIBS)
+EXTRA_tests_test_ref_problem_DEPENDENCIES = tilepipe.ini
 
-# The tilepipe tool (tools/): its problems with 16-byte rows against the
-# reference's; the public device API (skips, 77, without a GPU after checking
-# the no-GPU answers); and the command line end to end (test_tool.sh, from
-# the top build folder, on tilepipe.ini and fixture_skip_last, a store
-# that leaves D's last element unwritten).
-check_PROGRAMS += tests/test_tool_problem tests/test_device
-tests_test_tool_problem_SOURCES = tests/test_tool_problem.c tools/align_rows.c \
-	$(TP_PROBLEM_REGISTRY_SOURCES)
-tests_test_tool_problem_CPPFLAGS = $(TP_PROBLEM_REGISTRY_CPP_FLAGS)
-tests_test_tool_problem_LDADD = tools/reference/libtp_reference.la $(TP_TEST_LIBS)
-EXTRA_tests_test_tool_problem_DEPENDENCIES = tilepipe.ini
+# The tilepipe tool (tools/): the public device API (skips, 77, without a
+# GPU after checking the no-GPU answers); and the command line end to end
+# (test_tool.sh, from the top build folder, on tilepipe.ini and
+# fixture_skip_last, a store that leaves D's last element unwritten).
+check_PROGRAMS += tests/test_device
 tests_test_device_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
 tests_test_device_LDADD = $(TP_TEST_LIBS)
 # The benchmark's roofline: a shape's fewest bytes, its flops and its floor.
@@ -314,16 +315,16 @@ tests_test_roofline_LDADD = $(TP_TEST_LIBS)
 # The benchmark's seeded inputs: their host reference, and the device
 # generator against it bit for bit (skips, 77, without a GPU).
 check_PROGRAMS += tests/test_seeded_fill
-tests_test_seeded_fill_SOURCES = tests/test_seeded_fill.c $(TP_PROBLEM_REGISTRY_SOURCES)
+tests_test_seeded_fill_SOURCES = tests/test_seeded_fill.c tools/seeded_role.c \
+	$(TP_PROBLEM_REGISTRY_SOURCES)
 tests_test_seeded_fill_CPPFLAGS = $(TP_PROBLEM_REGISTRY_CPP_FLAGS)
-tests_test_seeded_fill_LDADD = tools/reference/libtp_reference.la $(TP_TEST_LIBS)
+tests_test_seeded_fill_LDADD = tools/reference/libtilepipe_reference.la $(TP_TEST_LIBS)
 EXTRA_tests_test_seeded_fill_DEPENDENCIES = tilepipe.ini
 check_PROGRAMS += tests/test_seeded_gpu
 tests_test_seeded_gpu_SOURCES = tests/test_seeded_gpu.c tools/seeded_device.c \
-	tools/seeded_problem.c tools/gpu_problem.c tools/align_rows.c \
-	$(TP_PROBLEM_REGISTRY_SOURCES)
+	tools/seeded_problem.c tools/seeded_role.c $(TP_PROBLEM_REGISTRY_SOURCES)
 tests_test_seeded_gpu_CPPFLAGS = $(TP_PROBLEM_REGISTRY_CPP_FLAGS) $(CUDA_CPPFLAGS)
-tests_test_seeded_gpu_LDADD = tools/reference/libtp_reference.la $(TP_TEST_LIBS)
+tests_test_seeded_gpu_LDADD = tools/reference/libtilepipe_reference.la $(TP_TEST_LIBS)
 EXTRA_tests_test_seeded_gpu_DEPENDENCIES = tilepipe.ini
 if TP_HAVE_CUDA
 tests/test_seeded_gpu-seeded_device.$(OBJEXT): $(TP_SEEDED_CUBIN).h
@@ -331,14 +332,15 @@ endif
 # The benchmark's accuracy check: the f64 reference on a sample of D; and
 # which problems it asks cuBLASLt for (the rows "not compared").
 check_PROGRAMS += tests/test_sampled_ref tests/test_cublaslt_problem
-tests_test_sampled_ref_SOURCES = tests/test_sampled_ref.c $(TP_PROBLEM_REGISTRY_SOURCES)
+tests_test_sampled_ref_SOURCES = tests/test_sampled_ref.c tools/sample.c \
+	$(TP_PROBLEM_REGISTRY_SOURCES)
 tests_test_sampled_ref_CPPFLAGS = $(TP_PROBLEM_REGISTRY_CPP_FLAGS)
-tests_test_sampled_ref_LDADD = tools/reference/libtp_reference.la $(TP_TEST_LIBS)
+tests_test_sampled_ref_LDADD = tools/reference/libtilepipe_reference.la $(TP_TEST_LIBS)
 EXTRA_tests_test_sampled_ref_DEPENDENCIES = tilepipe.ini
 tests_test_cublaslt_problem_SOURCES = tests/test_cublaslt_problem.c tools/cublaslt_problem.c \
-	tools/align_rows.c $(TP_PROBLEM_REGISTRY_SOURCES)
+	$(TP_PROBLEM_REGISTRY_SOURCES)
 tests_test_cublaslt_problem_CPPFLAGS = $(TP_PROBLEM_REGISTRY_CPP_FLAGS)
-tests_test_cublaslt_problem_LDADD = tools/reference/libtp_reference.la $(TP_TEST_LIBS)
+tests_test_cublaslt_problem_LDADD = tools/reference/libtilepipe_reference.la $(TP_TEST_LIBS)
 EXTRA_tests_test_cublaslt_problem_DEPENDENCIES = tilepipe.ini
 # The order in which the benchmark times its sides (a Williams design).
 check_PROGRAMS += tests/test_timing_order

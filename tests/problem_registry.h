@@ -1,5 +1,5 @@
 /* tests/problem_registry.h: the registry the tests of the reference
- * library describe their problems with (tools/reference/problem.h): the
+ * library describe their problems with (tilepipe/reference.h): the
  * build tree's (TP_TEST_REGISTRY, the shipped payloads) plus one payload
  * section,
  *

@@ -2,8 +2,8 @@
  * cuBLASLt for (tools/cublaslt_problem.h), decided without the library or
  * a GPU: the path of a row "not compared".
  *
- * The bench's own blockwise_fp8 problems (tools/align_rows.h's layout,
- * pad 0) are taken whenever M and N are multiples of 4, K ragged or not,
+ * The bench's own blockwise_fp8 problems (the reference library's rows
+ * aligned to 16 bytes, pad 0) are taken whenever M and N are multiples of 4, K ragged or not,
  * with or without a C of D's dtype: a_scale's rows are exactly M and
  * b_scale's L rounded up to 4. Refused, each naming its rule: M or N not a
  * multiple of 4; a_scale rows longer than M, b_scale rows other than L4; a
@@ -17,7 +17,7 @@
 #include <check.h>
 
 #include "tests/problem_registry.h"
-#include "tools/align_rows.h"
+#include "tilepipe/reference.h"
 #include "tools/cublaslt_problem.h"
 
 enum { V13 = 130000 };
@@ -25,17 +25,17 @@ enum { V13 = 130000 };
 /* The bench's problem of this shape (device pointers left NULL). */
 static tp_gemm_desc bench_problem(const char *payload, tp_dtype ab, tp_dtype c, int64_t m,
                                   int64_t n, int64_t k) {
-  const tp_ref_problem_spec spec = {.registry = tp_test_problem_registry(), .payload = payload,
+  const tp_ref_problem_spec spec = {.struct_size = sizeof spec,
+                                    .registry = tp_test_problem_registry(), .payload = payload,
                                     .a = ab, .b = ab, .d = TP_DTYPE_BF16, .c = c,
                                     .sf_layout = TP_LAYOUT_SF_128X4, .m = m, .n = n, .k = k,
-                                    .alpha = 1.0f, .beta = c ? 1.0f : 0.0f};
+                                    .align_rows = 1, .alpha = 1.0f, .beta = c ? 1.0f : 0.0f};
   ck_assert(spec.registry != NULL);
   tp_gemm_desc d;
   tp_problem problem;
   char err[1024] = "";
   ck_assert_msg(tp_ref_problem_describe(&spec, &d, &problem, err, sizeof err) == TP_OK, "%s",
                 err);
-  tp_tool_align_desc(&d);
   return d;
 }
 

@@ -18,9 +18,7 @@
 
 #include "tests/gpu_case.h"
 #include "tilepipe/device.h"
-#include "tools/align_rows.h"
-#include "tools/gpu_problem.h"
-#include "tools/reference/problem.h"
+#include "tilepipe/reference.h"
 
 #define BW "blockwise_fp8"
 #define E4M3 TP_DTYPE_E4M3
@@ -34,20 +32,13 @@ static const int64_t shapes[][3] = {
 };
 
 /* A store problem of M x N x 512 into a bf16 D, on the host. */
-static tp_ref_problem bf16_d_problem(int64_t m, int64_t n, uint64_t seed) {
+static tp_ref_problem *bf16_d_problem(int64_t m, int64_t n, uint64_t seed) {
   char err[256] = "";
-  tp_ref_problem_spec spec;
-  memset(&spec, 0, sizeof spec);
-  spec.registry = gpu_case_registry;
-  spec.payload = BW;
-  spec.a = spec.b = E4M3;
-  spec.d = TP_DTYPE_BF16;
-  spec.m = m;
-  spec.n = n;
-  spec.k = 512;
-  spec.alpha = 1.0f;
-  tp_ref_problem prob;
-  ck_assert_msg(tp_tool_problem_create(&prob, &spec, seed, err, sizeof err) == TP_OK, "%s", err);
+  const tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = gpu_case_registry,
+                                    .payload = BW, .a = E4M3, .b = E4M3, .d = TP_DTYPE_BF16,
+                                    .m = m, .n = n, .k = 512, .align_rows = 1, .alpha = 1.0f};
+  tp_ref_problem *prob;
+  ck_assert_msg(tp_ref_problem_create(&prob, &spec, seed, err, sizeof err) == TP_OK, "%s", err);
   return prob;
 }
 
@@ -107,15 +98,15 @@ START_TEST(tiles) {
 
   /* A width past the kernels' 128: the section is refused when the
    * registry opens, and a plan of it names why. */
-  tp_ref_problem prob = bf16_d_problem(256, 1024, 8);
+  tp_ref_problem *prob = bf16_d_problem(256, 1024, 8);
   tp_plan *plan = NULL;
-  ck_assert_int_eq(tp_plan_create(&plan, gpu_case_registry, "bw_n192", "store", &prob.desc,
-                                  TP_BACKEND_CUDA),
+  ck_assert_int_eq(tp_plan_create(&plan, gpu_case_registry, "bw_n192", "store",
+                                  tp_ref_problem_desc(prob), TP_BACKEND_CUDA),
                    TP_ERR_REGISTRY);
   ck_assert_msg(strstr(tp_error_message(), "take tiles (MxN) 128x128, 128x64 or 64x64") != NULL,
                 "%s", tp_error_message());
   ck_assert_ptr_null(plan);
-  tp_ref_problem_destroy(&prob);
+  tp_ref_problem_destroy(prob);
 }
 END_TEST
 
@@ -145,17 +136,18 @@ END_TEST
 
 /* a_scale 4 bytes off a 16-byte boundary: the run is refused, naming it. */
 START_TEST(misaligned_a_scale_refused) {
-  tp_ref_problem prob = bf16_d_problem(64, 256, 9);
-  tp_gpu_problem dev;
-  ck_assert_msg(tp_gpu_problem_create(&dev, &prob) == TP_OK, "%s", tp_error_message());
+  tp_ref_problem *prob = bf16_d_problem(64, 256, 9);
+  char err[256];
+  ck_assert_msg(tp_ref_problem_upload(prob, err, sizeof err) == TP_OK, "%s", err);
   tp_plan *plan = NULL;
-  ck_assert_msg(tp_plan_create(&plan, gpu_case_registry, BW, "store", &dev.desc,
-                               TP_BACKEND_CUDA) == TP_OK,
+  ck_assert_msg(tp_plan_create(&plan, gpu_case_registry, BW, "store",
+                               tp_ref_problem_device_desc(prob), TP_BACKEND_CUDA) == TP_OK,
                 "%s", tp_error_message());
-  tp_gemm_desc shifted = dev.desc;
+  tp_gemm_desc shifted = *tp_ref_problem_device_desc(prob);
   void *scales = NULL;
-  const size_t bytes = (size_t)dev.bytes[TP_REF_A_SCALE];
-  ck_assert_int_eq(tp_device_alloc(&scales, bytes + 16), TP_OK);
+  int64_t bytes;
+  tp_ref_problem_buffer(prob, TP_REF_A_SCALE, &bytes);
+  ck_assert_int_eq(tp_device_alloc(&scales, (size_t)bytes + 16), TP_OK);
   shifted.a_scale.data = (char *)scales + 4;
   ck_assert_int_eq(tp_plan_run(plan, &shifted, NULL), TP_ERR_INVALID_ARGUMENT);
   ck_assert_msg(strstr(tp_error_message(), "a_scale") != NULL &&
@@ -163,8 +155,7 @@ START_TEST(misaligned_a_scale_refused) {
                 "%s", tp_error_message());
   tp_device_free(scales);
   tp_plan_destroy(plan);
-  tp_gpu_problem_destroy(&dev);
-  tp_ref_problem_destroy(&prob);
+  tp_ref_problem_destroy(prob);
 }
 END_TEST
 

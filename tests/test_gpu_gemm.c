@@ -6,7 +6,7 @@
  * in C), over ragged and large shapes; fresh random inputs per case, D
  * poisoned with NaN (0xFF bytes) on the device before every run, every
  * element checked against a bound derived from the dtypes' roundoff
- * (tools/reference/compare.h). Split-K runs where the heuristic picks it
+ * (tp_ref_problem_check). Split-K runs where the heuristic picks it
  * (few tiles, long K: 129x257x1009, in 64-wide tiles) and, forced through registry
  * sections of the standard library with `splits = 3` (uneven k-blocks per
  * split) and `splits = 16` (one k-block each), with both epilogues and C
@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "tests/gpu_case.h"
-#include "tools/reference/problem.h"
+#include "tilepipe/reference.h"
 
 /* Shapes with one row padding that keeps every row 16-byte aligned (TMA's
  * rule) for 1-, 2- and 4-byte elements: n + pad and k + pad multiples of 16. */
@@ -344,26 +344,21 @@ END_TEST
 /* More splits than k-blocks: refused at plan time, saying so. */
 START_TEST(split_k_refused) {
   char err[256] = "";
-  tp_ref_problem_spec spec;
-  memset(&spec, 0, sizeof spec);
-  spec.registry = gpu_case_registry;
-  spec.payload = "standard";
-  spec.a = spec.b = TP_DTYPE_E4M3;
-  spec.d = TP_DTYPE_BF16;
-  spec.m = 64;
-  spec.n = 64;
-  spec.k = 1008; /* 8 k-blocks of 128 e4m3 elements; rows of 1008 bytes (TMA's 16) */
-  spec.alpha = 1.0f;
-  tp_ref_problem prob;
+  /* 8 k-blocks of 128 e4m3 elements; rows of 1008 bytes (TMA's 16). */
+  const tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = gpu_case_registry,
+                                    .payload = "standard", .a = TP_DTYPE_E4M3,
+                                    .b = TP_DTYPE_E4M3, .d = TP_DTYPE_BF16, .m = 64, .n = 64,
+                                    .k = 1008, .alpha = 1.0f};
+  tp_ref_problem *prob;
   ck_assert_msg(tp_ref_problem_create(&prob, &spec, 5, err, sizeof err) == TP_OK, "%s", err);
   tp_plan *plan = NULL;
-  ck_assert_int_eq(tp_plan_create(&plan, gpu_case_registry, "standard_split16", "store", &prob.desc,
-                                  TP_BACKEND_CUDA),
+  ck_assert_int_eq(tp_plan_create(&plan, gpu_case_registry, "standard_split16", "store",
+                                  tp_ref_problem_desc(prob), TP_BACKEND_CUDA),
                    TP_ERR_UNSUPPORTED);
   ck_assert_msg(strstr(tp_error_message(), "splits 16: K = 1008 has only 8 k-blocks") != NULL,
                 "%s", tp_error_message());
   ck_assert_ptr_null(plan);
-  tp_ref_problem_destroy(&prob);
+  tp_ref_problem_destroy(prob);
 }
 END_TEST
 

@@ -33,7 +33,6 @@
 #include "tests/tuned_registry.h"
 #include "tilepipe/device.h"
 #include "tilepipe/tilepipe.h"
-#include "tools/gpu_problem.h"
 
 #define GPUS 2
 #define ROUNDS 4
@@ -61,12 +60,11 @@ static const gemm_case cases[] = {
 #define NUM_CASES (int)(sizeof cases / sizeof cases[0])
 enum { SPLIT_K_CASE = 2 };
 
-/* One problem of a thread: host side and reference, device buffers, plan. */
+/* One problem of a thread: host side, reference and device copy; plan. */
 typedef struct planned {
   gemm_problem p;
-  tp_gpu_problem dev;
   tp_plan *plan;
-  int made; /* p and dev hold memory */
+  int made; /* p holds memory */
 } planned;
 
 typedef struct worker {
@@ -101,14 +99,13 @@ static int plan_case(worker *w, const gemm_case *c, uint64_t seed, planned *out)
     worker_fail(w, c, "problem", err);
     return 0;
   }
-  if (tp_gpu_problem_create(&out->dev, &out->p.host) != TP_OK) {
-    worker_fail(w, c, "device buffers", tp_error_message());
-    gemm_problem_free(&out->p);
+  out->made = 1;
+  if (tp_ref_problem_upload(out->p.host, err, sizeof err) != TP_OK) {
+    worker_fail(w, c, "device buffers", err);
     return 0;
   }
-  out->made = 1;
-  if (tp_plan_create(&out->plan, reg, c->payload, c->epilogue, &out->dev.desc, TP_BACKEND_CUDA) !=
-      TP_OK) {
+  if (tp_plan_create(&out->plan, reg, c->payload, c->epilogue,
+                     tp_ref_problem_device_desc(out->p.host), TP_BACKEND_CUDA) != TP_OK) {
     worker_fail(w, c, "plan", tp_error_message());
     return 0;
   }
@@ -121,33 +118,32 @@ static int plan_case(worker *w, const gemm_case *c, uint64_t seed, planned *out)
 
 static void unplan(planned *pl) {
   tp_plan_destroy(pl->plan);
-  if (pl->made) {
-    tp_gpu_problem_destroy(&pl->dev);
-    gemm_problem_free(&pl->p);
-  }
+  if (pl->made) gemm_problem_free(&pl->p);
   memset(pl, 0, sizeof *pl);
 }
 
-/* D's starting bytes on the device, one run on the default stream of the
- * current context, D back and checked. */
+/* The problem with D's starting bytes on the device, one run on the
+ * default stream of the current context, D back and checked. */
 static int run_checked(worker *w, const gemm_case *c, planned *pl) {
   char err[256];
   gemm_problem_restart(&pl->p);
-  if (tp_device_copy_to(pl->dev.buffer[TP_REF_D], pl->p.host.buffer[TP_REF_D],
-                        (size_t)pl->dev.bytes[TP_REF_D]) != TP_OK) {
-    worker_fail(w, c, "upload D", tp_error_message());
+  if (tp_ref_problem_upload(pl->p.host, err, sizeof err) != TP_OK) {
+    worker_fail(w, c, "upload", err);
     return 0;
   }
-  if (tp_plan_run(pl->plan, &pl->dev.desc, NULL) != TP_OK) {
+  if (tp_plan_run(pl->plan, tp_ref_problem_device_desc(pl->p.host), NULL) != TP_OK) {
     worker_fail(w, c, "run", tp_error_message());
     return 0;
   }
-  if (tp_device_synchronize(NULL) != TP_OK ||
-      tp_gpu_problem_fetch_d(&pl->dev, &pl->p.host) != TP_OK) {
+  if (tp_device_synchronize(NULL) != TP_OK) {
     worker_fail(w, c, "after the run", tp_error_message());
     return 0;
   }
-  if (!gemm_problem_check(&pl->p, c, err, sizeof err)) {
+  if (tp_ref_problem_download_d(pl->p.host, err, sizeof err) != TP_OK) {
+    worker_fail(w, c, "after the run", err);
+    return 0;
+  }
+  if (!gemm_problem_check(&pl->p, err, sizeof err)) {
     worker_fail(w, c, "result", err);
     return 0;
   }
@@ -200,17 +196,23 @@ START_TEST(side_by_side) {
 }
 END_TEST
 
-/* 1 when every byte of D's device buffer is still 0xFF. */
+/* 1 when every byte of D's device buffer is still 0xFF (copied back into
+ * the host's D). */
 static int d_untouched(planned *pl) {
-  const size_t bytes = (size_t)pl->dev.bytes[TP_REF_D];
-  unsigned char *d = malloc(bytes);
-  ck_assert_ptr_nonnull(d);
-  ck_assert_msg(tp_device_copy_from(d, pl->dev.buffer[TP_REF_D], bytes) == TP_OK, "%s",
-                tp_error_message());
-  size_t i = 0;
+  char err[256];
+  ck_assert_msg(tp_ref_problem_download_d(pl->p.host, err, sizeof err) == TP_OK, "%s", err);
+  int64_t bytes;
+  const unsigned char *d = tp_ref_problem_buffer(pl->p.host, TP_REF_D, &bytes);
+  int64_t i = 0;
   while (i < bytes && d[i] == 0xFF) i++;
-  free(d);
   return i == bytes;
+}
+
+/* D poisoned (0xFF) on the device. */
+static void poison_d(planned *pl) {
+  char err[256];
+  tp_ref_problem_poison_d(pl->p.host);
+  ck_assert_msg(tp_ref_problem_upload(pl->p.host, err, sizeof err) == TP_OK, "%s", err);
 }
 
 #define ck_assert_ok(call) ck_assert_msg((call) == TP_OK, "%s: %s", #call, tp_error_message())
@@ -221,11 +223,12 @@ START_TEST(wrong_device_is_refused) {
   planned pl;
   ck_assert_ok(tp_device_select(0));
   ck_assert_msg(plan_case(&w, c, 7000u, &pl), "%s", w.error);
-  ck_assert_ok(tp_gpu_problem_poison_d(&pl.dev));
+  poison_d(&pl);
   ck_assert_ok(tp_device_synchronize(NULL));
 
   ck_assert_ok(tp_device_select(1));
-  ck_assert_int_eq(tp_plan_run(pl.plan, &pl.dev.desc, NULL), TP_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(tp_plan_run(pl.plan, tp_ref_problem_device_desc(pl.p.host), NULL),
+                   TP_ERR_INVALID_ARGUMENT);
   const char *msg = tp_error_message();
   printf("refused: %s\n", msg);
   ck_assert_msg(strstr(msg, "belongs to CUDA device 0") && strstr(msg, "context is on device 1"),
@@ -265,17 +268,20 @@ static void *run_without_context(void *arg) {
   const gemm_case *c = &cases[0];
   char err[256];
   tp_device_props props;
-  if (tp_plan_run(r->pl->plan, &r->pl->dev.desc, NULL) != TP_OK) {
+  if (tp_plan_run(r->pl->plan, tp_ref_problem_device_desc(r->pl->p.host), NULL) != TP_OK) {
     worker_fail(&r->w, c, "run", tp_error_message());
     return NULL;
   }
-  if (tp_device_info(&props) != TP_OK || tp_device_synchronize(NULL) != TP_OK ||
-      tp_gpu_problem_fetch_d(&r->pl->dev, &r->pl->p.host) != TP_OK) {
+  if (tp_device_info(&props) != TP_OK || tp_device_synchronize(NULL) != TP_OK) {
     worker_fail(&r->w, c, "after the run", tp_error_message());
     return NULL;
   }
+  if (tp_ref_problem_download_d(r->pl->p.host, err, sizeof err) != TP_OK) {
+    worker_fail(&r->w, c, "after the run", err);
+    return NULL;
+  }
   r->ordinal = props.ordinal;
-  if (!gemm_problem_check(&r->pl->p, c, err, sizeof err)) worker_fail(&r->w, c, "result", err);
+  if (!gemm_problem_check(&r->pl->p, err, sizeof err)) worker_fail(&r->w, c, "result", err);
   return NULL;
 }
 
@@ -285,7 +291,7 @@ START_TEST(no_context_runs_on_the_plans_device) {
   r.pl = &pl;
   ck_assert_ok(tp_device_select(1));
   ck_assert_msg(plan_case(&r.w, &cases[0], 8000u, &pl), "%s", r.w.error);
-  ck_assert_ok(tp_gpu_problem_poison_d(&pl.dev));
+  poison_d(&pl);
   pthread_t t;
   ck_assert_int_eq(pthread_create(&t, NULL, run_without_context, &r), 0);
   ck_assert_int_eq(pthread_join(t, NULL), 0);

@@ -29,7 +29,6 @@
 #include "tests/tuned_registry.h"
 #include "tilepipe/device.h"
 #include "tilepipe/tilepipe.h"
-#include "tools/gpu_problem.h"
 
 #define THREADS 8
 #define CASES_PER_THREAD 3
@@ -81,28 +80,31 @@ static void worker_fail(worker *w, const gemm_case *c, const char *what, const c
   snprintf(w->error, sizeof w->error, "thread %d, %s: %s: %s", w->index, name, what, why);
 }
 
-/* D's starting bytes on the device, one run on stream, D back and checked. */
+/* The problem with D's starting bytes on the device, one run on stream, D
+ * back and checked. */
 static int run_once(worker *w, const gemm_case *c, tp_plan *plan, gemm_problem *p,
-                    tp_gpu_problem *dev, CUstream stream) {
+                    CUstream stream) {
   const tp_cuda_driver *cu;
   char err[256];
   gemm_problem_restart(p);
-  if (tp_device_copy_to(dev->buffer[TP_REF_D], p->host.buffer[TP_REF_D],
-                        (size_t)dev->bytes[TP_REF_D]) != TP_OK) {
-    worker_fail(w, c, "upload D", tp_error_message());
+  if (tp_ref_problem_upload(p->host, err, sizeof err) != TP_OK) {
+    worker_fail(w, c, "upload", err);
     return 0;
   }
-  if (tp_plan_run(plan, &dev->desc, stream) != TP_OK) {
+  if (tp_plan_run(plan, tp_ref_problem_device_desc(p->host), stream) != TP_OK) {
     worker_fail(w, c, "run", tp_error_message());
     return 0;
   }
   if (tp_cuda_driver_get(&cu) != TP_OK ||
-      tp_cuda_check(cu->StreamSynchronize(stream), "cuStreamSynchronize") != TP_OK ||
-      tp_gpu_problem_fetch_d(dev, &p->host) != TP_OK) {
+      tp_cuda_check(cu->StreamSynchronize(stream), "cuStreamSynchronize") != TP_OK) {
     worker_fail(w, c, "after the run", tp_error_message());
     return 0;
   }
-  if (!gemm_problem_check(p, c, err, sizeof err)) {
+  if (tp_ref_problem_download_d(p->host, err, sizeof err) != TP_OK) {
+    worker_fail(w, c, "after the run", err);
+    return 0;
+  }
+  if (!gemm_problem_check(p, err, sizeof err)) {
     worker_fail(w, c, "result", err);
     return 0;
   }
@@ -118,19 +120,18 @@ static void plan_and_run(worker *w, const gemm_case *c, uint64_t seed, CUstream 
     worker_fail(w, c, "problem", err);
     return;
   }
-  tp_gpu_problem dev;
   tp_plan *plan = NULL;
-  if (tp_gpu_problem_create(&dev, &p.host) != TP_OK) {
-    worker_fail(w, c, "device buffers", tp_error_message());
+  if (tp_ref_problem_upload(p.host, err, sizeof err) != TP_OK) {
+    worker_fail(w, c, "device buffers", err);
     gemm_problem_free(&p);
     return;
   }
-  if (tp_plan_create(&plan, reg, c->payload, c->epilogue, &dev.desc, TP_BACKEND_CUDA) != TP_OK)
+  if (tp_plan_create(&plan, reg, c->payload, c->epilogue, tp_ref_problem_device_desc(p.host),
+                     TP_BACKEND_CUDA) != TP_OK)
     worker_fail(w, c, "plan", tp_error_message());
-  else if (run_once(w, c, plan, &p, &dev, stream))
-    run_once(w, c, plan, &p, &dev, stream);
+  else if (run_once(w, c, plan, &p, stream))
+    run_once(w, c, plan, &p, stream);
   tp_plan_destroy(plan);
-  tp_gpu_problem_destroy(&dev);
   gemm_problem_free(&p);
 }
 
@@ -220,16 +221,15 @@ START_TEST(one_kernel_two_plans) {
   const gemm_case *big = &cases[5], *small = &cases[6]; /* stages 4, then 3 */
   char err[256];
   gemm_problem p[2];
-  tp_gpu_problem dev[2];
   tp_plan *plan[2] = {NULL, NULL};
   const gemm_case *c[2] = {big, small};
   for (int i = 0; i < 2; i++) {
     ck_assert_msg(gemm_problem_make(&p[i], reg, c[i], 3000u + (unsigned)i, TP_BACKEND_CUDA, err,
                                     sizeof err),
                   "%s", err);
-    ck_assert_msg(tp_gpu_problem_create(&dev[i], &p[i].host) == TP_OK, "%s", tp_error_message());
-    ck_assert_msg(tp_plan_create(&plan[i], reg, c[i]->payload, c[i]->epilogue, &dev[i].desc,
-                                 TP_BACKEND_CUDA) == TP_OK,
+    ck_assert_msg(tp_ref_problem_upload(p[i].host, err, sizeof err) == TP_OK, "%s", err);
+    ck_assert_msg(tp_plan_create(&plan[i], reg, c[i]->payload, c[i]->epilogue,
+                                 tp_ref_problem_device_desc(p[i].host), TP_BACKEND_CUDA) == TP_OK,
                   "%s", tp_error_message());
   }
   char kernel[2][128];
@@ -240,12 +240,11 @@ START_TEST(one_kernel_two_plans) {
   /* The larger plan first: its launch must still be allowed its smem. */
   worker w = {.index = 0};
   for (int i = 0; i < 2; i++) {
-    run_once(&w, c[i], plan[i], &p[i], &dev[i], NULL);
+    run_once(&w, c[i], plan[i], &p[i], NULL);
     ck_assert_msg(w.error[0] == '\0', "%s", w.error);
   }
   for (int i = 0; i < 2; i++) {
     tp_plan_destroy(plan[i]);
-    tp_gpu_problem_destroy(&dev[i]);
     gemm_problem_free(&p[i]);
   }
 }

@@ -20,8 +20,8 @@
 
 #include "tests/tmpdir.h"
 #include "tilepipe/device.h"
+#include "tilepipe/reference.h"
 #include "tilepipe/tilepipe.h"
-#include "tools/reference/problem.h"
 
 typedef struct warm_case {
   const char *epilogue;
@@ -46,8 +46,8 @@ static double now_ms(void) {
  * pointers NULL, which planning never reads). */
 static int describe(tp_registry *reg, const warm_case *wc, tp_gemm_desc *desc) {
   const int residual = strcmp(wc->epilogue, "residual") == 0;
-  tp_ref_problem_spec spec = {.registry = reg, .payload = "standard", .a = TP_DTYPE_BF16,
-                              .b = TP_DTYPE_BF16,
+  tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = reg,
+                              .payload = "standard", .a = TP_DTYPE_BF16, .b = TP_DTYPE_BF16,
                               .d = TP_DTYPE_BF16,
                               .c = residual ? TP_DTYPE_BF16 : TP_DTYPE_NONE,
                               .c_pad = residual ? 8 : 0, .m = wc->m, .n = wc->n, .k = wc->k,

@@ -18,8 +18,8 @@
 
 #include "config.h"
 #include "tests/registry_util.h"
+#include "tilepipe/reference.h"
 #include "tilepipe/tilepipe.h"
-#include "tools/reference/problem.h"
 
 
 static tp_registry *reg;
@@ -32,7 +32,8 @@ static void close_registry(void) { tp_registry_close(reg); }
 
 /* payload's default problem at 256^3 (data pointers NULL). */
 static tp_gemm_desc problem(const char *payload, tp_dtype a, tp_dtype b) {
-  tp_ref_problem_spec spec = {.registry = reg, .payload = payload, .a = a, .b = b,
+  tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = reg, .payload = payload,
+                              .a = a, .b = b,
                               .d = TP_DTYPE_BF16, .c = TP_DTYPE_NONE,
                               .sf_layout = TP_LAYOUT_SF_128X4, .m = 256, .n = 256, .k = 256,
                               .alpha = 1.0f};

@@ -1,7 +1,7 @@
-/* tests/test_naive_gemm.c: the f64 reference (tools/reference/naive_gemm.h)
- * reading scales by their maps (tp_scale_map, tilepipe/problem.h), against
- * small cases worked out by hand here, not by the reference's own index
- * code.
+/* tests/test_naive_gemm.c: the f64 reference (tp_ref_gemm,
+ * tilepipe/reference.h) reading scales by their maps (tp_scale_map,
+ * tilepipe/problem.h), against small cases worked out by hand here, not by
+ * the reference's own index code.
  *
  * f32 operands and scales hold the values exactly, so every expected D is
  * exact: an unscaled product; a map K first ([k / k][r / rows], blockwise
@@ -18,7 +18,7 @@
 
 #include <check.h>
 
-#include "tools/reference/naive_gemm.h"
+#include "tilepipe/reference.h"
 
 #define ASSERT_HAS(haystack, needle)                                                          \
   ck_assert_msg(strstr((haystack), (needle)) != NULL, "\"%s\" does not contain \"%s\"",     \

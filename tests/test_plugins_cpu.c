@@ -1,12 +1,12 @@
 /* tests/test_plugins_cpu.c: every payload x epilogue x dtype combination of
  * the shipped plugins on the CPU backend, end to end through tp_plan_create
- * and tp_plan_run, against the naive f64 reference (tools/reference).
+ * and tp_plan_run, against the naive f64 reference (tilepipe/reference.h).
  *
  * Each combination runs on two ragged shapes (M, N, K among 1, 7, 64, 127,
  * 129, 300; block_scaled K rounded up to its vector size) with fresh inputs
  * from its own seed. D starts as 0xFF bytes (NaN in every dtype), so an
  * element the run skips fails the check; every element is compared
- * (tools/reference/compare.h), and D's row padding must stay untouched.
+ * (tp_ref_problem_check), and D's row padding must stay untouched.
  * Residual runs with C of D's dtype (with other strides than D), C in f32,
  * C aliasing D (in-place accumulate), and beta = 0 with C full of NaN
  * (which must not reach D). The plugins come from the build tree's registry
@@ -17,10 +17,8 @@
 
 #include <check.h>
 
+#include "tilepipe/reference.h"
 #include "tilepipe/tilepipe.h"
-#include "tools/reference/compare.h"
-#include "tools/reference/naive_gemm.h"
-#include "tools/reference/problem.h"
 
 static tp_registry *reg;
 
@@ -110,6 +108,7 @@ static int run_case(int combo, int shape_index) {
     return 0;
   const int64_t *shape = shapes[shape_index];
   tp_ref_problem_spec spec = {
+      .struct_size = sizeof spec,
       .registry = reg,
       .payload = ops->payload,
       .a = ops->a,
@@ -138,38 +137,21 @@ static int run_case(int combo, int shape_index) {
            (long long)spec.k, (unsigned long long)seed);
 
   char err[1024];
-  tp_ref_problem p;
+  tp_ref_problem *p;
   ck_assert_msg(tp_ref_problem_create(&p, &spec, seed, err, sizeof err) == TP_OK, "%s: %s", what,
                 err);
-  double *ref = malloc(sizeof(double) * (size_t)(spec.m * spec.n));
-  double *mag = malloc(sizeof(double) * (size_t)(spec.m * spec.n));
-  ck_assert(ref != NULL && mag != NULL);
-  ck_assert_msg(tp_ref_gemm(&p.desc, &p.problem, cm == C_NONE ? TP_REF_STORE : TP_REF_RESIDUAL,
-                            ref, mag, err, sizeof err) == TP_OK,
+  ck_assert_msg(tp_ref_problem_expect(p, cm == C_NONE ? TP_REF_STORE : TP_REF_RESIDUAL, err,
+                                      sizeof err) == TP_OK,
                 "%s: reference: %s", what, err);
 
-  tp_plan *plan = NULL;
-  tp_status st = tp_plan_create(&plan, reg, ops->payload, epilogue, &p.desc, TP_BACKEND_CPU);
-  ck_assert_msg(st == TP_OK, "%s: plan: %s", what, tp_error_message());
-  ck_assert_int_eq(tp_plan_backend(plan), TP_BACKEND_CPU);
-  tp_ref_problem_poison_d(&p);
-  st = tp_plan_run(plan, &p.desc, NULL);
-  ck_assert_msg(st == TP_OK, "%s: run: %s", what, tp_error_message());
-  tp_plan_destroy(plan);
-
-  tp_ref_tolerance tol =
-      tp_ref_tolerance_for(d, spec.k, tp_ref_acc_bits(&p.problem, TP_BACKEND_CPU));
-  tp_ref_report rep;
-  tp_ref_compare(&p.desc.d, spec.m, spec.n, ref, mag, &tol, &rep);
-  ck_assert_msg(rep.pass,
-                "%s: %lld elements out of bounds (first D[%lld][%lld] = %g, reference %.9g); "
-                "max abs error %g, relative %g (bound %g)",
-                what, (long long)rep.bad, (long long)rep.bad_row, (long long)rep.bad_col,
-                rep.bad_value, rep.bad_ref, rep.max_abs, rep.rel, tol.rel);
-  ck_assert_msg(tp_ref_problem_padding_written(&p) < 0, "%s: the run wrote into D's row padding", what);
-  free(ref);
-  free(mag);
-  tp_ref_problem_destroy(&p);
+  const tp_ref_tolerance tol = tp_ref_problem_tolerance(p, TP_BACKEND_CPU);
+  tp_ref_report rep = {.struct_size = sizeof rep};
+  ck_assert_msg(tp_ref_problem_verify(p, reg, ops->payload, epilogue, TP_BACKEND_CPU, &tol, &rep,
+                                      err, sizeof err) == TP_OK,
+                "%s: %s", what, err);
+  tp_ref_report_format(&rep, err, sizeof err);
+  ck_assert_msg(rep.pass, "%s: %s", what, err);
+  tp_ref_problem_destroy(p);
   return 1;
 }
 

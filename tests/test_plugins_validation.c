@@ -4,7 +4,7 @@
  * - Each bad descriptor goes through tp_plan_create (CPU backend) and must
  *   return the plugin's status with a message naming the plugin and the
  *   tensor or rule at fault. Descriptors start from a valid problem
- *   (tools/reference/problem.h) that plans fine, then change one thing.
+ *   (tilepipe/reference.h) that plans fine, then change one thing.
  * - The GPU side of the plan slots (tile choice, stage contents, TMA rules)
  *   cannot go through tp_plan_create without a GPU, so those tests call the
  *   slots of the dlopen'ed plugin directly, as the core would.
@@ -31,7 +31,7 @@
 #include "tilepipe/kit/tuning.h"
 #include "tilepipe/plugin.h"
 #include "tilepipe/tilepipe.h"
-#include "tools/reference/problem.h"
+#include "tilepipe/reference.h"
 
 #define ASSERT_HAS(haystack, needle)                                                          \
   ck_assert_msg(strstr((haystack), (needle)) != NULL, "\"%s\" does not contain \"%s\"",     \
@@ -53,36 +53,54 @@ static void close_registry(void) {
 
 /* ----------------------------------------------------------- plan errors */
 
-/* M = 100, N = 300, K = 256: every scale shape differs from its transpose. */
-static tp_ref_problem problem(const char *payload, tp_dtype a, tp_dtype b, tp_dtype d,
-                              tp_layout sf_layout) {
-  tp_ref_problem_spec spec = {.registry = reg, .payload = payload, .a = a, .b = b, .d = d,
-                              .sf_layout = sf_layout, .m = 100, .n = 300, .k = 256,
-                              .alpha = 1.0f};
-  tp_ref_problem p;
+/* A problem of the reference library and a copy of its descriptor, which
+ * a test changes before planning (a plan reads no data). */
+typedef struct test_problem {
+  tp_ref_problem *owner;
+  tp_gemm_desc desc;
+} test_problem;
+
+static test_problem problem_of(const tp_ref_problem_spec *spec) {
+  test_problem p;
   char err[256];
   ck_assert_msg(reg != NULL, "no registry at %s", TP_TEST_REGISTRY);
-  ck_assert_msg(tp_ref_problem_create(&p, &spec, 1, err, sizeof err) == TP_OK, "%s", err);
+  ck_assert_msg(tp_ref_problem_create(&p.owner, spec, 1, err, sizeof err) == TP_OK, "%s", err);
+  p.desc = *tp_ref_problem_desc(p.owner);
   return p;
 }
 
-static tp_ref_problem standard(void) {
+static void problem_free(test_problem *p) {
+  tp_ref_problem_destroy(p->owner);
+  p->owner = NULL;
+}
+
+/* M = 100, N = 300, K = 256: every scale shape differs from its transpose. */
+static test_problem problem(const char *payload, tp_dtype a, tp_dtype b, tp_dtype d,
+                            tp_layout sf_layout) {
+  const tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = reg,
+                                    .payload = payload, .a = a, .b = b, .d = d,
+                                    .sf_layout = sf_layout, .m = 100, .n = 300, .k = 256,
+                                    .alpha = 1.0f};
+  return problem_of(&spec);
+}
+
+static test_problem standard(void) {
   return problem("standard", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_F32, TP_LAYOUT_STRIDED);
 }
-static tp_ref_problem blockwise(void) {
+static test_problem blockwise(void) {
   return problem("blockwise_fp8", TP_DTYPE_E4M3, TP_DTYPE_E4M3, TP_DTYPE_BF16, TP_LAYOUT_STRIDED);
 }
-static tp_ref_problem mxfp8(tp_layout sf) {
+static test_problem mxfp8(tp_layout sf) {
   return problem("block_scaled", TP_DTYPE_E4M3, TP_DTYPE_E5M2, TP_DTYPE_BF16, sf);
 }
-static tp_ref_problem nvfp4(tp_layout sf) {
+static test_problem nvfp4(tp_layout sf) {
   return problem("block_scaled", TP_DTYPE_E2M1, TP_DTYPE_E2M1, TP_DTYPE_F16, sf);
 }
 
 /* tp_plan_create refuses p's descriptor with `status`, in a message that
  * names the refusing plugin (the payload, or the epilogue when by_epilogue)
  * and contains both needles (needle2 may be NULL). Frees p. */
-static void expect_refused(tp_ref_problem *p, const char *payload, const char *epilogue,
+static void expect_refused(test_problem *p, const char *payload, const char *epilogue,
                            int by_epilogue, tp_status status, const char *needle,
                            const char *needle2) {
   tp_plan *plan = NULL;
@@ -98,7 +116,7 @@ static void expect_refused(tp_ref_problem *p, const char *payload, const char *e
   ASSERT_HAS(msg, needle);
   if (needle2)
     ASSERT_HAS(msg, needle2);
-  tp_ref_problem_destroy(p);
+  problem_free(p);
 }
 
 /* The refusals of a payload, and of an epilogue (with the standard payload). */
@@ -107,7 +125,7 @@ static void expect_refused(tp_ref_problem *p, const char *payload, const char *e
 #define EPILOGUE_REFUSES(p, epilogue, status, needle, needle2)                               \
   expect_refused(p, "standard", epilogue, 1, status, needle, needle2)
 
-static void expect_planned(tp_ref_problem *p, const char *payload, const char *epilogue) {
+static void expect_planned(test_problem *p, const char *payload, const char *epilogue) {
   tp_plan *plan = NULL;
   tp_status st = tp_plan_create(&plan, reg, payload, epilogue, &p->desc, TP_BACKEND_CPU);
   ck_assert_msg(st == TP_OK, "%s x %s: %s", payload, epilogue, tp_error_message());
@@ -123,7 +141,7 @@ START_TEST(test_auto_says_why_cpu) {
 #else
   const char *why = "; auto chose the CPU: tilepipe was built without the CUDA toolkit";
 #endif
-  tp_ref_problem p = mxfp8(TP_LAYOUT_SF_128X4);
+  test_problem p = mxfp8(TP_LAYOUT_SF_128X4);
   tp_plan *plan = NULL;
   char text[1024];
   ck_assert_msg(tp_plan_create(&plan, reg, "block_scaled", "store", &p.desc, TP_BACKEND_AUTO) ==
@@ -145,26 +163,26 @@ START_TEST(test_auto_says_why_cpu) {
   tp_plan_describe(plan, text, sizeof text);
   ck_assert_msg(strstr(text, "auto chose") == NULL, "\"%s\" explains an explicit CPU plan", text);
   tp_plan_destroy(plan);
-  tp_ref_problem_destroy(&p);
+  problem_free(&p);
 }
 END_TEST
 
 START_TEST(test_valid_problems_plan) {
-  tp_ref_problem p[6] = {standard(), blockwise(), mxfp8(TP_LAYOUT_SF_128X4),
-                         mxfp8(TP_LAYOUT_STRIDED), nvfp4(TP_LAYOUT_SF_128X4),
-                         nvfp4(TP_LAYOUT_STRIDED)};
+  test_problem p[6] = {standard(), blockwise(), mxfp8(TP_LAYOUT_SF_128X4),
+                       mxfp8(TP_LAYOUT_STRIDED), nvfp4(TP_LAYOUT_SF_128X4),
+                       nvfp4(TP_LAYOUT_STRIDED)};
   const char *payloads[6] = {"standard", "blockwise_fp8", "block_scaled",
                              "block_scaled", "block_scaled", "block_scaled"};
   for (int i = 0; i < 6; i++) {
     expect_planned(&p[i], payloads[i], "store");
     expect_planned(&p[i], payloads[i], "residual");
-    tp_ref_problem_destroy(&p[i]);
+    problem_free(&p[i]);
   }
 }
 END_TEST
 
 START_TEST(test_standard_refuses_dtypes) {
-  tp_ref_problem p = standard();
+  test_problem p = standard();
   p.desc.a.dtype = TP_DTYPE_F32;
   PAYLOAD_REFUSES(&p, "standard", TP_ERR_UNSUPPORTED, "A is f32", "bf16, f16, e4m3 or e5m2");
   p = standard();
@@ -183,7 +201,7 @@ START_TEST(test_standard_refuses_dtypes) {
 END_TEST
 
 START_TEST(test_standard_refuses_scales) {
-  tp_ref_problem p = standard();
+  test_problem p = standard();
   p.desc.a_scale = tp_tensor_matrix(TP_DTYPE_F32, 1, 1, 1, NULL);
   PAYLOAD_REFUSES(&p, "standard", TP_ERR_INVALID_ARGUMENT, "a_scale is given", "alpha");
   p = standard();
@@ -193,7 +211,7 @@ START_TEST(test_standard_refuses_scales) {
 END_TEST
 
 START_TEST(test_blockwise_refuses_dtypes) {
-  tp_ref_problem p = blockwise();
+  test_problem p = blockwise();
   p.desc.a.dtype = TP_DTYPE_BF16;
   PAYLOAD_REFUSES(&p, "blockwise_fp8", TP_ERR_UNSUPPORTED, "A is bf16", "e4m3");
   p = blockwise();
@@ -206,7 +224,7 @@ START_TEST(test_blockwise_refuses_dtypes) {
 END_TEST
 
 START_TEST(test_blockwise_refuses_bad_a_scale) {
-  tp_ref_problem p = blockwise();
+  test_problem p = blockwise();
   p.desc.a_scale.dtype = TP_DTYPE_NONE;
   PAYLOAD_REFUSES(&p, "blockwise_fp8", TP_ERR_INVALID_ARGUMENT, "a_scale is missing",
                  "[ceil(K/128), M] = [2, 100]");
@@ -237,7 +255,7 @@ START_TEST(test_blockwise_refuses_bad_a_scale) {
 END_TEST
 
 START_TEST(test_blockwise_refuses_bad_b_scale) {
-  tp_ref_problem p = blockwise();
+  test_problem p = blockwise();
   p.desc.b_scale.dtype = TP_DTYPE_NONE;
   PAYLOAD_REFUSES(&p, "blockwise_fp8", TP_ERR_INVALID_ARGUMENT, "b_scale is missing",
                  "[ceil(N/128), ceil(K/128)] = [3, 2]");
@@ -256,7 +274,7 @@ START_TEST(test_blockwise_refuses_bad_b_scale) {
 END_TEST
 
 START_TEST(test_block_scaled_refuses_dtypes) {
-  tp_ref_problem p = mxfp8(TP_LAYOUT_SF_128X4);
+  test_problem p = mxfp8(TP_LAYOUT_SF_128X4);
   p.desc.a.dtype = TP_DTYPE_BF16;
   PAYLOAD_REFUSES(&p, "block_scaled", TP_ERR_UNSUPPORTED, "A is bf16", "MXFP8");
   p = mxfp8(TP_LAYOUT_SF_128X4);
@@ -271,26 +289,23 @@ START_TEST(test_block_scaled_refuses_dtypes) {
 END_TEST
 
 START_TEST(test_block_scaled_refuses_ragged_k) {
-  tp_ref_problem_spec spec = {.registry = reg, .payload = "block_scaled", .a = TP_DTYPE_E4M3,
-                              .b = TP_DTYPE_E4M3, .d = TP_DTYPE_F32,
-                              .sf_layout = TP_LAYOUT_SF_128X4, .m = 8, .n = 8, .k = 100,
-                              .alpha = 1.0f};
-  tp_ref_problem p;
-  char err[256];
-  ck_assert_msg(reg != NULL, "no registry");
-  ck_assert(tp_ref_problem_create(&p, &spec, 1, err, sizeof err) == TP_OK);
+  tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = reg,
+                              .payload = "block_scaled", .a = TP_DTYPE_E4M3, .b = TP_DTYPE_E4M3,
+                              .d = TP_DTYPE_F32, .sf_layout = TP_LAYOUT_SF_128X4, .m = 8, .n = 8,
+                              .k = 100, .alpha = 1.0f};
+  test_problem p = problem_of(&spec);
   PAYLOAD_REFUSES(&p, "block_scaled", TP_ERR_INVALID_ARGUMENT,
                  "K = 100 is not a multiple of 32", "MXFP8");
   spec.a = spec.b = TP_DTYPE_E2M1;
   spec.k = 40;
-  ck_assert(tp_ref_problem_create(&p, &spec, 1, err, sizeof err) == TP_OK);
+  p = problem_of(&spec);
   PAYLOAD_REFUSES(&p, "block_scaled", TP_ERR_INVALID_ARGUMENT,
                  "K = 40 is not a multiple of 16", "NVFP4");
 }
 END_TEST
 
 START_TEST(test_block_scaled_refuses_bad_scales) {
-  tp_ref_problem p = mxfp8(TP_LAYOUT_SF_128X4);
+  test_problem p = mxfp8(TP_LAYOUT_SF_128X4);
   p.desc.a_scale.dtype = TP_DTYPE_UE4M3;
   PAYLOAD_REFUSES(&p, "block_scaled", TP_ERR_INVALID_ARGUMENT, "a_scale is ue4m3",
                  "must be ue8m0");
@@ -318,7 +333,7 @@ START_TEST(test_block_scaled_refuses_bad_scales) {
 END_TEST
 
 START_TEST(test_store_refuses) {
-  tp_ref_problem p = standard();
+  test_problem p = standard();
   p.desc.d.dtype = TP_DTYPE_E4M3;
   EPILOGUE_REFUSES(&p, "store", TP_ERR_UNSUPPORTED, "D is e4m3", "bf16, f16 or f32");
   p = standard();
@@ -333,7 +348,7 @@ START_TEST(test_store_refuses) {
 END_TEST
 
 START_TEST(test_residual_refuses) {
-  tp_ref_problem p = standard();
+  test_problem p = standard();
   p.desc.beta = 2.0f;
   EPILOGUE_REFUSES(&p, "residual", TP_ERR_INVALID_ARGUMENT, "C is missing", "beta = 2");
   p = standard(); /* D is f32 */
@@ -351,13 +366,13 @@ END_TEST
 /* What the epilogues accept besides the obvious: store with a C it ignores
  * (beta = 0), residual without C when beta = 0 (then D = alpha*acc). */
 START_TEST(test_epilogues_accept_unread_c) {
-  tp_ref_problem p = standard();
+  test_problem p = standard();
   p.desc.c = p.desc.d;
   expect_planned(&p, "standard", "store");
-  tp_ref_problem_destroy(&p);
+  problem_free(&p);
   p = standard();
   expect_planned(&p, "standard", "residual");
-  tp_ref_problem_destroy(&p);
+  problem_free(&p);
 }
 END_TEST
 
@@ -715,7 +730,7 @@ END_TEST
 START_TEST(test_cpu_plans) {
   char err[256];
   tp_payload_plan out;
-  tp_ref_problem p = standard();
+  test_problem p = standard();
   loaded l = load("standard");
   ck_assert_int_eq(set(&l, "stages", "3", err, sizeof err), TP_OK);
   ck_assert_int_eq(plan_slot(&l, &p.desc, TP_BACKEND_CPU, &out, err, sizeof err), TP_OK);
@@ -738,7 +753,7 @@ START_TEST(test_cpu_plans) {
   ck_assert_uint_eq(out.tensors[1].bytes, 16 * 16 * 4);
   ck_assert_int_eq(out.k_blocks, 1);
   unload(&l);
-  tp_ref_problem_destroy(&p);
+  problem_free(&p);
 
   p = nvfp4(TP_LAYOUT_SF_128X4);
   l = load("block_scaled");
@@ -747,7 +762,7 @@ START_TEST(test_cpu_plans) {
   ck_assert_uint_eq(out.tensors[2].bytes, 64 * (128 / 16) * 4); /* f32 per row per group */
   ck_assert_int_eq(out.tile.stages, 0);                          /* the backend decides */
   unload(&l);
-  tp_ref_problem_destroy(&p);
+  problem_free(&p);
 }
 END_TEST
 
@@ -767,7 +782,7 @@ START_TEST(test_cuda_plans) {
   memset(&epi, 0, sizeof epi);
   /* standard: on the CUDA backend plan only validates; the tile is
    * gpu_plan's, the one GPU planner. */
-  tp_ref_problem p = standard();
+  test_problem p = standard();
   loaded l = load("standard");
   ck_assert_int_eq(plan_slot(&l, &p.desc, TP_BACKEND_CUDA, &out, err, sizeof err), TP_OK);
   ck_assert_uint_eq(out.num_tensors, 0);
@@ -796,7 +811,7 @@ START_TEST(test_cuda_plans) {
   ck_assert_uint_eq(launch.cluster[0], 2);
   ck_assert_str_eq(launch.kernel, "tp_standard_bf16_f32_64x64_c2");
   unload(&l);
-  tp_ref_problem_destroy(&p);
+  problem_free(&p);
 
   /* blockwise: a_scale rows go through TMA on the GPU; M = 100 f32 is 400
    * bytes, a multiple of 16, but a row stride of 101 is not. */
@@ -810,7 +825,7 @@ START_TEST(test_cuda_plans) {
   ASSERT_HAS(err, "a_scale has row stride 101 = 404 bytes");
   ck_assert_int_eq(plan_slot(&l, &p.desc, TP_BACKEND_CPU, &out, err, sizeof err), TP_OK);
   unload(&l);
-  tp_ref_problem_destroy(&p);
+  problem_free(&p);
 
   /* block_scaled's tile K is one 128-byte row of its operands: 128 or 256. */
   l = load("block_scaled");
@@ -851,7 +866,8 @@ static tp_status gpu_plan_slot(loaded *l, const tp_gemm_desc *desc, tp_gpu_launc
 /* M x N x K of `operands` A and B into a bf16 D, rows K elements apart,
  * every pointer NULL: enough to plan. */
 static tp_gemm_desc sized_of(tp_dtype operands, int64_t m, int64_t n, int64_t k) {
-  tp_ref_problem_spec spec = {.registry = reg, .payload = "standard", .a = operands, .b = operands,
+  tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = reg,
+                              .payload = "standard", .a = operands, .b = operands,
                               .d = TP_DTYPE_BF16, .m = m, .n = n, .k = k, .alpha = 1.0f};
   tp_gemm_desc d;
   tp_problem described;
@@ -1117,8 +1133,8 @@ static tp_standard_params standard_args(loaded *l, int64_t m, int64_t n, int64_t
                                         tp_dtype source) {
   static char workspace[256];
   char err[256] = "";
-  tp_ref_problem_spec spec = {.registry = reg, .payload = "standard", .a = TP_DTYPE_BF16,
-                              .b = TP_DTYPE_BF16,
+  tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = reg,
+                              .payload = "standard", .a = TP_DTYPE_BF16, .b = TP_DTYPE_BF16,
                               .d = TP_DTYPE_BF16, .c = source, .m = m, .n = n, .k = k,
                               .alpha = 1.0f, .beta = source == TP_DTYPE_NONE ? 0.0f : 1.0f};
   tp_gemm_desc d;
@@ -1212,7 +1228,8 @@ START_TEST(test_gpu_plan_tile_n48) {
   unload(&l);
 
   l = load("blockwise_fp8");
-  tp_ref_problem_spec spec = {.registry = reg, .payload = "blockwise_fp8", .a = TP_DTYPE_E4M3,
+  tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = reg,
+                              .payload = "blockwise_fp8", .a = TP_DTYPE_E4M3,
                               .b = TP_DTYPE_E4M3, .d = TP_DTYPE_BF16, .m = 32, .n = 5120,
                               .k = 5120, .alpha = 1.0f};
   tp_problem described;
@@ -1323,7 +1340,8 @@ END_TEST
 START_TEST(test_gpu_plan_blockwise_k_group) {
   char err[256];
   loaded l = load("blockwise_fp8");
-  tp_ref_problem_spec spec = {.registry = reg, .payload = "blockwise_fp8", .a = TP_DTYPE_E4M3,
+  tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = reg,
+                              .payload = "blockwise_fp8", .a = TP_DTYPE_E4M3,
                               .b = TP_DTYPE_E4M3, .d = TP_DTYPE_BF16, .m = 4096, .n = 7168,
                               .k = 16384, .alpha = 1.0f};
   tp_gemm_desc d;
@@ -1363,8 +1381,8 @@ END_TEST
 START_TEST(test_gpu_plan_tail_widths_need_16bit_d) {
   char err[256];
   loaded l = load("standard");
-  tp_ref_problem_spec spec = {.registry = reg, .payload = "standard", .a = TP_DTYPE_BF16,
-                              .b = TP_DTYPE_BF16,
+  tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = reg,
+                              .payload = "standard", .a = TP_DTYPE_BF16, .b = TP_DTYPE_BF16,
                               .d = TP_DTYPE_F32, .m = 4096, .n = 2112, .k = 7168,
                               .alpha = 1.0f};
   tp_gemm_desc d;

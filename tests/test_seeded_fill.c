@@ -1,9 +1,10 @@
-/* tests/test_seeded_fill.c: the benchmark's seeded generator
- * (tools/seeded_values.h) through its host reference
- * (tools/reference/seeded_fill.h), without a GPU.
+/* tests/test_seeded_fill.c: the seeded values (tools/seeded_values.h)
+ * through the reference library's host fill (tp_ref_tensor_fill,
+ * tilepipe/reference.h), which the benchmark's device generator matches,
+ * without a GPU.
  *
  * The bits of element i are splitmix64's (i + 1)-th output from the key
- * (checked against the reference library's own splitmix64, tp_rng); the
+ * (checked against splitmix64 as its authors wrote it); the
  * value formulas at their end points; each kind of value and dtype over many
  * elements: operands with mean 0 and variance 1 inside (-3, 3), exact odd
  * multiples of 2^-21, fp8 with subnormal and normal codes of both signs,
@@ -13,10 +14,12 @@
  * of 2^-8 .. 2^8. An element's value depends on its key and logical index
  * only: not on the row stride, the layout (strided or 128x4 tiled) or the
  * rank; bytes outside the elements stay as they were; keys differ by seed
- * and by stream. The problem roles: operands for A, B and C, each scale
- * tensor its payload's values (tests/problem_registry.h: blockwise_fp8's
- * wide, but under an f16 D, block_scaled's by format, the per-row vectors
- * of s8 operands), D and a NaN C none. */
+ * and by stream. The device generator's roles (tools/seeded_role.h):
+ * operands for A, B, C and the bias, each scale tensor its payload's
+ * values (tests/problem_registry.h: blockwise_fp8's wide, but under an f16
+ * D, block_scaled's by format, the per-row vectors of s8 operands), D and a
+ * NaN C none; and a problem of the reference library holds, tensor by
+ * tensor, the fill of its role's values under its stream's key. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -25,9 +28,8 @@
 #include <check.h>
 
 #include "tests/problem_registry.h"
-#include "tools/reference/naive_gemm.h"
-#include "tools/reference/random_fill.h"
-#include "tools/reference/seeded_fill.h"
+#include "tilepipe/reference.h"
+#include "tools/seeded_role.h"
 
 static const uint64_t KEY = 0x1234ABCDull;
 
@@ -52,13 +54,27 @@ static float at(const tp_tensor *t, int64_t r, int64_t c) {
   return tp_dtype_load(t->dtype, t->data, tp_ref_index(t, r, c));
 }
 
+/* t filled with `values` from key: operand values, or a scale map's. */
+static void fill(const tp_tensor *t, tp_seeded_values values, uint64_t key) {
+  const tp_scale_map map = {.rows = 1, .exp_min = values.exp_min, .exp_count = values.exp_count};
+  tp_ref_tensor_fill(t, values.exp_count > 0 ? &map : NULL, key);
+}
+
+/* splitmix64 (Steele, Lea, Flood 2014) as its authors state it: a state
+ * advanced by the golden gamma, then mixed. */
+static uint64_t splitmix64_next(uint64_t *state) {
+  uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
 START_TEST(test_bits_are_splitmix64) {
   const uint64_t keys[] = {0, 1, KEY, tp_seeded_key(7, 3)};
   for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
-    tp_rng rng;
-    tp_rng_seed(&rng, keys[k]);
+    uint64_t state = keys[k];
     for (uint64_t i = 0; i < 1000; i++)
-      ck_assert_uint_eq(tp_seeded_bits(keys[k], i), tp_rng_u64(&rng));
+      ck_assert_uint_eq(tp_seeded_bits(keys[k], i), splitmix64_next(&state));
   }
   /* Keys: every seed and stream its own. */
   ck_assert_uint_ne(tp_seeded_key(1, 0), tp_seeded_key(1, 1));
@@ -97,7 +113,7 @@ START_TEST(test_operands_f32) {
   enum { R = 1024, C = 1024 };
   tp_tensor t = tp_tensor_matrix(TP_DTYPE_F32, R, C, C, NULL);
   void *buf = buffer_for(&t);
-  tp_seeded_fill_host(&t, OPERANDS, KEY);
+  fill(&t, OPERANDS, KEY);
   double sum = 0, sum2 = 0, lo = 0, hi = 0;
   for (int64_t r = 0; r < R; r++)
     for (int64_t c = 0; c < C; c++) {
@@ -123,7 +139,7 @@ static void check_fp8(tp_dtype dtype, unsigned mbits) {
   enum { R = 1000, C = 1000 };
   tp_tensor t = tp_tensor_matrix(dtype, R, C, C, NULL);
   unsigned char *buf = buffer_for(&t);
-  tp_seeded_fill_host(&t, OPERANDS, KEY);
+  fill(&t, OPERANDS, KEY);
   int subnormal = 0, normal = 0, negative = 0;
   for (int i = 0; i < R * C; i++) {
     const unsigned exp = (buf[i] & 0x7F) >> mbits, man = buf[i] & ((1u << mbits) - 1);
@@ -149,7 +165,7 @@ START_TEST(test_operands_s8_every_code) {
   enum { N = 256 * 1000 };
   tp_tensor t = tp_tensor_vector(TP_DTYPE_S8, N, NULL);
   unsigned char *buf = buffer_for(&t);
-  tp_seeded_fill_host(&t, OPERANDS, KEY);
+  fill(&t, OPERANDS, KEY);
   int count[256] = {0};
   for (int i = 0; i < N; i++) count[buf[i]]++;
   for (int c = 0; c < 256; c++)
@@ -162,7 +178,7 @@ START_TEST(test_packed_fp4) {
   /* 75 elements a row: the last byte's high nibble is row padding. */
   tp_tensor t = tp_tensor_matrix(TP_DTYPE_E2M1, 33, 75, 80, NULL);
   unsigned char *buf = buffer_for(&t);
-  tp_seeded_fill_host(&t, OPERANDS, KEY);
+  fill(&t, OPERANDS, KEY);
   int zero = 0, three = 0;
   for (int64_t r = 0; r < 33; r++) {
     for (int64_t c = 0; c < 75; c++) {
@@ -207,24 +223,24 @@ static void check_range(const tp_tensor *t, double lo, double hi, int octaves) {
 START_TEST(test_scales) {
   tp_tensor f32 = tp_tensor_matrix(TP_DTYPE_F32, 64, 100, 104, NULL);
   void *b1 = buffer_for(&f32);
-  tp_seeded_fill_host(&f32, SCALE, KEY);
+  fill(&f32, SCALE, KEY);
   check_range(&f32, 0.25, 4.0 - 0x1p-21, 4);
-  tp_seeded_fill_host(&f32, WIDE, KEY);
+  fill(&f32, WIDE, KEY);
   check_range(&f32, 0x1p-8, 0x1p8 - 0x1p-16, 16);
 
   tp_tensor rows = tp_tensor_vector(TP_DTYPE_F32, 4096, NULL);
   void *b2 = buffer_for(&rows);
-  tp_seeded_fill_host(&rows, ROWS, KEY);
+  fill(&rows, ROWS, KEY);
   check_range(&rows, 0x1p-12, 0x1p-4 - 0x1p-27, 8);
 
   /* ue8m0: exactly the codes of 2^-2 .. 2^2; ue4m3: all 32 of [0.25, 3.75]. */
   tp_tensor e8 = tp_tensor_sf_128x4(TP_DTYPE_UE8M0, 300, 9, NULL);
   void *b3 = buffer_for(&e8);
-  tp_seeded_fill_host(&e8, UE8M0_SCALE, KEY);
+  fill(&e8, UE8M0_SCALE, KEY);
   check_range(&e8, 0.25, 4.0, 5);
   tp_tensor e4 = tp_tensor_sf_128x4(TP_DTYPE_UE4M3, 300, 9, NULL);
   unsigned char *b4 = buffer_for(&e4);
-  tp_seeded_fill_host(&e4, SCALE, KEY);
+  fill(&e4, SCALE, KEY);
   check_range(&e4, 0.25, 3.75, 4);
   int codes[128] = {0};
   for (int64_t r = 0; r < 300; r++)
@@ -247,8 +263,8 @@ START_TEST(test_values_follow_the_logical_index) {
   tp_tensor packed = tp_tensor_matrix(TP_DTYPE_BF16, 37, 75, 75, NULL);
   tp_tensor padded = tp_tensor_matrix(TP_DTYPE_BF16, 37, 75, 80, NULL);
   void *b1 = buffer_for(&packed), *b2 = buffer_for(&padded);
-  tp_seeded_fill_host(&packed, OPERANDS, KEY);
-  tp_seeded_fill_host(&padded, OPERANDS, KEY);
+  fill(&packed, OPERANDS, KEY);
+  fill(&padded, OPERANDS, KEY);
   for (int64_t r = 0; r < 37; r++) {
     for (int64_t c = 0; c < 75; c++) ck_assert_float_eq(at(&packed, r, c), at(&padded, r, c));
     for (int64_t c = 75; c < 80 && r < 36; c++)
@@ -257,14 +273,14 @@ START_TEST(test_values_follow_the_logical_index) {
   tp_tensor row = tp_tensor_matrix(TP_DTYPE_F32, 1, 300, 300, NULL);
   tp_tensor vec = tp_tensor_vector(TP_DTYPE_F32, 300, NULL);
   void *b3 = buffer_for(&row), *b4 = buffer_for(&vec);
-  tp_seeded_fill_host(&row, ROWS, KEY);
-  tp_seeded_fill_host(&vec, ROWS, KEY);
+  fill(&row, ROWS, KEY);
+  fill(&vec, ROWS, KEY);
   ck_assert_mem_eq(b3, b4, 300 * sizeof(float));
   tp_tensor strided = tp_tensor_matrix(TP_DTYPE_UE8M0, 131, 5, 5, NULL);
   tp_tensor tiled = tp_tensor_sf_128x4(TP_DTYPE_UE8M0, 131, 5, NULL);
   unsigned char *b5 = buffer_for(&strided), *b6 = buffer_for(&tiled);
-  tp_seeded_fill_host(&strided, UE8M0_SCALE, KEY);
-  tp_seeded_fill_host(&tiled, UE8M0_SCALE, KEY);
+  fill(&strided, UE8M0_SCALE, KEY);
+  fill(&tiled, UE8M0_SCALE, KEY);
   int64_t written = 0;
   for (int64_t r = 0; r < 131; r++)
     for (int64_t c = 0; c < 5; c++) ck_assert_float_eq(at(&strided, r, c), at(&tiled, r, c));
@@ -273,7 +289,7 @@ START_TEST(test_values_follow_the_logical_index) {
   for (int64_t i = 0; i < tp_tensor_span_bytes(&tiled); i++) written += b6[i] != 0xFF;
   ck_assert_int_eq(written, 131 * 5);
   /* Another key, other values. */
-  tp_seeded_fill_host(&packed, OPERANDS, KEY + 1);
+  fill(&packed, OPERANDS, KEY + 1);
   int same = 0;
   for (int64_t c = 0; c < 75; c++) same += at(&packed, 0, c) == at(&padded, 0, c);
   ck_assert_int_lt(same, 10);
@@ -301,7 +317,7 @@ static tp_problem described(const char *payload, tp_dtype ab, tp_dtype d) {
   return p;
 }
 
-static void expect_values(const tp_problem *p, int which, tp_seeded_values want) {
+static void expect_values(const tp_problem *p, tp_ref_tensor which, tp_seeded_values want) {
   tp_seeded_values got = {99, 99};
   ck_assert_int_eq(tp_seeded_role(p, 0, which, &got), 1);
   ck_assert_int_eq(got.exp_min, want.exp_min);
@@ -311,8 +327,8 @@ static void expect_values(const tp_problem *p, int which, tp_seeded_values want)
 START_TEST(test_problem_roles) {
   /* The payloads' values are the ones the fills above are checked with. */
   const tp_problem rows = described(TP_TEST_ROW_SCALES, TP_DTYPE_S8, TP_DTYPE_BF16);
-  const int inputs[] = {TP_REF_A, TP_REF_B, TP_REF_C};
-  for (size_t i = 0; i < 3; i++) expect_values(&rows, inputs[i], OPERANDS);
+  const tp_ref_tensor inputs[] = {TP_REF_A, TP_REF_B, TP_REF_C, TP_REF_BIAS};
+  for (size_t i = 0; i < 4; i++) expect_values(&rows, inputs[i], OPERANDS);
   expect_values(&rows, TP_REF_A_SCALE, ROWS);
   expect_values(&rows, TP_REF_B_SCALE, ROWS);
   tp_seeded_values v;
@@ -329,28 +345,31 @@ START_TEST(test_problem_roles) {
   expect_values(&nvfp4, TP_REF_B_SCALE, SCALE);
   ck_assert_int_eq(tp_seeded_role(&rows, 1, TP_REF_C, &v), 0);
 
-  /* A block-scaled problem refilled: its inputs are the tensors' own fills
-   * under their streams' keys, D stays 0xFF. */
-  const tp_ref_problem_spec spec = {.registry = tp_test_problem_registry(),
+  /* A block-scaled problem with a bias: each input is its role's fill
+   * under its stream's key, D stays 0xFF. */
+  const tp_ref_problem_spec spec = {.struct_size = sizeof spec,
+                                    .registry = tp_test_problem_registry(),
                                     .payload = "block_scaled", .a = TP_DTYPE_E4M3,
                                     .b = TP_DTYPE_E4M3, .d = TP_DTYPE_BF16, .c = TP_DTYPE_BF16,
-                                    .sf_layout = TP_LAYOUT_SF_128X4, .m = 70, .n = 40, .k = 96,
-                                    .pad = 3, .alpha = 1, .beta = 1};
-  tp_ref_problem p;
+                                    .bias = TP_DTYPE_F32, .sf_layout = TP_LAYOUT_SF_128X4,
+                                    .m = 70, .n = 40, .k = 96, .pad = 3, .alpha = 1, .beta = 1};
+  tp_ref_problem *p;
   char err[1024];
   ck_assert_msg(tp_ref_problem_create(&p, &spec, 9, err, sizeof err) == TP_OK, "%s", err);
-  tp_seeded_fill_problem(&p, &spec, 9);
   for (int i = 0; i < TP_REF_TENSORS; i++) {
-    tp_tensor copy = *tp_ref_desc_tensor(&p.desc, i);
+    tp_tensor copy = *tp_ref_desc_tensor(tp_ref_problem_desc(p), (tp_ref_tensor)i);
+    int64_t bytes;
+    const void *got = tp_ref_problem_buffer(p, (tp_ref_tensor)i, &bytes);
+    ck_assert_ptr_nonnull(got);
     void *want = buffer_for(&copy);
-    if (i != TP_REF_D) {
-      ck_assert(tp_seeded_role(&p.problem, 0, i, &v));
-      tp_seeded_fill_host(&copy, v, tp_seeded_key(9, (uint64_t)i));
-    }
-    ck_assert_mem_eq(p.buffer[i], want, (size_t)p.bytes[i]);
+    if (tp_seeded_role(tp_ref_problem_description(p), 0, (tp_ref_tensor)i, &v))
+      fill(&copy, v, tp_seeded_key(9, (uint64_t)i));
+    else
+      ck_assert_int_eq(i, TP_REF_D);
+    ck_assert_mem_eq(got, want, (size_t)bytes);
     free(want);
   }
-  tp_ref_problem_destroy(&p);
+  tp_ref_problem_destroy(p);
 }
 END_TEST
 

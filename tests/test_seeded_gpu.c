@@ -1,6 +1,6 @@
 /* tests/test_seeded_gpu.c: the benchmark's device input generator
- * (tools/seeded_device.h) against its host reference
- * (tools/reference/seeded_fill.h), bit for bit.
+ * (tools/seeded_device.h) against the reference library's host fill
+ * (tp_ref_tensor_fill, tilepipe/reference.h), bit for bit.
  *
  * One small tensor of every dtype and kind of values the benchmark's
  * problems hold (f32, bf16, f16, e4m3, e5m2, packed e2m1 with an odd row,
@@ -10,8 +10,10 @@
  * whole span, padding included. Two more cover the launch's strides: more
  * rows than a grid's y (65535) and a row longer than a launch's threads
  * across. Then whole problems (tools/seeded_problem.h) of each shipped
- * payload and the row-scale fixture (tests/problem_registry.h) against the host's
- * tp_tool_problem_create + tp_seeded_fill_problem, buffer by buffer; and
+ * payload and the row-scale fixture (tests/problem_registry.h) against the
+ * reference library's tp_ref_problem_create of the same spec and seed,
+ * buffer by buffer (the device's whole scale rows past the host's span
+ * still 0xFF); and
  * the refusals of tensors the kernel cannot address. Exits 77 without a
  * usable GPU. Runs without fork (CUDA cannot be used in a child forked
  * after cuInit). */
@@ -23,8 +25,7 @@
 
 #include "tests/problem_registry.h"
 #include "tilepipe/device.h"
-#include "tools/align_rows.h"
-#include "tools/reference/seeded_fill.h"
+#include "tilepipe/reference.h"
 #include "tools/seeded_device.h"
 #include "tools/seeded_problem.h"
 
@@ -59,7 +60,8 @@ static void check_tensor(tp_tensor t, tp_seeded_values values, uint64_t key) {
                 "%s", err);
   ck_assert_msg(tp_device_copy_from(back, dev, (size_t)bytes) == TP_OK, "%s", tp_error_message());
   t.data = host;
-  tp_seeded_fill_host(&t, values, key);
+  const tp_scale_map map = {.rows = 1, .exp_min = values.exp_min, .exp_count = values.exp_count};
+  tp_ref_tensor_fill(&t, values.exp_count > 0 ? &map : NULL, key);
   const int64_t at = first_difference(host, back, bytes);
   ck_assert_msg(at < 0,
                 "%s values 2^[%d, +%d) [%lld x %lld]: byte %lld of %lld: device 0x%02x, "
@@ -97,26 +99,33 @@ END_TEST
 /* A problem made on the device against the same problem made on the host. */
 static void check_problem(tp_ref_problem_spec spec, uint64_t seed) {
   char err[1024] = "";
+  spec.struct_size = sizeof spec;
   spec.registry = tp_test_problem_registry();
+  spec.align_rows = 1;
   ck_assert(spec.registry != NULL);
-  tp_gpu_problem dev;
+  tp_seeded_problem dev;
   ck_assert_msg(tp_seeded_problem_create(&dev, gen, &spec, seed, err, sizeof err) == TP_OK, "%s",
                 err);
-  tp_ref_problem host;
-  ck_assert_msg(tp_tool_problem_create(&host, &spec, seed, err, sizeof err) == TP_OK, "%s", err);
-  tp_seeded_fill_problem(&host, &spec, seed);
+  tp_ref_problem *host;
+  ck_assert_msg(tp_ref_problem_create(&host, &spec, seed, err, sizeof err) == TP_OK, "%s", err);
   for (int i = 0; i < TP_REF_TENSORS; i++) {
-    ck_assert_int_eq(dev.bytes[i], host.bytes[i]);
-    if (host.buffer[i] == NULL) continue;
-    unsigned char *back = malloc((size_t)host.bytes[i]);
+    int64_t bytes;
+    const unsigned char *want = tp_ref_problem_buffer(host, (tp_ref_tensor)i, &bytes);
+    ck_assert_int_eq(dev.buffer[i] == NULL, want == NULL);
+    if (want == NULL) continue;
+    ck_assert_int_ge(dev.bytes[i], bytes);
+    unsigned char *back = malloc((size_t)dev.bytes[i]);
     ck_assert_ptr_nonnull(back);
-    ck_assert(tp_device_copy_from(back, dev.buffer[i], (size_t)host.bytes[i]) == TP_OK);
-    const int64_t at = first_difference(host.buffer[i], back, host.bytes[i]);
+    ck_assert(tp_device_copy_from(back, dev.buffer[i], (size_t)dev.bytes[i]) == TP_OK);
+    const int64_t at = first_difference(want, back, bytes);
     ck_assert_msg(at < 0, "%s: tensor %d differs at byte %lld", spec.payload, i, (long long)at);
+    for (int64_t b = bytes; b < dev.bytes[i]; b++)
+      ck_assert_msg(back[b] == 0xFF, "%s: tensor %d's byte %lld past the host's span", spec.payload,
+                    i, (long long)b);
     free(back);
   }
-  tp_ref_problem_destroy(&host);
-  tp_gpu_problem_destroy(&dev);
+  tp_ref_problem_destroy(host);
+  tp_seeded_problem_destroy(&dev);
 }
 
 START_TEST(test_problems) {

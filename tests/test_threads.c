@@ -74,12 +74,12 @@ static void run_checked(worker *w, const gemm_case *c, tp_plan *plan, uint64_t s
   tp_plugin_info info;
   if (plan == NULL && tp_registry_find(reg, c->payload, &info) != TP_OK)
     worker_fail(w, c, "find", tp_error_message());
-  else if (plan == NULL && tp_plan_create(&own, reg, c->payload, c->epilogue, &p.host.desc,
-                                          TP_BACKEND_CPU) != TP_OK)
+  else if (plan == NULL && tp_plan_create(&own, reg, c->payload, c->epilogue,
+                                          tp_ref_problem_desc(p.host), TP_BACKEND_CPU) != TP_OK)
     worker_fail(w, c, "plan", tp_error_message());
-  else if (tp_plan_run(plan ? plan : own, &p.host.desc, NULL) != TP_OK)
+  else if (tp_plan_run(plan ? plan : own, tp_ref_problem_desc(p.host), NULL) != TP_OK)
     worker_fail(w, c, "run", tp_error_message());
-  else if (!gemm_problem_check(&p, c, err, sizeof err))
+  else if (!gemm_problem_check(&p, err, sizeof err))
     worker_fail(w, c, "result", err);
   else
     w->runs++;
@@ -138,8 +138,8 @@ START_TEST(one_plan_many_threads) {
   gemm_problem planned;
   ck_assert_msg(gemm_problem_make(&planned, reg, c, 7, TP_BACKEND_CPU, err, sizeof err), "%s", err);
   tp_plan *plan = NULL;
-  ck_assert_msg(tp_plan_create(&plan, reg, c->payload, c->epilogue, &planned.host.desc,
-                               TP_BACKEND_CPU) == TP_OK,
+  ck_assert_msg(tp_plan_create(&plan, reg, c->payload, c->epilogue,
+                               tp_ref_problem_desc(planned.host), TP_BACKEND_CPU) == TP_OK,
                 "%s", tp_error_message());
   run_workers(shared_plan_worker, plan, c, ROUNDS);
   tp_plan_destroy(plan);

@@ -22,8 +22,8 @@
 
 #include "tests/tmpdir.h"
 #include "tilepipe/device.h"
+#include "tilepipe/reference.h"
 #include "tilepipe/tilepipe.h"
-#include "tools/reference/problem.h"
 
 #define ASSERT_HAS(haystack, needle)                                                          \
   ck_assert_msg(strstr((haystack), (needle)) != NULL, "\"%s\" does not contain \"%s\"",     \
@@ -47,7 +47,8 @@ static void close_registry(void) { tp_registry_close(reg); }
 /* A problem of payload's kind: A and B of dtype ab, D bf16, no C; rows
  * padded to 16 bytes (the GPU's rule) by choosing N and K multiples of 16. */
 static tp_gemm_desc problem(const char *payload, tp_dtype ab, int64_t m, int64_t n, int64_t k) {
-  tp_ref_problem_spec spec = {.registry = reg, .payload = payload, .a = ab, .b = ab,
+  tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = reg, .payload = payload,
+                              .a = ab, .b = ab,
                               .d = TP_DTYPE_BF16, .c = TP_DTYPE_NONE,
                               .sf_layout = TP_LAYOUT_SF_128X4, .m = m, .n = n, .k = k,
                               .alpha = 1.0f};

@@ -5,9 +5,7 @@
 
 #include "tilepipe/device.h"
 #include "tools/bench_accuracy.h"
-#include "tools/reference/compare.h"
-#include "tools/reference/naive_gemm.h"
-#include "tools/reference/sample.h"
+#include "tools/sample.h"
 
 /* A host mirror of a device problem: the descriptor with host pointers to
  * zeroed buffers of each tensor's span (D's none: the caller has both Ds). */
@@ -46,7 +44,7 @@ static tp_status copy_rows(const tp_tensor *t, const void *dev, const int64_t *r
 
 /* The sampled rows of A (rows), B (cols) and C (rows), and the scale
  * tensors whole, from the device problem into *h. */
-static tp_status fetch(const tp_gemm_desc *dev, int residual, const tp_ref_sample *s, mirror *h,
+static tp_status fetch(const tp_gemm_desc *dev, int residual, const tp_sample *s, mirror *h,
                        char *err, size_t errlen) {
   h->desc = *dev;
   tp_tensor *t[4] = {&h->desc.a, &h->desc.b, &h->desc.a_scale, &h->desc.b_scale};
@@ -73,9 +71,9 @@ tp_status tp_bench_accuracy(const tp_gemm_desc *desc, const tp_problem *problem,
                             const void *d_ours, const void *d_theirs, uint64_t seed,
                             tp_bench_row *row, int *passes, char *err, size_t errlen) {
   *passes = 0;
-  tp_ref_sample s;
-  tp_status st = tp_ref_sample_pick(&s, desc->m, desc->n, TP_BENCH_SAMPLE_ROWS,
-                                    TP_BENCH_SAMPLE_COLS, seed);
+  tp_sample s;
+  tp_status st = tp_sample_pick(&s, desc->m, desc->n, TP_BENCH_SAMPLE_ROWS,
+                                TP_BENCH_SAMPLE_COLS, seed);
   if (st != TP_OK) {
     snprintf(err, errlen, "cannot pick the sample: %s", tp_status_string(st));
     return st;
@@ -94,17 +92,17 @@ tp_status tp_bench_accuracy(const tp_gemm_desc *desc, const tp_problem *problem,
   if (st == TP_OK) {
     tp_tensor d = desc->d;
     d.data = (void *)d_ours;
-    row->err_ours = tp_ref_sample_error(&d, &s, ref);
+    row->err_ours = tp_sample_error(&d, &s, ref);
     d.data = (void *)d_theirs;
-    row->err_lt = d_theirs ? tp_ref_sample_error(&d, &s, ref) : NAN;
+    row->err_lt = d_theirs ? tp_sample_error(&d, &s, ref) : NAN;
     const int acc_bits = tp_ref_acc_bits(problem, TP_BACKEND_CUDA);
     const tp_ref_tolerance tol = tp_ref_tolerance_for(desc->d.dtype, desc->k, acc_bits);
     row->err_bound = tol.rel;
     row->err_samples = s.nrows * s.ncols;
-    *passes = tp_ref_error_within(row->err_ours, row->err_lt, &tol);
+    *passes = tp_sample_error_within(row->err_ours, row->err_lt, &tol);
   }
   mirror_free(&h);
   free(ref);
-  tp_ref_sample_free(&s);
+  tp_sample_free(&s);
   return st;
 }

@@ -1,6 +1,6 @@
 /* tools/bench_accuracy.h: the accuracy check of a problem with scale
  * tensors in `tilepipe bench`: our D and cuBLASLt's against the f64
- * reference on a sample of D (tools/reference/sample.h), from the device
+ * reference on a sample of D (tools/sample.h), from the device
  * inputs, the scales read by their payload's maps (tilepipe/problem.h).
  *
  * The sample is a grid of up to TP_BENCH_SAMPLE_ROWS rows x
@@ -13,10 +13,10 @@
  * multiply-adds in f64 (0.27 G at K = 16384, a fraction of a second).
  *
  * Our error passes when it is within the payload's normwise bound
- * (tools/reference/compare.h, with the problem's acc_bits: 14 for the
- * fp8 accumulator of Hopper's wgmma) and no larger than 1.25 times
- * cuBLASLt's on the same sample, or below the floor where both are
- * rounding noise (tp_ref_error_within). */
+ * (tp_ref_tolerance, tilepipe/reference.h, with the problem's acc_bits:
+ * 14 for the fp8 accumulator of Hopper's wgmma) and no larger than 1.25
+ * times cuBLASLt's on the same sample, or below the floor where both are
+ * rounding noise (tp_sample_error_within). */
 #ifndef TP_TOOLS_BENCH_ACCURACY_H
 #define TP_TOOLS_BENCH_ACCURACY_H
 
@@ -30,7 +30,7 @@
 enum { TP_BENCH_SAMPLE_ROWS = 128, TP_BENCH_SAMPLE_COLS = 128 };
 
 /* Sets row->err_ours, err_lt (NaN when d_theirs is NULL: no comparator),
- * err_bound and err_samples, and *passes (tp_ref_error_within). desc: the
+ * err_bound and err_samples, and *passes (tp_sample_error_within). desc: the
  * problem in device memory, its C read when `residual`, its scales meaning
  * what `problem` says; d_ours, d_theirs:
  * host copies of the two Ds, laid out as desc->d. Fails (reason in err) on

@@ -8,9 +8,7 @@
 #include "tilepipe/plan.h"
 #include "tools/bench_accuracy.h"
 #include "tools/bench_shape.h"
-#include "tools/gpu_problem.h"
 #include "tools/output_diff.h"
-#include "tools/reference/compare.h"
 #include "tools/seeded_problem.h"
 #include "tools/timing.h"
 
@@ -21,7 +19,7 @@ enum { MAX_SIDES = 3 + TP_BENCH_MAX_VERSUS };
 
 /* Everything one shape holds; a[0], b[0] are the gpu problem's own. */
 typedef struct shape_state {
-  tp_gpu_problem gpu;
+  tp_seeded_problem gpu;
   void *a[MAX_COPIES], *b[MAX_COPIES];
   int copies;
   void *lt_d;    /* cuBLASLt's D */
@@ -74,7 +72,7 @@ static void note(tp_bench_row *row, const char *who, const char *why) {
 
 /* Copies of A and B until they span twice the L2 (at least one, at most
  * MAX_COPIES). */
-static int rotation_copies(const tp_gpu_problem *gp, size_t l2_bytes) {
+static int rotation_copies(const tp_seeded_problem *gp, size_t l2_bytes) {
   const double inputs = (double)(gp->bytes[TP_REF_A] + gp->bytes[TP_REF_B]);
   const double copies = ceil(2.0 * (double)l2_bytes / inputs);
   return copies < 1.0 ? 1 : copies > MAX_COPIES ? MAX_COPIES : (int)copies;
@@ -84,11 +82,11 @@ static int rotation_copies(const tp_gpu_problem *gp, size_t l2_bytes) {
 static tp_status upload(const tp_bench_env *env, tp_shape shape, shape_state *s, char *err,
                         size_t errlen) {
   const int residual = strcmp(env->epilogue, "residual") == 0;
-  tp_ref_problem_spec spec = {.registry = env->registry, .payload = env->payload,
-                              .a = env->dtype, .b = env->b_dtype, .d = env->out_dtype,
-                              .c = residual ? env->out_dtype : TP_DTYPE_NONE,
-                              .m = shape.m, .n = shape.n, .k = shape.k, .alpha = 1.0f,
-                              .beta = residual ? 1.0f : 0.0f};
+  tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = env->registry,
+                              .payload = env->payload, .a = env->dtype, .b = env->b_dtype,
+                              .d = env->out_dtype, .c = residual ? env->out_dtype : TP_DTYPE_NONE,
+                              .m = shape.m, .n = shape.n, .k = shape.k, .align_rows = 1,
+                              .alpha = 1.0f, .beta = residual ? 1.0f : 0.0f};
   tp_status st = tp_seeded_problem_create(&s->gpu, env->inputs, &spec, env->seed, err, errlen);
   if (st != TP_OK) return st;
   s->copies = rotation_copies(&s->gpu, env->l2_bytes);
@@ -133,7 +131,7 @@ static void release(shape_state *s) {
   }
   tp_device_free(s->lt_d);
   tp_device_free(s->store_d);
-  tp_gpu_problem_destroy(&s->gpu);
+  tp_seeded_problem_destroy(&s->gpu);
 }
 
 /* Times the sides that could be set up against each other (interleaved,
@@ -242,7 +240,7 @@ static void check_versus(const tp_bench_env *env, const shape_state *s, const vo
 
 /* Whether the problem has scale tensors: then both sides' Ds are judged
  * against the f64 reference on a sample too. */
-static int scaled(const tp_gpu_problem *gp) {
+static int scaled(const tp_seeded_problem *gp) {
   return gp->problem.a_scale.rows > 0 || gp->problem.b_scale.rows > 0;
 }
 

@@ -15,8 +15,8 @@
  * algorithm for (or one tools/cublaslt_problem.h refuses), is timed for us
  * alone, "not compared", its reason in the note. Then the two Ds are
  * compared: ||D_ours - D_cublaslt|| / ||D_cublaslt|| must stay within
- * twice the normwise bound of tools/reference/compare.h (each side may be
- * that far from the exact result). The rows of a problem with scale
+ * twice the normwise bound of tp_ref_tolerance (tilepipe/reference.h;
+ * each side may be that far from the exact result). The rows of a problem with scale
  * tensors (as its payload describes it, tilepipe/problem.h) are also
  * judged against the f64 reference on a sample of D
  * (tools/bench_accuracy.h): our error within the payload's bound and

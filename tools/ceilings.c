@@ -4,8 +4,8 @@
 #include <stdlib.h>
 
 #include "tilepipe/device.h"
+#include "tilepipe/reference.h"
 #include "tools/ceilings.h"
-#include "tools/reference/random_fill.h"
 #include "tools/timing.h"
 
 /* Enough runs for a stable median; the GEMM's are about 1.5 ms each on the
@@ -69,10 +69,8 @@ static tp_status random_operand(tp_dtype dtype, uint64_t seed, void **dev, char 
     snprintf(err, errlen, "arithmetic ceiling: out of host memory");
     return TP_ERR_OUT_OF_MEMORY;
   }
-  tp_rng rng;
-  tp_rng_seed(&rng, seed);
   const tp_tensor block = tp_tensor_matrix(dtype, BLOCK_ROWS, size, size, host);
-  tp_fill_normal(&rng, &block);
+  tp_ref_tensor_fill(&block, NULL, seed);
   tp_status st = tp_device_alloc(dev, tp_dtype_bytes(dtype, size * size));
   for (int64_t r = 0; r < size && st == TP_OK; r += BLOCK_ROWS)
     st = tp_device_copy_to((char *)*dev + tp_dtype_bytes(dtype, r * size), host, block_bytes);

@@ -45,10 +45,8 @@
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/cublaslt_problem.h"
-#include "tools/reference/compare.h"
-#include "tools/reference/problem.h"
-#include "tools/reference/sample.h"
 #include "tools/registry_view.h"
+#include "tools/sample.h"
 #include "tools/seeded_device.h"
 #include "tools/shapes.h"
 #include "tools/timing.h"
@@ -190,8 +188,8 @@ static void print_scale_settings(const tp_bench_env *env, const tp_gemm_desc *de
       tp_ref_tolerance_for(env->out_dtype, 1, tp_ref_acc_bits(problem, TP_BACKEND_CUDA));
   printf("accuracy: each D against the f64 reference on up to %d x %d sampled elements; ours "
          "within %.2fx cuBLASLt's error (not told apart below %.2g) and the payload's bound\n",
-         TP_BENCH_SAMPLE_ROWS, TP_BENCH_SAMPLE_COLS, TP_REF_ERROR_RATIO,
-         tp_ref_error_floor(&tol));
+         TP_BENCH_SAMPLE_ROWS, TP_BENCH_SAMPLE_COLS, TP_SAMPLE_ERROR_RATIO,
+         tp_sample_error_floor(&tol));
 }
 
 /* The payload's problem at the first shape (rep): A's and B's dtypes
@@ -207,8 +205,9 @@ static int describe_inputs(const bench_args *a, tp_bench_env *env, tp_shape firs
                        "ue4m3, s8)",
                        a->dtype);
   const int residual = strcmp(a->epilogue, "residual") == 0;
-  const tp_ref_problem_spec spec = {.registry = env->registry, .payload = env->payload,
-                                    .a = ab, .b = ab, .d = env->out_dtype,
+  const tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = env->registry,
+                                    .payload = env->payload, .a = ab, .b = ab,
+                                    .d = env->out_dtype,
                                     .c = residual ? env->out_dtype : TP_DTYPE_NONE,
                                     .m = first.m, .n = first.n, .k = first.k, .alpha = 1.0f,
                                     .beta = residual ? 1.0f : 0.0f};

@@ -35,12 +35,11 @@
 
 #include "config.h"
 #include "tilepipe/kernel/tiles.h"
+#include "tilepipe/reference.h"
 #include "tilepipe/tilepipe.h"
-#include "tools/align_rows.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/dtype_args.h"
-#include "tools/reference/problem.h"
 #include "tools/registry_view.h"
 
 typedef struct link_args {
@@ -66,18 +65,15 @@ static int describe(const link_args *a, tp_registry *reg, const char *payload, i
   int rc = tp_dtype_args("link", "", a->dtype, no_flags, &dt);
   if (rc != TP_EXIT_OK) return rc;
   const int c = variants[v].c;
-  tp_ref_problem_spec spec = {.registry = reg, .payload = payload, .a = dt.a, .b = dt.b,
-                              .d = dt.d,
-                              .c = c ? (dt.c != TP_DTYPE_NONE ? dt.c : dt.d) : TP_DTYPE_NONE,
-                              .sf_layout = TP_LAYOUT_SF_128X4, .m = a->m, .n = a->n, .k = a->k,
-                              .alpha = 1.0f, .beta = c ? 1.0f : 0.0f};
+  tp_ref_problem_spec spec = {
+      .struct_size = sizeof spec, .registry = reg, .payload = payload, .a = dt.a, .b = dt.b,
+      .d = dt.d, .c = c ? (dt.c != TP_DTYPE_NONE ? dt.c : dt.d) : TP_DTYPE_NONE,
+      .bias = variants[v].bias ? tp_dtype_from_name(a->bias_dtype) : TP_DTYPE_NONE,
+      .sf_layout = TP_LAYOUT_SF_128X4, .m = a->m, .n = a->n, .k = a->k, .align_rows = 1,
+      .alpha = 1.0f, .beta = c ? 1.0f : 0.0f};
   tp_problem problem;
   if (tp_ref_problem_describe(&spec, desc, &problem, refusal, size) != TP_OK)
     return TP_EXIT_ERROR;
-  tp_tool_align_desc(desc);
-  if (variants[v].bias) {
-    desc->bias = tp_tensor_vector(tp_dtype_from_name(a->bias_dtype), a->n, NULL);
-  }
   return TP_EXIT_OK;
 }
 

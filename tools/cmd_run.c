@@ -6,11 +6,11 @@
  * runs and verifies, in tree or out. The plan comes next, from the
  * problem's shape alone, so that a problem the plugins refuse fails with
  * their reason before any input is made. The problem comes from the
- * reference library (tools/reference) with its rows padded to 16 bytes
- * (tools/align_rows.h), so the same problem runs on either backend. D
- * starts poisoned (NaN in every element). On the CUDA backend the problem
- * is mirrored into device memory, run there and D copied back. The time is
- * the median of --repeat runs after --warmup ones;
+ * reference library (tilepipe/reference.h) with its rows padded to 16
+ * bytes, so the same problem runs on either backend. D starts poisoned
+ * (NaN in every element). On the CUDA backend the problem is copied into
+ * device memory, run there and D copied back. The time is the median of
+ * --repeat runs after --warmup ones;
  * --verify compares D with the naive f64 reference (every element against
  * its own bound, and the normwise relative error) and checks that D's row
  * padding was not written. */
@@ -19,14 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tilepipe/reference.h"
 #include "tilepipe/tilepipe.h"
-#include "tools/align_rows.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/dtype_args.h"
-#include "tools/gpu_problem.h"
-#include "tools/reference/compare.h"
-#include "tools/reference/naive_gemm.h"
 #include "tools/registry_view.h"
 #include "tools/timing.h"
 
@@ -57,42 +54,33 @@ static int failed(const run_args *a, tp_status st, const char *what, const char 
   return tp_cli_fail("run", no_gpu ? TP_EXIT_NO_GPU : TP_EXIT_ERROR, "%s: %s", what, why);
 }
 
-/* The reference for D into *ref and *mag (freed by the caller even on
- * failure); on failure the message is printed and the exit status returned. */
-static int reference(const tp_ref_problem *p, const char *epilogue, double **ref, double **mag) {
+/* The problem's expected D (tp_ref_problem_expect); on failure the message
+ * is printed and the exit status returned. */
+static int expect(tp_ref_problem *p, const char *epilogue) {
   if (strcmp(epilogue, "residual") != 0 && strcmp(epilogue, "store") != 0)
     return tp_cli_fail("run", TP_EXIT_USAGE,
                        "--verify knows the store and residual epilogues, not '%s'", epilogue);
-  const tp_ref_epilogue e = strcmp(epilogue, "residual") == 0 ? TP_REF_RESIDUAL : TP_REF_STORE;
-  const size_t n = (size_t)(p->desc.m * p->desc.n);
-  *ref = malloc(n * sizeof **ref);
-  *mag = malloc(n * sizeof **mag);
-  if (*ref == NULL || *mag == NULL)
-    return tp_cli_fail("run", TP_EXIT_ERROR, "--verify: no host memory for the reference");
   char err[256];
-  if (tp_ref_gemm(&p->desc, &p->problem, e, *ref, *mag, err, sizeof err) != TP_OK)
+  const tp_ref_epilogue e = strcmp(epilogue, "residual") == 0 ? TP_REF_RESIDUAL : TP_REF_STORE;
+  if (tp_ref_problem_expect(p, e, err, sizeof err) != TP_OK)
     return tp_cli_fail("run", TP_EXIT_ERROR, "--verify: reference: %s", err);
   return TP_EXIT_OK;
 }
 
-static int verdict(const tp_ref_problem *p, const double *ref, const double *mag,
-                   tp_backend backend) {
-  const tp_gemm_desc *d = &p->desc;
-  tp_ref_tolerance tol =
-      tp_ref_tolerance_for(d->d.dtype, d->k, tp_ref_acc_bits(&p->problem, backend));
-  tp_ref_report rep;
-  tp_ref_compare(&d->d, d->m, d->n, ref, mag, &tol, &rep);
-  const int padding_ok = tp_ref_problem_padding_written(p) < 0;
-  const int pass = rep.pass && padding_ok;
+static int verdict(const tp_ref_problem *p, tp_backend backend) {
+  const tp_ref_tolerance tol = tp_ref_problem_tolerance(p, backend);
+  tp_ref_report rep = {.struct_size = sizeof rep};
+  if (tp_ref_problem_check(p, &tol, &rep) != TP_OK)
+    return tp_cli_fail("run", TP_EXIT_ERROR, "--verify: no expected values to check against");
   printf("verify:   max abs error %.3g, relative error %.3g (bound %.3g): %s\n", rep.max_abs,
-         rep.rel, tol.rel, pass ? "PASS" : "FAIL");
+         rep.rel, rep.rel_bound, rep.pass ? "PASS" : "FAIL");
   if (rep.bad > 0)
     printf("          %lld elements outside their bound; first D[%lld][%lld] = %.9g, "
            "reference %.9g\n",
            (long long)rep.bad, (long long)rep.bad_row, (long long)rep.bad_col, rep.bad_value,
            rep.bad_ref);
-  if (!padding_ok) printf("          the run wrote into D's row padding\n");
-  return pass ? TP_EXIT_OK : TP_EXIT_FAIL;
+  if (rep.padding_at >= 0) printf("          the run wrote into D's row padding\n");
+  return rep.pass ? TP_EXIT_OK : TP_EXIT_FAIL;
 }
 
 /* Runs and times the plan on p, verifies; returns the exit status. */
@@ -103,19 +91,14 @@ static int execute(const run_args *a, tp_plan *plan, tp_ref_problem *p) {
   tp_plan_describe(plan, text, sizeof text);
   printf("backend:  %s\nplan:     %s\n", tp_backend_name(backend), text);
 
-  double *ref = NULL, *mag = NULL;
-  int rc = a->verify ? reference(p, a->epilogue, &ref, &mag) : TP_EXIT_OK;
-  tp_gpu_problem gp;
-  memset(&gp, 0, sizeof gp);
+  int rc = a->verify ? expect(p, a->epilogue) : TP_EXIT_OK;
   const int on_gpu = backend == TP_BACKEND_CUDA;
-  run_ctx ctx = {plan, &p->desc};
+  run_ctx ctx = {plan, tp_ref_problem_desc(p)};
+  tp_ref_problem_poison_d(p); /* on the device too, through the upload */
   if (rc == TP_EXIT_OK && on_gpu) {
-    st = tp_gpu_problem_create(&gp, p);
-    if (st == TP_OK) st = tp_gpu_problem_poison_d(&gp);
-    if (st != TP_OK) rc = failed(a, st, "device buffers", tp_error_message());
-    ctx.desc = &gp.desc;
-  } else {
-    tp_ref_problem_poison_d(p);
+    if ((st = tp_ref_problem_upload(p, text, sizeof text)) != TP_OK)
+      rc = failed(a, st, "device buffers", text);
+    ctx.desc = tp_ref_problem_device_desc(p);
   }
   double ms = 0.0;
   const int warmup = a->warmup >= 0 ? (int)a->warmup : on_gpu;
@@ -123,29 +106,25 @@ static int execute(const run_args *a, tp_plan *plan, tp_ref_problem *p) {
       (st = tp_time_median(on_gpu, warmup, (int)a->repeat, run_once, &ctx, &ms, text,
                            sizeof text)) != TP_OK)
     rc = failed(a, st, "run failed", text);
-  if (rc == TP_EXIT_OK && on_gpu && (st = tp_gpu_problem_fetch_d(&gp, p)) != TP_OK)
-    rc = failed(a, st, "copying D back", tp_error_message());
+  if (rc == TP_EXIT_OK && on_gpu &&
+      (st = tp_ref_problem_download_d(p, text, sizeof text)) != TP_OK)
+    rc = failed(a, st, "copying D back", text);
   if (rc == TP_EXIT_OK) {
     const double flops = 2.0 * (double)a->m * (double)a->n * (double)a->k;
     printf("time:     %.4f ms (median of %lld, %s)   %.4g TFLOP/s\n", ms, (long long)a->repeat,
            on_gpu ? "CUDA events" : "host clock", ms > 0 ? flops / (ms * 1e9) : INFINITY);
-    if (a->verify) rc = verdict(p, ref, mag, backend);
+    if (a->verify) rc = verdict(p, backend);
   }
-  free(ref);
-  free(mag);
-  tp_gpu_problem_destroy(&gp);
   return rc;
 }
 
-/* The problem's shape as its payload describes it (tp_ref_problem_describe,
- * rows padded as tp_tool_problem_create pads them; no data yet) into
- * *shape; on failure the exit status. */
+/* The problem's shape as its payload describes it (tp_ref_problem_describe:
+ * no data yet) into *shape; on failure the exit status. */
 static int describe_shape(const tp_ref_problem_spec *spec, tp_gemm_desc *shape) {
   tp_problem problem;
   char err[1024];
   if (tp_ref_problem_describe(spec, shape, &problem, err, sizeof err) != TP_OK)
     return tp_cli_fail("run", TP_EXIT_ERROR, "cannot describe the problem: %s", err);
-  tp_tool_align_desc(shape);
   return TP_EXIT_OK;
 }
 
@@ -217,16 +196,17 @@ int tp_cmd_run(int argc, char **argv) {
   if (isnan(a.beta)) a.beta = dt.c != TP_DTYPE_NONE ? 1.0f : 0.0f;
 
   tp_ref_problem_spec spec = {
-      .registry = reg, .payload = a.payload, .a = dt.a, .b = dt.b, .c = dt.c, .d = dt.d,
+      .struct_size = sizeof spec, .registry = reg, .payload = a.payload, .a = dt.a, .b = dt.b,
+      .c = dt.c, .d = dt.d,
       .sf_layout = strcmp(a.sf_layout, "128x4") == 0 ? TP_LAYOUT_SF_128X4 : TP_LAYOUT_STRIDED,
-      .m = a.m, .n = a.n, .k = a.k, .alpha = a.alpha, .beta = a.beta};
+      .m = a.m, .n = a.n, .k = a.k, .align_rows = 1, .alpha = a.alpha, .beta = a.beta};
   printf("tilepipe run: %s x %s, M=%lld N=%lld K=%lld\n", a.payload, a.epilogue, (long long)a.m,
          (long long)a.n, (long long)a.k);
   fflush(stdout);
 
   tp_plan *plan = NULL;
   char err[1024];
-  tp_ref_problem p;
+  tp_ref_problem *p;
   tp_gemm_desc shape;
   if ((rc = describe_shape(&spec, &shape)) == TP_EXIT_OK) {
     /* The payload's defaults, so that the inputs are made as described. */
@@ -241,9 +221,9 @@ int tp_cmd_run(int argc, char **argv) {
     if (st != TP_OK) rc = failed(&a, st, "cannot plan", tp_error_message());
   }
   if (rc == TP_EXIT_OK) {
-    if (tp_tool_problem_create(&p, &spec, (uint64_t)a.seed, err, sizeof err) == TP_OK) {
-      rc = execute(&a, plan, &p);
-      tp_ref_problem_destroy(&p);
+    if (tp_ref_problem_create(&p, &spec, (uint64_t)a.seed, err, sizeof err) == TP_OK) {
+      rc = execute(&a, plan, p);
+      tp_ref_problem_destroy(p);
     } else {
       rc = tp_cli_fail("run", TP_EXIT_ERROR, "cannot make the inputs: %s", err);
     }

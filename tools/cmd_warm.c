@@ -18,12 +18,11 @@
 #include <time.h>
 
 #include "config.h"
+#include "tilepipe/reference.h"
 #include "tilepipe/tilepipe.h"
-#include "tools/align_rows.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/dtype_args.h"
-#include "tools/reference/problem.h"
 #include "tools/registry_view.h"
 #include "tools/shapes.h"
 
@@ -46,17 +45,16 @@ static const char *summary =
  * pointers NULL). */
 static int describe(tp_registry *reg, const char *payload, const tp_operand_dtypes *dt,
                     size_t index, tp_shape shape, tp_gemm_desc *desc) {
-  tp_ref_problem_spec spec = {.registry = reg, .payload = payload, .a = dt->a, .b = dt->b,
-                              .c = dt->c, .d = dt->d,
+  tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = reg, .payload = payload,
+                              .a = dt->a, .b = dt->b, .c = dt->c, .d = dt->d,
                               .sf_layout = TP_LAYOUT_SF_128X4, .m = shape.m, .n = shape.n,
-                              .k = shape.k, .alpha = 1.0f,
+                              .k = shape.k, .align_rows = 1, .alpha = 1.0f,
                               .beta = dt->c != TP_DTYPE_NONE ? 1.0f : 0.0f};
   tp_problem problem;
   char err[1024];
   if (tp_ref_problem_describe(&spec, desc, &problem, err, sizeof err) != TP_OK)
     return tp_cli_fail("warm", TP_EXIT_ERROR, "problem %zu (%lld x %lld x %lld): %s", index,
                        (long long)shape.m, (long long)shape.n, (long long)shape.k, err);
-  tp_tool_align_desc(desc);
   return TP_EXIT_OK;
 }
 

@@ -3,9 +3,9 @@ include $(srcdir)/tools/reference/local.mk
 
 # The tilepipe command-line tool (docs/tool.md): one file per subcommand over
 # a shared option parser. It uses only the public API and links libtilepipe
-# as any application does, and the reference (random inputs, the f64
-# check); cuBLASLt, for bench, is opened with dlopen at run time, typed from
-# the toolkit's cublasLt.h when configure found one.
+# as any application does, and libtilepipe_reference (random problems, runs,
+# the f64 check); cuBLASLt, for bench, is opened with dlopen at run time,
+# typed from the toolkit's cublasLt.h when configure found one.
 bin_PROGRAMS += tools/tilepipe
 tools_tilepipe_SOURCES = \
 	tools/tilepipe.c \
@@ -18,10 +18,6 @@ tools_tilepipe_SOURCES = \
 	tools/cmd_info.c \
 	tools/dtype_args.h \
 	tools/dtype_args.c \
-	tools/align_rows.h \
-	tools/align_rows.c \
-	tools/gpu_problem.h \
-	tools/gpu_problem.c \
 	tools/timing.h \
 	tools/timing.c \
 	tools/cmd_run.c \
@@ -47,8 +43,12 @@ tools_tilepipe_SOURCES = \
 	tools/bench_progress.c \
 	tools/seeded_device.h \
 	tools/seeded_device.c \
+	tools/seeded_role.h \
+	tools/seeded_role.c \
 	tools/seeded_problem.h \
 	tools/seeded_problem.c \
+	tools/sample.h \
+	tools/sample.c \
 	tools/bench_accuracy.h \
 	tools/bench_accuracy.c \
 	tools/bench_shape.h \
@@ -58,7 +58,7 @@ tools_tilepipe_SOURCES = \
 	tools/cmd_warm.c
 tools_tilepipe_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(CUDA_CPPFLAGS) \
 	-DTP_BENCH_SHAPES_FILE='"$(tpbenchdir)/shapes.txt"'
-tools_tilepipe_LDADD = tools/reference/libtp_reference.la core/libtilepipe.la
+tools_tilepipe_LDADD = tools/reference/libtilepipe_reference.la core/libtilepipe.la
 
 # bench's input generator (tools/seeded_device.h): its kernel as a cubin
 # for the one device architecture, carried as data (tilepipe-embed) and

@@ -29,8 +29,9 @@ tp_status tp_seeded_device_open(tp_seeded_device **gen, char *err, size_t errlen
 void tp_seeded_device_close(tp_seeded_device *gen);
 
 /* Queues the fill of every element of t (device memory; rank 1, or rank 2
- * strided or 128x4 tiled) with `values` from `key`: the bytes
- * tp_seeded_fill_host (tools/reference/seeded_fill.h) writes on the host.
+ * strided or 128x4 tiled) with `values` from `key`: the bytes the
+ * reference library's tp_ref_tensor_fill (tilepipe/reference.h) writes on
+ * the host.
  * Bytes outside the elements are not touched. TP_ERR_INVALID_ARGUMENT for
  * a tensor the kernel cannot address (no data, another rank, packed fp4
  * with an odd row stride or a column stride other than 1, a tiled tensor

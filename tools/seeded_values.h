@@ -1,4 +1,5 @@
-/* tools/seeded_values.h: the benchmark's random inputs, one element at a
+/* tools/seeded_values.h: the random inputs of the reference library's
+ * problems (tilepipe/reference.h) and of the benchmark's, one element at a
  * time, with the same bits on the host and on the device.
  *
  * Counter-based, so that any element can be made on its own, by any thread,
@@ -9,11 +10,11 @@
  * stream number. A value is built from those bits with integer arithmetic
  * and exact float operations only (no libm, no rounding until the dtype's
  * own), then encoded by tilepipe/dtype_codec.h, which host and device code
- * share: tools/device/seeded_fill.cu and its host reference
- * (tools/reference/seeded_fill.h) agree bit for bit.
+ * share: tools/device/seeded_fill.cu and the reference library's host
+ * fill (tp_ref_tensor_fill, tools/reference/tensors.c) agree bit for bit.
  *
  * What a value is (tp_seeded_values):
- *   operand values       A, B and C (exp_count 0). Float dtypes:
+ *   operand values       A, B, C, the bias (exp_count 0). Float dtypes:
  *                        2 (u1 + u2 + u3) - 3 for three uniforms u of 21
  *                        bits each (odd multiples of 2^-22 in (0, 1)): the
  *                        Irwin-Hall sum, mean 0, variance 1, inside
@@ -75,7 +76,8 @@ TP_SEEDED_FN uint64_t tp_seeded_mix(uint64_t z) {
   return z ^ (z >> 31);
 }
 
-/* The key of stream `stream` (a problem's tensors: TP_REF_A ...) of seed. */
+/* The key of stream `stream` (a problem's tensors: TP_REF_A ..., the
+ * order of tilepipe/reference.h's tp_ref_tensor) of seed. */
 TP_SEEDED_FN uint64_t tp_seeded_key(uint64_t seed, uint64_t stream) {
   return tp_seeded_mix(tp_seeded_mix(seed) ^ stream);
 }

@@ -83,7 +83,7 @@ typedef struct tp_problem {
   uint32_t struct_size; /* sizeof(tp_problem), set by the caller */
   tp_scale_map a_scale, b_scale;
   /* Significand bits of the GPU's running sum, for the error bound a
-   * result is judged by (tools/reference/compare.h): 24 for f32
+   * result is judged by (tilepipe/reference.h): 24 for f32
    * accumulation of 16-bit or integer products, 14 for fp8/fp4 wgmma
    * (Hopper keeps about 14 bits of its running sum); 1..53. */
   int32_t acc_bits;

@@ -20,9 +20,9 @@
  *    more than it knows);
  *  - an accepted one whose buffers are small runs on buffers of exactly
  *    tp_tensor_span_bytes (AddressSanitizer sees any access past them),
- *    inputs random (tools/reference/random_fill.h), D poisoned with NaN;
- *    the run succeeds and D matches the naive f64 reference within
- *    tools/reference/compare.h's bound (when alpha and beta are moderate);
+ *    inputs random (tp_ref_tensor_fill), D poisoned with NaN; the run
+ *    succeeds and D matches the naive f64 reference within its bound
+ *    (tilepipe/reference.h; when alpha and beta are moderate);
  *  - the same plan refuses a run whose descriptor changed (M, alpha, a
  *    shape, D's pointer NULL, misaligned or overlapping A, struct_size 0). */
 #include <math.h>
@@ -32,10 +32,8 @@
 
 #include "core/gemm_desc.h"
 #include "tests/fuzz/fuzz.h"
+#include "tilepipe/reference.h"
 #include "tilepipe/tilepipe.h"
-#include "tools/reference/compare.h"
-#include "tools/reference/naive_gemm.h"
-#include "tools/reference/random_fill.h"
 
 /* Runs only when the buffers and the work stay small: the point is the
  * descriptors, and a fuzzer wants thousands of them a second. The work
@@ -326,16 +324,14 @@ static void buffers_free(buffers *b) {
 /* Inputs the reference can read: rank 1 or 2 each (what the plugins take),
  * the scales with their maps' values. */
 static int fill_inputs(tp_gemm_desc *d, const tp_problem *problem, uint64_t seed) {
-  tp_rng rng;
-  tp_rng_seed(&rng, seed);
   for (int i = 0; i < T_COUNT; i++) {
     const tp_tensor *t = tensor_of(d, i);
     if (t->dtype == TP_DTYPE_NONE) continue;
     if (t->rank < 1 || t->rank > 2) return 0;
     if (i == T_A_SCALE || i == T_B_SCALE)
-      tp_fill_scales(&rng, t, i == T_A_SCALE ? &problem->a_scale : &problem->b_scale);
+      tp_ref_tensor_fill(t, i == T_A_SCALE ? &problem->a_scale : &problem->b_scale, seed + i);
     else if (i != T_D) /* D stays NaN; when C is D, C's fill is D's */
-      tp_fill_normal(&rng, t);
+      tp_ref_tensor_fill(t, NULL, seed + i);
   }
   return 1;
 }
@@ -349,7 +345,7 @@ static void check_result(const fuzz_case *fc, const tp_gemm_desc *d, const tp_pr
                          const double *ref, const double *mag) {
   const tp_ref_tolerance tol =
       tp_ref_tolerance_for(d->d.dtype, d->k, tp_ref_acc_bits(problem, TP_BACKEND_CPU));
-  tp_ref_report rep;
+  tp_ref_report rep = {.struct_size = sizeof rep};
   tp_ref_compare(&d->d, d->m, d->n, ref, mag, &tol, &rep);
   if (!rep.pass) {
     char what[256];

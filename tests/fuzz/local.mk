@@ -29,7 +29,7 @@ tests_fuzz_replay_registry_LDADD = core/libtilepipe.la
 EXTRA_tests_fuzz_replay_registry_DEPENDENCIES = $(plugin_LTLIBRARIES)
 tests_fuzz_replay_plan_SOURCES = $(TP_FUZZ_PLAN_SOURCES) tests/fuzz/replay.c
 tests_fuzz_replay_plan_CPPFLAGS = $(TP_FUZZ_CPP_FLAGS) -DTP_FUZZ_CORPUS='"$(TP_FUZZ_CORPUS_DIR)/plan"'
-tests_fuzz_replay_plan_LDADD = tools/reference/libtp_reference.la core/libtilepipe.la
+tests_fuzz_replay_plan_LDADD = tools/reference/libtilepipe_reference.la core/libtilepipe.la
 EXTRA_tests_fuzz_replay_plan_DEPENDENCIES = tilepipe.ini
 tests_fuzz_replay_cache_file_SOURCES = $(TP_FUZZ_CACHE_FILE_SOURCES) tests/fuzz/replay.c
 tests_fuzz_replay_cache_file_CPPFLAGS = $(TP_FUZZ_CPP_FLAGS) \
@@ -55,7 +55,8 @@ tests_fuzz_fuzz_plan_SOURCES = $(TP_FUZZ_PLAN_SOURCES)
 tests_fuzz_fuzz_plan_CPPFLAGS = $(TP_FUZZ_CPP_FLAGS)
 tests_fuzz_fuzz_plan_CFLAGS = $(TP_FUZZ_CFLAGS_ALL)
 tests_fuzz_fuzz_plan_LDFLAGS = $(TP_FUZZ_LDFLAGS)
-tests_fuzz_fuzz_plan_LDADD = tools/reference/libtp_reference.la tests/fuzz/libtp_core_fuzz.la
+tests_fuzz_fuzz_plan_LDADD = tools/reference/libtilepipe_reference_core.la \
+	tests/fuzz/libtp_core_fuzz.la
 EXTRA_tests_fuzz_fuzz_plan_DEPENDENCIES = tilepipe.ini
 tests_fuzz_fuzz_cache_file_SOURCES = $(TP_FUZZ_CACHE_FILE_SOURCES)
 tests_fuzz_fuzz_cache_file_CPPFLAGS = $(TP_FUZZ_CPP_FLAGS)

@@ -1,8 +1,13 @@
-/* tools/reference/compare.c: see compare.h. */
+/* tools/reference/compare.c: judging a D against the f64 reference
+ * (tilepipe/reference.h: the tolerance, tp_ref_compare, the problem's
+ * check and the report's line). The bounds are derived from unit
+ * roundoffs, so they hold for any correct summation order and fail on any
+ * real defect; reference.h says how. */
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 
-#include "tools/reference/compare.h"
-#include "tools/reference/naive_gemm.h"
+#include "tools/reference/internal.h"
 
 int tp_ref_acc_bits(const tp_problem *problem, tp_backend backend) {
   return backend == TP_BACKEND_CUDA ? problem->acc_bits : TP_PROBLEM_ACC_BITS_F32;
@@ -30,30 +35,63 @@ tp_ref_tolerance tp_ref_tolerance_for(tp_dtype d, int64_t k, int acc_bits) {
   return t;
 }
 
-void tp_ref_compare(const tp_tensor *d, int64_t m, int64_t n, const double *ref, const double *mag,
-                    const tp_ref_tolerance *tol, tp_ref_report *out) {
+tp_status tp_ref_compare(const tp_tensor *d, int64_t m, int64_t n, const double *ref,
+                         const double *mag, const tp_ref_tolerance *tol, tp_ref_report *out) {
+  if (out == NULL || !tp_ref_versioned(out->struct_size, sizeof *out, "tp_ref_report", NULL, 0))
+    return TP_ERR_INVALID_ARGUMENT;
+  tp_ref_report r = {.struct_size = out->struct_size, .elements = m * n, .bad_row = -1,
+                     .bad_col = -1, .rel_bound = tol->rel, .padding_at = -1};
   double err2 = 0.0, ref2 = 0.0;
-  *out = (tp_ref_report){0.0, 0.0, 0, -1, -1, 0.0, 0.0, 0};
   for (int64_t i = 0; i < m; i++)
     for (int64_t j = 0; j < n; j++) {
-      double r = ref[i * n + j];
-      double v = tp_dtype_load(d->dtype, d->data, tp_ref_index(d, i, j));
-      double e = fabs(v - r);
-      double bound = tol->u_out * fabs(r) + (1.0 + tol->u_out) * tol->g * mag[i * n + j] +
-                     tol->eta_out;
-      if (!(e <= bound)) { /* NaN fails too */
-        if (out->bad++ == 0) {
-          out->bad_row = i;
-          out->bad_col = j;
-          out->bad_value = v;
-          out->bad_ref = r;
-        }
+      const double want = ref[i * n + j];
+      const double v = tp_dtype_load(d->dtype, d->data, tp_ref_index(d, i, j));
+      const double e = fabs(v - want);
+      const double bound =
+          tol->u_out * fabs(want) + (1.0 + tol->u_out) * tol->g * mag[i * n + j] + tol->eta_out;
+      if (!(e <= bound) && r.bad++ == 0) { /* NaN fails too */
+        r.bad_row = i;
+        r.bad_col = j;
+        r.bad_value = v;
+        r.bad_ref = want;
       }
-      if (!(e <= out->max_abs))
-        out->max_abs = isnan(e) ? INFINITY : e;
+      if (!(e <= r.max_abs)) r.max_abs = isnan(e) ? INFINITY : e;
       err2 += e * e;
-      ref2 += r * r;
+      ref2 += want * want;
     }
-  out->rel = ref2 > 0.0 ? sqrt(err2 / ref2) : sqrt(err2);
-  out->pass = out->bad == 0 && out->rel <= tol->rel;
+  r.rel = ref2 > 0.0 ? sqrt(err2 / ref2) : sqrt(err2);
+  r.pass = r.bad == 0 && r.rel <= r.rel_bound;
+  memset(out, 0, out->struct_size);
+  memcpy(out, &r, sizeof r);
+  return TP_OK;
+}
+
+tp_ref_tolerance tp_ref_problem_tolerance(const tp_ref_problem *p, tp_backend backend) {
+  return tp_ref_tolerance_for(p->desc.d.dtype, p->desc.k, tp_ref_acc_bits(&p->problem, backend));
+}
+
+tp_status tp_ref_problem_check(const tp_ref_problem *p, const tp_ref_tolerance *tol,
+                               tp_ref_report *report) {
+  if (p->ref == NULL) return TP_ERR_INVALID_ARGUMENT; /* no tp_ref_problem_expect yet */
+  const tp_status st = tp_ref_compare(&p->desc.d, p->desc.m, p->desc.n, p->ref, p->mag, tol,
+                                      report);
+  if (st != TP_OK) return st;
+  report->padding_at = tp_ref_padding_written(p);
+  report->pass = report->pass && report->padding_at < 0;
+  return TP_OK;
+}
+
+void tp_ref_report_format(const tp_ref_report *r, char *buf, size_t size) {
+  if (buf == NULL || size == 0) return;
+  int used = snprintf(buf, size, "max abs error %.3g, relative error %.3g (bound %.3g)",
+                      r->max_abs, r->rel, r->rel_bound);
+  if (r->bad > 0 && used >= 0 && (size_t)used < size)
+    used += snprintf(buf + used, size - (size_t)used,
+                     "; %lld of %lld elements outside their bound, first D[%lld][%lld] = %.9g "
+                     "(reference %.9g)",
+                     (long long)r->bad, (long long)r->elements, (long long)r->bad_row,
+                     (long long)r->bad_col, r->bad_value, r->bad_ref);
+  if (r->padding_at >= 0 && used >= 0 && (size_t)used < size)
+    snprintf(buf + used, size - (size_t)used, "; D's row padding written at byte %lld",
+             (long long)r->padding_at);
 }

@@ -1,22 +1,32 @@
-# tools/reference: the naive f64 reference, random inputs and the result
-# check, shared by the tests and the tilepipe tool; also the host reference
-# of the tool's device input generator (tools/seeded_values.h). It uses
-# only the public API of libtilepipe (dtype codecs, tensor spans, the
-# payloads' own descriptions of their problems: tp_problem_describe), never
-# plugin code; users link core/libtilepipe.la themselves.
-noinst_LTLIBRARIES += tools/reference/libtp_reference.la
-tools_reference_libtp_reference_la_SOURCES = \
-	tools/reference/naive_gemm.h \
+# tools/reference: libtilepipe_reference, the naive f64 reference that
+# checks GEMM results, installed for the tests of payloads and epilogues in
+# tree and out (include/tilepipe/reference.h; docs/writing-a-payload.md,
+# "Tests"): random problems as each payload describes them
+# (tp_problem_describe), runs on either backend, the f64 result and its
+# per-dtype bounds. It uses only libtilepipe's public API, never plugin
+# code, and links libtilepipe.
+#
+# As with the core, the code is built once into a convenience library;
+# the installed library wraps it and exports only the API of
+# include/tilepipe/reference.h. The tool and
+# the tests link the installed one; a test that links the core's
+# convenience library (internals) links this one's too, so that one copy
+# of the core serves both.
+noinst_LTLIBRARIES += tools/reference/libtilepipe_reference_core.la
+tools_reference_libtilepipe_reference_core_la_SOURCES = \
+	tools/reference/internal.h \
+	tools/reference/tensors.c \
+	tools/reference/problem.c \
+	tools/reference/run.c \
 	tools/reference/naive_gemm.c \
-	tools/reference/random_fill.h \
-	tools/reference/random_fill.c \
-	tools/seeded_values.h \
-	tools/reference/seeded_fill.h \
-	tools/reference/seeded_fill.c \
-	tools/reference/compare.h \
 	tools/reference/compare.c \
-	tools/reference/sample.h \
-	tools/reference/sample.c \
-	tools/reference/problem.h \
-	tools/reference/problem.c
-tools_reference_libtp_reference_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)
+	tools/seeded_values.h
+tools_reference_libtilepipe_reference_core_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)
+
+lib_LTLIBRARIES += tools/reference/libtilepipe_reference.la
+tools_reference_libtilepipe_reference_la_SOURCES =
+tools_reference_libtilepipe_reference_la_LIBADD = tools/reference/libtilepipe_reference_core.la \
+	core/libtilepipe.la $(LIBM)
+tools_reference_libtilepipe_reference_la_LDFLAGS = -version-info $(TP_REF_LT_VERSION) \
+	-no-undefined -export-symbols-regex '^tp_ref_(desc_tensor|index|tensor_fill|problem_(describe|create|destroy|desc|description|buffer|poison_d|upload|device_desc|download_d|run|expect|expected|tolerance|check|verify)|gemm|gemm_at|acc_bits|tolerance_for|compare|report_format)$$'
+pkgconfig_DATA += tools/reference/tilepipe-reference.pc

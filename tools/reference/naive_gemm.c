@@ -1,11 +1,12 @@
-/* tools/reference/naive_gemm.c: see naive_gemm.h. Deliberately plain: one
- * dequantized f64 copy of the rows of A and of B that the grid needs (all
- * of them for tp_ref_gemm), then a triple loop. */
+/* tools/reference/naive_gemm.c: the f64 reference of D
+ * (tilepipe/reference.h: tp_ref_gemm, tp_ref_gemm_at). Deliberately plain:
+ * one dequantized f64 copy of the rows of A and of B that the grid needs
+ * (all of them for tp_ref_gemm), then a triple loop. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "tools/reference/naive_gemm.h"
+#include "tools/reference/internal.h"
 
 /* How the scale of operand element (row, k) is found: a tensor and its
  * map (t NULL: unscaled). */
@@ -13,20 +14,6 @@ typedef struct scale_rule {
   const tp_tensor *t;
   tp_scale_map map;
 } scale_rule;
-
-/* Strided: by the strides. Tiled: the SM100 layout seen as a 5-D row-major
- * array (CUTLASS's view), [row/128][col/4][row%32][(row/32)%4][col%4] with
- * extents [ceil(rows/128)][ceil(cols/4)][32][4][4]. */
-int64_t tp_ref_index(const tp_tensor *t, int64_t row, int64_t col) {
-  if (t->layout != TP_LAYOUT_SF_128X4)
-    return row * t->stride[0] + col * t->stride[1];
-  const int64_t ext[5] = {0, (t->shape[1] + 3) / 4, 32, 4, 4};
-  const int64_t idx[5] = {row / 128, col / 4, row % 32, (row / 32) % 4, col % 4};
-  int64_t off = idx[0];
-  for (int d = 1; d < 5; d++)
-    off = off * ext[d] + idx[d];
-  return off;
-}
 
 static double scale_at(const scale_rule *s, int64_t row, int64_t k) {
   if (s->t == NULL)
@@ -45,8 +32,8 @@ static int scale_rule_of(const tp_tensor *t, const tp_scale_map *map, const char
                          int64_t rows, int64_t k, scale_rule *s, char *err, size_t errlen) {
   *s = (scale_rule){NULL, *map};
   if (map->rows < 0 || (t->dtype == TP_DTYPE_NONE) != (map->rows == 0)) {
-    snprintf(err, errlen, "%s is %s but its map has rows %d: a scale tensor and its map come "
-             "together", name, t->dtype == TP_DTYPE_NONE ? "absent" : "present", map->rows);
+    tp_ref_fail(err, errlen, "%s is %s but its map has rows %d: a scale tensor and its map come "
+                "together", name, t->dtype == TP_DTYPE_NONE ? "absent" : "present", map->rows);
     return 0;
   }
   if (map->rows == 0)
@@ -68,9 +55,9 @@ static int scale_rule_of(const tp_tensor *t, const tp_scale_map *map, const char
     else
       snprintf(shape, sizeof shape, "[%lld, %lld] (rank %d)", (long long)t->shape[0],
                (long long)t->shape[1], (int)t->rank);
-    snprintf(err, errlen, "%s of shape %s does not hold its map's scales: a scale per %d rows of "
-             "%lld and per %d of K = %lld%s", name, shape, map->rows, (long long)rows, map->k,
-             (long long)k, map->k_first ? ", K first" : "");
+    tp_ref_fail(err, errlen, "%s of shape %s does not hold its map's scales: a scale per %d rows "
+                "of %lld and per %d of K = %lld%s", name, shape, map->rows, (long long)rows,
+                map->k, (long long)k, map->k_first ? ", K first" : "");
     return 0;
   }
   s->t = t;
@@ -111,8 +98,8 @@ tp_status tp_ref_gemm_at(const tp_gemm_desc *desc, const tp_problem *problem,
   if (a == NULL || b == NULL) {
     free(a);
     free(b);
-    snprintf(err, errlen, "reference: out of memory for %lldx%lldx%lld", (long long)nrows,
-             (long long)ncols, (long long)k);
+    tp_ref_fail(err, errlen, "reference: out of memory for %lldx%lldx%lld", (long long)nrows,
+                (long long)ncols, (long long)k);
     return TP_ERR_OUT_OF_MEMORY;
   }
   dequantize(&desc->a, rows, nrows, k, &sa, a);

@@ -1,98 +1,180 @@
-/* tools/reference/problem.c: see problem.h. */
+/* tools/reference/problem.c: a whole random problem in host memory, shaped
+ * by its payload's description (tilepipe/reference.h: tp_ref_problem_*),
+ * with its expected values.
+ *
+ * The payload's word on A's and B's dtypes and on the scale tensors comes
+ * first (tp_problem_describe); the operands, C, D and the bias are laid out
+ * after, with `pad` spare elements per row and, under align_rows, every
+ * strided matrix's row stride rounded up to 16 bytes. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tilepipe/status.h"
-#include "tools/reference/problem.h"
-#include "tools/reference/random_fill.h"
+#include "tilepipe/device.h"
+#include "tools/reference/internal.h"
+#include "tools/seeded_values.h"
 
-/* A rows x cols strided matrix with `pad` spare elements per row. */
-static tp_tensor padded(tp_dtype dtype, int64_t rows, int64_t cols, int64_t pad) {
-  if (tp_dtype_bits(dtype) < 8)
-    pad += pad % 2; /* packed fp4 rows hold whole bytes */
-  return tp_tensor_matrix(dtype, rows, cols, cols + pad, NULL);
+enum { ROW_ALIGN_BYTES = 16 };
+
+void tp_ref_fail(char *err, size_t errlen, const char *fmt, ...) {
+  if (err == NULL || errlen == 0) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
 }
 
-tp_tensor *tp_ref_desc_tensor(tp_gemm_desc *d, int which) {
-  tp_tensor *t[TP_REF_TENSORS] = {&d->a, &d->b, &d->a_scale, &d->b_scale, &d->c, &d->d};
-  return t[which];
+int tp_ref_versioned(uint32_t struct_size, size_t size, const char *what, char *err,
+                     size_t errlen) {
+  if (struct_size >= size) return 1;
+  tp_ref_fail(err, errlen, "%s.struct_size is %u; set it to sizeof(%s) (%zu here)", what,
+              (unsigned)struct_size, what, size);
+  return 0;
 }
 
-tp_status tp_ref_problem_describe(const tp_ref_problem_spec *s, tp_gemm_desc *d,
+/* A row stride of `stride` elements rounded up to 16 bytes. */
+static int64_t aligned(tp_dtype dtype, int64_t stride) {
+  const int64_t per_align = ROW_ALIGN_BYTES * 8 / (int64_t)tp_dtype_bits(dtype);
+  return (stride + per_align - 1) / per_align * per_align;
+}
+
+/* A rows x cols strided matrix with `pad` spare elements per row, its row
+ * stride rounded up to 16 bytes when `align`. */
+static tp_tensor padded(tp_dtype dtype, int64_t rows, int64_t cols, int64_t pad, int align) {
+  if (tp_dtype_bits(dtype) < 8) pad += pad % 2; /* packed fp4 rows hold whole bytes */
+  return tp_tensor_matrix(dtype, rows, cols, align ? aligned(dtype, cols + pad) : cols + pad,
+                          NULL);
+}
+
+/* The payload's strided rank-2 scale tensors with their rows aligned too;
+ * vectors have no rows, tiled tensors their own layout. */
+static void align_scales(tp_gemm_desc *d) {
+  tp_tensor *scales[2] = {&d->a_scale, &d->b_scale};
+  for (int i = 0; i < 2; i++)
+    if (scales[i]->dtype != TP_DTYPE_NONE && scales[i]->layout == TP_LAYOUT_STRIDED &&
+        scales[i]->rank == 2)
+      scales[i]->stride[0] = aligned(scales[i]->dtype, scales[i]->stride[0]);
+}
+
+tp_status tp_ref_problem_describe(const tp_ref_problem_spec *spec, tp_gemm_desc *d,
                                   tp_problem *problem, char *err, size_t errlen) {
-  if (s->m < 1 || s->n < 1 || s->k < 1 || s->pad < 0) {
-    snprintf(err, errlen, "sizes must be >= 1 and pad >= 0");
+  if (spec == NULL || d == NULL || problem == NULL) {
+    tp_ref_fail(err, errlen, "tp_ref_problem_describe: a NULL argument");
     return TP_ERR_INVALID_ARGUMENT;
   }
-  /* The payload's word on A's and B's dtypes and the scales first; the
-   * operands are laid out after. */
-  tp_gemm_desc_init(d, s->m, s->n, s->k);
-  d->a.dtype = s->a;
-  d->b.dtype = s->b;
-  d->d.dtype = s->d;
-  d->c.dtype = s->c_is_d ? s->d : s->c;
-  const tp_problem_options opt = {.struct_size = sizeof opt, .scale_layout = s->sf_layout,
-                                  .pad = s->pad};
+  if (!tp_ref_versioned(spec->struct_size, sizeof *spec, "tp_ref_problem_spec", err, errlen))
+    return TP_ERR_INVALID_ARGUMENT;
+  tp_ref_problem_spec s;
+  memcpy(&s, spec, sizeof s); /* the fields this version knows */
+  if (s.m < 1 || s.n < 1 || s.k < 1 || s.pad < 0 || s.c_pad < 0) {
+    tp_ref_fail(err, errlen, "sizes must be >= 1 and pad, c_pad >= 0");
+    return TP_ERR_INVALID_ARGUMENT;
+  }
+  if (s.d == TP_DTYPE_NONE) {
+    tp_ref_fail(err, errlen, "D's dtype is missing (tp_ref_problem_spec.d)");
+    return TP_ERR_INVALID_ARGUMENT;
+  }
+  tp_gemm_desc_init(d, s.m, s.n, s.k);
+  d->a.dtype = s.a;
+  d->b.dtype = s.b;
+  d->d.dtype = s.d;
+  d->c.dtype = s.c_is_d ? s.d : s.c;
+  const tp_problem_options opt = {.struct_size = sizeof opt, .scale_layout = s.sf_layout,
+                                  .pad = s.pad};
   *problem = (tp_problem){.struct_size = sizeof *problem};
-  tp_status st = tp_problem_describe(s->registry, s->payload, &opt, d, problem);
+  tp_status st = tp_problem_describe(s.registry, s.payload, &opt, d, problem);
   if (st != TP_OK) {
-    snprintf(err, errlen, "%s", tp_error_message());
+    tp_ref_fail(err, errlen, "%s", tp_error_message());
     return st;
   }
-  d->alpha = s->alpha;
-  d->beta = s->beta;
-  d->a = padded(d->a.dtype, s->m, s->k, s->pad);
-  d->b = padded(d->b.dtype, s->n, s->k, s->pad);
-  d->d = padded(s->d, s->m, s->n, s->pad);
+  d->alpha = s.alpha;
+  d->beta = s.beta;
+  d->a = padded(d->a.dtype, s.m, s.k, s.pad, s.align_rows);
+  d->b = padded(d->b.dtype, s.n, s.k, s.pad, s.align_rows);
+  d->d = padded(s.d, s.m, s.n, s.pad, s.align_rows);
   d->c = (tp_tensor){.dtype = TP_DTYPE_NONE};
-  if (!s->c_is_d && s->c != TP_DTYPE_NONE)
-    d->c = padded(s->c, s->m, s->n, s->c_pad ? s->c_pad : s->pad + 1);
-  if (s->c_is_d)
+  if (s.c_is_d)
     d->c = d->d;
+  else if (s.c != TP_DTYPE_NONE)
+    d->c = padded(s.c, s.m, s.n, s.c_pad ? s.c_pad : s.pad + 1, s.align_rows);
+  if (s.bias != TP_DTYPE_NONE) d->bias = tp_tensor_vector(s.bias, s.n, NULL);
+  if (s.align_rows) align_scales(d);
   return TP_OK;
 }
 
-tp_status tp_ref_problem_create(tp_ref_problem *p, const tp_ref_problem_spec *s, uint64_t seed,
-                                char *err, size_t errlen) {
-  memset(p, 0, sizeof *p);
+tp_status tp_ref_problem_create(tp_ref_problem **out, const tp_ref_problem_spec *spec,
+                                uint64_t seed, char *err, size_t errlen) {
+  if (out == NULL) {
+    tp_ref_fail(err, errlen, "tp_ref_problem_create: the problem pointer is NULL");
+    return TP_ERR_INVALID_ARGUMENT;
+  }
+  *out = NULL;
+  tp_ref_problem *p = calloc(1, sizeof *p);
+  if (p == NULL) {
+    tp_ref_fail(err, errlen, "cannot allocate a problem");
+    return TP_ERR_OUT_OF_MEMORY;
+  }
   tp_gemm_desc *d = &p->desc;
-  tp_status st = tp_ref_problem_describe(s, d, &p->problem, err, errlen);
+  tp_status st = tp_ref_problem_describe(spec, d, &p->problem, err, errlen);
   if (st != TP_OK) {
-    memset(p, 0, sizeof *p);
+    free(p);
     return st;
   }
+  const int c_is_d = spec->c_is_d;
   for (int i = 0; i < TP_REF_TENSORS; i++) {
-    tp_tensor *t = tp_ref_desc_tensor(d, i);
-    if (t->dtype == TP_DTYPE_NONE || (i == TP_REF_C && s->c_is_d))
+    tp_tensor *t = tp_ref_desc_tensor(d, (tp_ref_tensor)i);
+    if (t->dtype == TP_DTYPE_NONE || (i == TP_REF_C && c_is_d))
       continue; /* absent, or C living in D's buffer (pointed at below) */
     p->bytes[i] = tp_tensor_span_bytes(t);
     p->buffer[i] = p->bytes[i] > 0 ? malloc((size_t)p->bytes[i]) : NULL;
     if (p->buffer[i] == NULL) {
-      snprintf(err, errlen, "cannot allocate %lld bytes", (long long)p->bytes[i]);
+      tp_ref_fail(err, errlen, "cannot allocate %lld bytes", (long long)p->bytes[i]);
       tp_ref_problem_destroy(p);
       return TP_ERR_OUT_OF_MEMORY;
     }
     memset(p->buffer[i], 0xFF, (size_t)p->bytes[i]);
     t->data = p->buffer[i];
   }
-  if (s->c_is_d)
-    d->c = d->d;
+  if (c_is_d) d->c = d->d;
 
-  tp_rng rng;
-  tp_rng_seed(&rng, seed);
-  tp_fill_normal(&rng, &d->a);
-  tp_fill_normal(&rng, &d->b);
-  tp_fill_scales(&rng, &d->a_scale, &p->problem.a_scale);
-  tp_fill_scales(&rng, &d->b_scale, &p->problem.b_scale);
-  if (d->c.dtype != TP_DTYPE_NONE) {
-    if (s->c_nan)
-      tp_fill_value(&d->c, NAN);
+  /* Each input from its own key (the device generator's, stream = which);
+   * D none, a NaN C its NaN. */
+  const tp_scale_map *maps[2] = {&p->problem.a_scale, &p->problem.b_scale};
+  for (int i = 0; i < TP_REF_TENSORS; i++) {
+    const tp_tensor *t = tp_ref_desc_tensor(d, (tp_ref_tensor)i);
+    if (t->dtype == TP_DTYPE_NONE || i == TP_REF_D) continue; /* C in D's buffer is filled */
+    if (i == TP_REF_C && spec->c_nan)
+      tp_ref_tensor_set(t, NAN);
     else
-      tp_fill_normal(&rng, &d->c);
+      tp_ref_tensor_fill(t, i == TP_REF_A_SCALE || i == TP_REF_B_SCALE ? maps[i - TP_REF_A_SCALE]
+                                                                        : NULL,
+                         tp_seeded_key(seed, (uint64_t)i));
   }
+  *out = p;
   return TP_OK;
+}
+
+void tp_ref_problem_destroy(tp_ref_problem *p) {
+  if (p == NULL) return;
+  for (int i = 0; i < TP_REF_TENSORS; i++) {
+    free(p->buffer[i]);
+    if (p->uploaded) tp_device_free(p->device[i]);
+  }
+  free(p->ref);
+  free(p->mag);
+  free(p);
+}
+
+tp_gemm_desc *tp_ref_problem_desc(tp_ref_problem *p) { return &p->desc; }
+
+const tp_problem *tp_ref_problem_description(const tp_ref_problem *p) { return &p->problem; }
+
+void *tp_ref_problem_buffer(const tp_ref_problem *p, tp_ref_tensor which, int64_t *bytes) {
+  const int ok = which >= 0 && which < TP_REF_TENSORS;
+  if (bytes != NULL) *bytes = ok ? p->bytes[which] : 0;
+  return ok ? p->buffer[which] : NULL;
 }
 
 void tp_ref_problem_poison_d(tp_ref_problem *p) {
@@ -100,20 +182,41 @@ void tp_ref_problem_poison_d(tp_ref_problem *p) {
     memset(p->buffer[TP_REF_D], 0xFF, (size_t)p->bytes[TP_REF_D]);
 }
 
-int64_t tp_ref_problem_padding_written(const tp_ref_problem *p) {
+int64_t tp_ref_padding_written(const tp_ref_problem *p) {
   const tp_tensor *d = &p->desc.d;
   const unsigned char *bytes = p->buffer[TP_REF_D];
   const int64_t esize = tp_dtype_bits(d->dtype) / 8, row_bytes = d->stride[0] * esize;
   for (int64_t off = 0; off < p->bytes[TP_REF_D]; off++) {
-    int in_element = off / row_bytes < d->shape[0] && off % row_bytes < d->shape[1] * esize;
-    if (!in_element && bytes[off] != 0xFF)
-      return off;
+    const int in_element = off / row_bytes < d->shape[0] && off % row_bytes < d->shape[1] * esize;
+    if (!in_element && bytes[off] != 0xFF) return off;
   }
   return -1;
 }
 
-void tp_ref_problem_destroy(tp_ref_problem *p) {
-  for (int i = 0; i < TP_REF_TENSORS; i++)
-    free(p->buffer[i]);
-  memset(p, 0, sizeof *p);
+tp_status tp_ref_problem_expect(tp_ref_problem *p, tp_ref_epilogue epilogue, char *err,
+                                size_t errlen) {
+  const size_t count = (size_t)(p->desc.m * p->desc.n);
+  if (p->ref == NULL) {
+    p->ref = malloc(count * sizeof *p->ref);
+    p->mag = malloc(count * sizeof *p->mag);
+  }
+  if (p->ref == NULL || p->mag == NULL) {
+    free(p->ref);
+    free(p->mag);
+    p->ref = p->mag = NULL;
+    tp_ref_fail(err, errlen, "reference: out of memory for %zu expected values", count);
+    return TP_ERR_OUT_OF_MEMORY;
+  }
+  const tp_status st = tp_ref_gemm(&p->desc, &p->problem, epilogue, p->ref, p->mag, err, errlen);
+  if (st != TP_OK) { /* no expected values rather than stale ones */
+    free(p->ref);
+    free(p->mag);
+    p->ref = p->mag = NULL;
+  }
+  return st;
+}
+
+double *tp_ref_problem_expected(tp_ref_problem *p, double **mag) {
+  if (mag != NULL) *mag = p->mag;
+  return p->ref;
 }

@@ -1,0 +1,41 @@
+/* tools/reference/internal.h: what the files of libtilepipe_reference share
+ * and do not export (the public API is tilepipe/reference.h).
+ *
+ * A problem owns one host buffer per present tensor (C lives in D's when C
+ * is D), the descriptor that points into them, the payload's description,
+ * its device copy once uploaded, and its expected values once computed. */
+#ifndef TP_TOOLS_REFERENCE_INTERNAL_H
+#define TP_TOOLS_REFERENCE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "tilepipe/reference.h"
+
+struct tp_ref_problem {
+  tp_gemm_desc desc;            /* host pointers */
+  tp_problem problem;           /* what the scale tensors mean (the payload's word) */
+  void *buffer[TP_REF_TENSORS]; /* owned; NULL for absent tensors (and C when C is D) */
+  int64_t bytes[TP_REF_TENSORS];
+  void *device[TP_REF_TENSORS]; /* device copies of the buffers, once uploaded */
+  tp_gemm_desc device_desc;     /* desc with device pointers; valid when uploaded */
+  int uploaded;
+  double *ref, *mag;            /* expected values, m x n, once computed */
+};
+
+/* err <- the formatted reason (nothing when errlen is 0). */
+void tp_ref_fail(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Whether a versioned struct's struct_size reaches this version's size
+ * (`what`: its type's name, for the reason in err). */
+int tp_ref_versioned(uint32_t struct_size, size_t size, const char *what, char *err,
+                     size_t errlen);
+
+/* Every element of t (as tp_ref_tensor_fill visits them) set to value. */
+void tp_ref_tensor_set(const tp_tensor *t, float value);
+
+/* D's offset of the first byte outside its elements that is not 0xFF; -1
+ * when all are. */
+int64_t tp_ref_padding_written(const tp_ref_problem *p);
+
+#endif
