@@ -22,9 +22,10 @@
 #             clusters, split-K, a split last wave, stream-K, 176- and
 #             144-wide tiles, 128 x 64, 64 x 64 and 64 x 48 tiles, a
 #             decode M's short A box, blockwise FP8)
-#   example   installs into /tmp/tp-prefix, builds examples/bias_silu and
-#             examples/int8_w8a8 out of tree and runs their tests (CPU and
-#             CUDA), and the int8 payload's fused GEMM under compute-sanitizer
+#   example   installs into /tmp/tp-prefix, builds examples/bias_silu,
+#             examples/int8_w8a8 and examples/int8_w8a16 out of tree and
+#             runs their tests (CPU and CUDA), and the int8 payloads' fused
+#             GEMMs under compute-sanitizer
 #   bench     tilepipe bench over bench/shapes.txt: bf16 store, e4m3 store,
 #             bf16 residual (beta = 1) of the standard payload, e4m3 store
 #             of blockwise_fp8 (against cuBLASLt's blockwise FP8), or
@@ -197,6 +198,30 @@ for step in $steps; do
         --backend cuda --verify --registry /tmp/tp-int8/run.ini --payload int8_w8a8 \
         --epilogue residual -m 300 -n 264 -k 1009 > "$logs/sanitize-int8-$tool.log" 2>&1
       say "sanitize gemm int8 $tool: rc=$? $(grep -o 'grid [0-9]*.*workspace' "$logs/sanitize-int8-$tool.log" | head -n 1)"
+    done
+    # The weight-only int8 payload (mixed-width operands, its B converted
+    # in a stage transform): its test on both backends, then its kernels
+    # under the sanitizers in 128-row tiles (two warpgroups converting),
+    # 2-CTA clusters of 64-row tiles (one, B multicast) and a decode M.
+    rm -rf /tmp/tp-w16 && cp -R "$repo/examples/int8_w8a16" /tmp/tp-w16
+    PKG_CONFIG_PATH="$prefix/lib/pkgconfig" timeout 300 make -C /tmp/tp-w16 check \
+      > "$logs/example-w16.log" 2>&1
+    say "example int8_w8a16: rc=$? $(grep -E 'backend|PASS|FAIL' "$logs/example-w16.log" | tr '\n' ' ')"
+    w16lib=/tmp/tp-w16/tp_int8_w8a16.so
+    { cat /tmp/tp-w16/registry.ini
+      printf '\n[w16_m64c2]\nkind = payload\nlibrary = %s\ntile = 64x64x64\ncluster = 2x1\n' "$w16lib"
+      printf '\n[store]\nkind = epilogue\nlibrary = tp_store.so\n'
+      printf '\n[residual]\nkind = epilogue\nlibrary = tp_residual.so\n'; } > /tmp/tp-w16/run.ini
+    for tool in memcheck racecheck synccheck; do
+      for args in "int8_w8a16 -m 300 -n 264 -k 1008" "w16_m64c2 -m 300 -n 264 -k 1008" \
+                  "int8_w8a16 -m 7 -n 136 -k 2048"; do
+        set -- $args
+        log="$logs/sanitize-w16-$1-$3-$tool.log"
+        timeout 120 "$cs" --tool "$tool" --error-exitcode 9 "$prefix/bin/tilepipe" run \
+          --backend cuda --verify --registry /tmp/tp-w16/run.ini --payload "$@" \
+          --epilogue residual > "$log" 2>&1
+        say "sanitize gemm w16 $args $tool: rc=$? $(grep -o 'grid [0-9]*.*workspace' "$log" | head -n 1)"
+      done
     done
     ;;
   bench)

@@ -1,0 +1,59 @@
+/* plugin.c: the int8_w8a16 payload's descriptor, its entry point and its
+ * registry keys.
+ *
+ * A payload written out of tree against the installed headers and plugin
+ * kit only (pkg-config --cflags --libs tilepipe-kit), never libtilepipe
+ * (int8_w8a16.h lists the files behind the slots). Its registry keys are
+ * the kit's tuning keys (tilepipe/kit/tuning.h: tile, stages, cluster,
+ * splits, tail_splits, stream_k) within its kernels' limits: tile K 64 (one
+ * 128-byte row of bf16 A, the wider operand). Without device code
+ * (INT8_W8A16_DEVICE_CODE 0) the gpu_plan and gpu_args slots are NULL, and
+ * the core plans the payload on the CPU backend. */
+#include <tilepipe/kit/cpu_stage.h>
+#include <tilepipe/kit/device_image.h>
+#include <tilepipe/kit/tuning.h>
+
+#include "int8_w8a16.h"
+
+#if INT8_W8A16_DEVICE_CODE
+#include "int8_w8a16_kernel.ltoir.h" /* tp_device_blob[], made by the Makefile */
+#endif
+
+static tp_status w8a16_init(const tp_host_api *host, void **state, char *err, size_t errlen) {
+  static const tp_kit_tuning_limits limits = {.tile_k = {64}};
+  (void)host;
+  return tp_kit_tuning_create(state, &limits, err, errlen);
+}
+
+static const tp_payload_ops ops = {
+    .struct_size = sizeof(tp_payload_ops),
+    .plan = w8a16_plan,
+    .cpu_load = w8a16_cpu_load,
+    .cpu_mma = tp_kit_cpu_mma,
+    .problem = w8a16_problem,
+#if INT8_W8A16_DEVICE_CODE
+    .gpu_plan = w8a16_gpu_plan,
+    .gpu_args = w8a16_gpu_args,
+#endif
+};
+
+static const tp_plugin_desc plugin = {
+    .struct_size = sizeof(tp_plugin_desc),
+    .abi_major = TP_PLUGIN_ABI_MAJOR,
+    .abi_minor = TP_PLUGIN_ABI_MINOR,
+    .name = "int8_w8a16",
+    .kind = TP_PLUGIN_PAYLOAD,
+    .version = "0.1.0",
+    .init = w8a16_init,
+    .fini = tp_kit_tuning_fini,
+    .set_option = tp_kit_tuning_set_option,
+    .payload = &ops,
+#if INT8_W8A16_DEVICE_CODE
+    TP_KIT_DEVICE_IMAGE_FIELDS,
+#endif
+};
+
+const tp_plugin_desc *tp_plugin_entry(const tp_host_api *host) {
+  (void)host;
+  return &plugin;
+}
