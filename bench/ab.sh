@@ -23,8 +23,9 @@
 # every variant's on the same inputs, one run of each in turn per round
 # of the bench's timing (docs/tool.md, `--versus`), limited to AB_TIMEOUT
 # seconds (default 300). What runs for a variant is its plugins, with the
-# skeleton headers compiled into them (include/tilepipe/device/ and
-# include/tilepipe/kernel/): base's library plans and launches every side,
+# plugin API and skeleton headers compiled into them
+# (include/tilepipe/plugin/, include/tilepipe/internal/): base's library
+# plans and launches every side,
 # so a patch's changes elsewhere (core/, tools/) are not measured (the
 # script says so for such a patch).
 #
@@ -112,7 +113,7 @@ for v in $variants; do
       [ "$p" = base ] && continue
       patch -s -t -d "$src" -p1 < "$patches/$p.patch" ||
         { echo "ab: $v: $p.patch does not apply; $v is not timed"; exit 1; }
-      outside=$(sed -n 's#^+++ b/##p' "$patches/$p.patch" | grep -Ev '^(plugins|include/tilepipe/device|include/tilepipe/kernel)/' | tr '\n' ' ')
+      outside=$(sed -n 's#^+++ b/##p' "$patches/$p.patch" | grep -Ev '^(plugins|include/tilepipe/plugin|include/tilepipe/internal)/' | tr '\n' ' ')
       [ -z "$outside" ] ||
         echo "ab: $v: $p.patch changes $outside(outside the plugins and the headers compiled into them): base's library times every variant, so that part is not measured"
     done

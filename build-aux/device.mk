@@ -8,7 +8,7 @@
 #
 # The embedder is the kit's tilepipe-embed (plugins/kit/), the one that is
 # installed for plugins built out of tree; --nvcc records nvcc's version in
-# foo.ltoir.h for the descriptor (tilepipe/kit/device_image.h). A payload
+# foo.ltoir.h for the descriptor (tilepipe/plugin/kit/device_image.h). A payload
 # whose kernels come in groups (tp_device_image) builds its .cu once per
 # group G with -DTP_DEVICE_GROUP=G into foo.G.ltoir.fatbin, and
 # `tilepipe-embed --groups` writes them all into foo.ltoir.h as

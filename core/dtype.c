@@ -1,13 +1,13 @@
 /* core/dtype.c: the exported dtype functions of tilepipe/dtype.h.
  *
- * Thin wrappers over the inline codecs of tilepipe/dtype_codec.h, which hold
+ * Thin wrappers over the inline codecs of tilepipe/plugin/dtype_codec.h, which hold
  * all the arithmetic; what is added here is argument checking for the
  * functions that take a pointer or a count, since they return no status:
  * a NULL base or negative index loads NaN and stores nothing. */
 #include <stdint.h>
 
 #include "tilepipe/dtype.h"
-#include "tilepipe/dtype_codec.h"
+#include "tilepipe/plugin/dtype_codec.h"
 
 const char *tp_dtype_name(tp_dtype dtype) { return tp_codec_name(dtype); }
 

@@ -8,7 +8,7 @@
 #define TP_CORE_LINK_TARGET_H
 
 #include "tilepipe/link.h"
-#include "tilepipe/plugin.h"
+#include "tilepipe/plugin/abi.h"
 
 /* The figures tp_link_check plans for: the H100 SXM's. */
 const tp_gpu_info *tp_link_target_default(void);

@@ -6,7 +6,7 @@
 #ifndef TP_CORE_PLAN_INTERNAL_H
 #define TP_CORE_PLAN_INTERNAL_H
 
-#include "tilepipe/plugin.h"
+#include "tilepipe/plugin/abi.h"
 
 typedef struct tp_binding {
   const tp_plugin_desc *payload_plugin;

@@ -12,7 +12,7 @@
  * row of scales, widths dividing 128), shapes from decode-sized to many
  * waves, and the INI's tuning keys.
  *
- * Include it after tilepipe/kernel/gpu_plan.h; the includer defines
+ * Include it after tilepipe/plugin/kernel/gpu_plan.h; the includer defines
  * sweep_plan(), which plans one case. */
 #ifndef TP_TESTS_KERNEL_PLAN_SWEEP_H
 #define TP_TESTS_KERNEL_PLAN_SWEEP_H
@@ -20,7 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tilepipe/dtype_codec.h"
+#include "tilepipe/plugin/dtype_codec.h"
 #include "tilepipe/tensor.h"
 
 typedef enum sweep_mainloop {

@@ -178,13 +178,13 @@ tests_test_plugins_cpu_LDADD = $(TP_PLUGIN_TEST_LIBS)
 EXTRA_tests_test_plugins_cpu_DEPENDENCIES = tilepipe.ini
 tests_test_plugins_validation_SOURCES = tests/test_plugins_validation.c tests/tmpdir.c
 tests_test_plugins_validation_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
-# It runs the GPU planner (tilepipe/kernel/gpu_plan.h) itself, from the
+# It runs the GPU planner (tilepipe/plugin/kernel/gpu_plan.h) itself, from the
 # plugin kit.
 tests_test_plugins_validation_LDADD = plugins/kit/libtilepipe_kit.la $(TP_PLUGIN_TEST_LIBS) \
 	$(LIBM)
 EXTRA_tests_test_plugins_validation_DEPENDENCIES = tilepipe.ini
 
-# The pipeline core (include/tilepipe/pipeline/) with its debug check on:
+# The pipeline core (include/tilepipe/internal/pipeline/) with its debug check on:
 # host threads on the C11-atomic mbarrier, and the storage planner (its
 # worked layouts take each payload kind's stage tensors from
 # tests/tile_storage.h, shared with the device test).
@@ -259,7 +259,7 @@ EXTRA_tests_test_gpu_threads_DEPENDENCIES = tilepipe.ini
 endif
 
 # GEMMs back to back on one stream, each launched as the programmatic
-# dependent of the one before (tilepipe/device/grid_dependency.h): reads
+# dependent of the one before (tilepipe/internal/kernel/grid_dependency.h): reads
 # after writes and writes after reads across them (skips, 77, without a GPU).
 check_PROGRAMS += tests/test_gpu_chain
 tests_test_gpu_chain_SOURCES = tests/test_gpu_chain.c tests/tmpdir.c tests/tuned_registry.c

@@ -1,7 +1,7 @@
 /* tests/test_dtype.c: element types, their codecs, tensors, statuses.
  *
  * The codecs are checked against a reference written here independently of
- * tilepipe/dtype_codec.h: each format is described by its bit fields and
+ * tilepipe/plugin/dtype_codec.h: each format is described by its bit fields and
  * decoded with ldexp in double; encoding is checked against the nearest
  * entry of the sorted table of every representable value (ties to the even
  * code), so the reference shares no arithmetic with the codec. Every code of

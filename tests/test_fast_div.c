@@ -1,4 +1,4 @@
-/* tests/test_fast_div.c: tilepipe/fast_div.h against the / operator.
+/* tests/test_fast_div.c: tilepipe/plugin/fast_div.h against the / operator.
  *
  * Every divisor up to 4096 with dividends around each multiple of it (the
  * quotient's steps, where a multiplier too small or too large shows first)
@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "tilepipe/fast_div.h"
+#include "tilepipe/plugin/fast_div.h"
 
 #define N_MAX 0x7fffffffu /* the largest dividend the contract covers */
 

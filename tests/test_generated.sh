@@ -30,6 +30,6 @@ while read -r gen out; do
     echo "ok: $out is what tools/gen/$gen writes"
   fi
 done <<'LIST'
-gen_wgmma_ops.py include/tilepipe/device/wgmma_ops.h
+gen_wgmma_ops.py include/tilepipe/plugin/device/wgmma_ops.h
 LIST
 [ "$failures" -eq 0 ]

@@ -1,6 +1,6 @@
 /* tests/test_gpu_chain.c: GEMMs queued back to back on one stream, where
  * each kernel is launched as the programmatic dependent of the one before
- * it (tilepipe/device/grid_dependency.h): a kernel may start while its
+ * it (tilepipe/internal/kernel/grid_dependency.h): a kernel may start while its
  * predecessor still runs, and must touch no memory before that one is
  * done. Exits 77 when there is no usable GPU.
  *

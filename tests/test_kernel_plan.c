@@ -1,6 +1,6 @@
 /* tests/test_kernel_plan.c: the structured kernel's planner
- * (tilepipe/kernel/gpu_plan.h, plugins/kit/kernel_*.c) and the rules
- * it shares with the device (tilepipe/kernel/schedule.h, operands.h).
+ * (tilepipe/plugin/kernel/gpu_plan.h, plugins/kit/kernel_*.c) and the rules
+ * it shares with the device (tilepipe/plugin/kernel/schedule.h, operands.h).
  *
  *   - pinned: every case of tests/kernel_plan_sweep.h plans exactly as
  *     tests/kernel_plans.txt says (kernel, grid, splits, stages, shared
@@ -22,11 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tilepipe/dtype_codec.h"
-#include "tilepipe/kernel/args.h"
-#include "tilepipe/kernel/gpu_plan.h"
-#include "tilepipe/kernel/operands.h"
-#include "tilepipe/kernel/schedule.h"
+#include "tilepipe/plugin/dtype_codec.h"
+#include "tilepipe/plugin/kernel/args.h"
+#include "tilepipe/plugin/kernel/gpu_plan.h"
+#include "tilepipe/plugin/kernel/operands.h"
+#include "tilepipe/plugin/kernel/schedule.h"
 
 #include "tests/kernel_plan_sweep.h"
 

@@ -22,7 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "tilepipe/pipeline/storage.h"
+#include "tilepipe/internal/pipeline/storage.h"
 
 #if defined(__SANITIZE_THREAD__)
 #define TSAN 1

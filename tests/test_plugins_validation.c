@@ -26,10 +26,10 @@
 #include "config.h"
 #include "plugins/standard/device/standard_params.h"
 #include "tests/tmpdir.h"
-#include "tilepipe/kernel/gpu_plan.h"
-#include "tilepipe/kit/checks.h"
-#include "tilepipe/kit/tuning.h"
-#include "tilepipe/plugin.h"
+#include "tilepipe/plugin/kernel/gpu_plan.h"
+#include "tilepipe/plugin/kit/checks.h"
+#include "tilepipe/plugin/kit/tuning.h"
+#include "tilepipe/plugin/abi.h"
 #include "tilepipe/tilepipe.h"
 #include "tilepipe/reference.h"
 
@@ -473,7 +473,7 @@ START_TEST(test_descriptors) {
 END_TEST
 
 /* The standard payload's device images, one per operand pair, list every
- * kernel its planner can name (tilepipe/kernel/instances.h spells the names
+ * kernel its planner can name (tilepipe/plugin/kernel/instances.h spells the names
  * from tiles.h as the device code does), each in its pair's image only. */
 START_TEST(test_standard_device_images) {
 #if TP_HAVE_CUDA

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "tests/tile_storage.h"
-#include "tilepipe/pipeline/storage.h"
+#include "tilepipe/internal/pipeline/storage.h"
 
 #define KB 1024u
 

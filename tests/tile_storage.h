@@ -4,7 +4,7 @@
  * The seeds' tile storages (StandardTileStorage, BlockScaledTileStorage,
  * BlockwiseFP8TileStorage, OutputTileStorage) fix the tile arrays of a
  * kernel's shared memory. In tilepipe each payload's plan lists its own
- * stage tensors (tp_payload_plan.tensors, tilepipe/plugin.h);
+ * stage tensors (tp_payload_plan.tensors, tilepipe/plugin/abi.h);
  * these builders make such lists, GPU style, from dtypes and a tile
  * configuration, so that the tests' worked layouts start from the tiles of
  * each payload kind. Host and device code (TP_PLAN_FN).
@@ -29,10 +29,10 @@
 #ifndef TILEPIPE_TESTS_TILE_STORAGE_H
 #define TILEPIPE_TESTS_TILE_STORAGE_H
 
-#include "tilepipe/dtype_codec.h"
-#include "tilepipe/pipeline/defs.h"
+#include "tilepipe/plugin/dtype_codec.h"
+#include "tilepipe/internal/pipeline/defs.h"
 #include "tilepipe/status.h"
-#include "tilepipe/tile.h"
+#include "tilepipe/plugin/tile.h"
 
 /* Dynamic shared memory one CTA may use on the H100 (227 KiB): the budget
  * of the tests' worked layouts. */

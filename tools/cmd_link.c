@@ -16,7 +16,7 @@
  *
  * --all-tiles links, beyond the heuristic's pick, every kernel the planner
  * can pick for the pair and problem: each tile of the skeleton's table
- * (tilepipe/kernel/tiles.h: output tile and cluster) forced for one link
+ * (tilepipe/plugin/kernel/tiles.h: output tile and cluster) forced for one link
  * through the payload's tuning keys (tp_link_check_with, "tile=MxNxK,
  * cluster=Cx1" with the pick's tile K). A tile the payload's plan does not
  * take for the problem (a D dtype without that width, say) is listed as
@@ -34,7 +34,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "tilepipe/kernel/tiles.h"
+#include "tilepipe/plugin/kernel/tiles.h"
 #include "tilepipe/reference.h"
 #include "tilepipe/tilepipe.h"
 #include "tools/cli.h"

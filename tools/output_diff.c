@@ -1,12 +1,12 @@
 /* tools/output_diff.c: see output_diff.h.
  *
- * The inline codec (tilepipe/dtype_codec.h) rather than the library's
+ * The inline codec (tilepipe/plugin/dtype_codec.h) rather than the library's
  * tp_dtype_load: the compiler then sees through the per-element dtype
  * switch, which makes the check of a 4096 x 55296 output about three times
  * faster. */
 #include <math.h>
 
-#include "tilepipe/dtype_codec.h"
+#include "tilepipe/plugin/dtype_codec.h"
 #include "tools/output_diff.h"
 
 double tp_output_rel_diff(const tp_tensor *t, const void *x, const void *y) {

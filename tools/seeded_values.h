@@ -9,7 +9,7 @@
  * and the key is splitmix64's mix of the run's seed and the tensor's
  * stream number. A value is built from those bits with integer arithmetic
  * and exact float operations only (no libm, no rounding until the dtype's
- * own), then encoded by tilepipe/dtype_codec.h, which host and device code
+ * own), then encoded by tilepipe/plugin/dtype_codec.h, which host and device code
  * share: tools/device/seeded_fill.cu and the reference library's host
  * fill (tp_ref_tensor_fill, tools/reference/tensors.c) agree bit for bit.
  *
@@ -37,7 +37,7 @@
 
 #include <stdint.h>
 
-#include "tilepipe/dtype_codec.h"
+#include "tilepipe/plugin/dtype_codec.h"
 #include "tilepipe/tensor.h"
 
 #if defined(__CUDACC__)

@@ -11,7 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "tilepipe/plugin.h"
+#include "tilepipe/plugin/abi.h"
 
 /* TP_OK when d's device code fields are well formed: device_image and
  * device_images not both, device_images only for a payload, every image

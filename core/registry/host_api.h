@@ -5,7 +5,7 @@
 #ifndef TP_CORE_REGISTRY_HOST_API_H
 #define TP_CORE_REGISTRY_HOST_API_H
 
-#include "tilepipe/plugin.h"
+#include "tilepipe/plugin/abi.h"
 
 const tp_host_api *tp_host_api_get(void);
 

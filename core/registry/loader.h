@@ -1,5 +1,5 @@
 /* core/registry/loader.h: loads one plugin library and checks it against the
- * ABI of tilepipe/plugin.h.
+ * ABI of tilepipe/plugin/abi.h.
  *
  * The core never reads a plugin's structs beyond the struct_size the plugin
  * reports: tp_loaded_plugin keeps copies of the descriptor and of its ops
@@ -9,7 +9,7 @@
 #ifndef TP_CORE_REGISTRY_LOADER_H
 #define TP_CORE_REGISTRY_LOADER_H
 
-#include "tilepipe/plugin.h"
+#include "tilepipe/plugin/abi.h"
 
 typedef struct tp_loaded_plugin {
   void *handle;                /* dlopen's; NULL when nothing is loaded */

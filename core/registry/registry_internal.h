@@ -3,7 +3,7 @@
 #ifndef TP_CORE_REGISTRY_INTERNAL_H
 #define TP_CORE_REGISTRY_INTERNAL_H
 
-#include "tilepipe/plugin.h"
+#include "tilepipe/plugin/abi.h"
 #include "tilepipe/registry.h"
 
 /* The loaded plugin `name` of `kind`: its checked descriptor (desc->payload or

@@ -1,6 +1,6 @@
 /* bias_silu_hook.cu: bias_silu on the GPU, D = silu(alpha*acc + bias[col]).
  *
- * The hook contract (tilepipe/device/epilogue.h): one extern "C"
+ * The hook contract (tilepipe/plugin/device/epilogue.h): one extern "C"
  * __device__ function, not __forceinline__ (alone in its translation unit
  * it would never be emitted). The payload kernel calls it for every output
  * element with the f32 accumulator; nvJitLink inlines it into the kernel at
@@ -9,8 +9,8 @@
  * returned f32 to D's dtype. silu matches plugin.c's: x / (1 + exp(-x)),
  * with the accurate expf. The Makefile compiles this to LTO-IR:
  *   nvcc -dc -fatbin -gencode arch=compute_90a,code=lto_90a */
-#include <tilepipe/device/epilogue.h>
-#include <tilepipe/dtype_codec.h>
+#include <tilepipe/plugin/device/epilogue.h>
+#include <tilepipe/plugin/dtype_codec.h>
 
 #include "bias_silu_args.h"
 

@@ -19,12 +19,12 @@
 #include <math.h>
 #include <string.h>
 
-#include <tilepipe/dtype_codec.h>
-#include <tilepipe/epilogue_args.h>
-#include <tilepipe/kit/checks.h>
-#include <tilepipe/kit/device_image.h>
-#include <tilepipe/kit/error.h>
-#include <tilepipe/plugin.h>
+#include <tilepipe/plugin/dtype_codec.h>
+#include <tilepipe/plugin/epilogue_args.h>
+#include <tilepipe/plugin/kit/checks.h>
+#include <tilepipe/plugin/kit/device_image.h>
+#include <tilepipe/plugin/kit/error.h>
+#include <tilepipe/plugin/abi.h>
 
 #include "bias_silu_args.h"
 

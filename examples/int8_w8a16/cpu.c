@@ -1,5 +1,5 @@
 /* cpu.c: int8_w8a16's producer on the CPU (cpu_load). The stage format and
- * the consumer are the plugin kit's (tilepipe/kit/cpu_stage.h): a k-block
+ * the consumer are the plugin kit's (tilepipe/plugin/kit/cpu_stage.h): a k-block
  * of A and B decoded to f32, the tile's scales beside them, one per row for
  * the whole k-block (TP_KIT_CPU_GROUP_BLOCK, which plan.c asks for):
  *
@@ -12,8 +12,8 @@
  * (SA[r] * SB[n]) * dot(A[r], B[n]). bf16 and s8 decode to f32 exactly and
  * their products are exact; the roundings are the f32 sums. The scales
  * are staged with every k-block because cpu_mma sees only the stage. */
-#include <tilepipe/kit/cpu_stage.h>
-#include <tilepipe/kit/tile_load.h>
+#include <tilepipe/plugin/kit/cpu_stage.h>
+#include <tilepipe/plugin/kit/tile_load.h>
 
 #include "int8_w8a16.h"
 

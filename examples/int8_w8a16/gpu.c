@@ -1,19 +1,19 @@
 /* gpu.c: the int8_w8a16 payload on the GPU, host side.
  *
  * gpu_plan picks one of int8_w8a16_kernel.cu's kernels through tilepipe's
- * planner for the structured kernel (<tilepipe/kernel/gpu_plan.h>). A
+ * planner for the structured kernel (<tilepipe/plugin/kernel/gpu_plan.h>). A
  * stage holds a k-block of 64 elements of K: the operand tiles the planner
  * sizes from the dtypes (bf16 A in 128-byte rows, s8 B in 64-byte ones,
- * tilepipe/kernel/operands.h), then stage tensor 2, which no load fills:
+ * tilepipe/plugin/kernel/operands.h), then stage tensor 2, which no load fills:
  * B converted to bf16 by the kernel's convert step, the tile's rows of 128
  * bytes, 128B-swizzled (so 1024-byte aligned) as wgmma reads them.
  * gpu_args fills the kernel's parameters for each run
- * (<tilepipe/kernel/args.h>) and adds the scale vector. */
+ * (<tilepipe/plugin/kernel/args.h>) and adds the scale vector. */
 #include <stddef.h>
 
-#include <tilepipe/kernel/args.h>
-#include <tilepipe/kernel/gpu_plan.h>
-#include <tilepipe/kit/tuning.h>
+#include <tilepipe/plugin/kernel/args.h>
+#include <tilepipe/plugin/kernel/gpu_plan.h>
+#include <tilepipe/plugin/kit/tuning.h>
 
 #include "int8_w8a16.h"
 #include "int8_w8a16_params.h"

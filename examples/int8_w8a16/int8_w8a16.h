@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <tilepipe/plugin.h>
+#include <tilepipe/plugin/abi.h>
 
 #ifndef INT8_W8A16_DEVICE_CODE
 #define INT8_W8A16_DEVICE_CODE 0

@@ -6,11 +6,11 @@
  * A stage holds a k-block of 64 elements of K: A as bf16 (tensor 0,
  * 128-byte rows, 128B-swizzled, the skeleton's loads) and B as s8 (tensor
  * 1, 64-byte rows, unswizzled and packed), loaded by the skeleton's
- * mixed-width operand loads (tilepipe/device/kernel_operands.h), plus a
+ * mixed-width operand loads (tilepipe/plugin/device/kernel_operands.h), plus a
  * tensor the loader never fills: B converted to bf16 (tensor 2, 128-byte
  * rows, 128B-swizzled, as wgmma reads it). Per k-block the consumer
  * warpgroups convert B into it together (the skeleton's convert step,
- * tilepipe/device/kernel_mainloop.h), then each multiplies its 64 rows of
+ * tilepipe/plugin/device/kernel_mainloop.h), then each multiplies its 64 rows of
  * A by it in four bf16 wgmma of 16 of K. tile_end scales each column by
  * its channel's scale.
  *
@@ -22,10 +22,10 @@
  * data; `tilepipe link --payload int8_w8a16` links it without a GPU. */
 #include <stdint.h>
 
-#include <tilepipe/device/fragment_scales.h>
-#include <tilepipe/device/kernel.h>
-#include <tilepipe/device/kernel_operands.h>
-#include <tilepipe/device/wgmma.h>
+#include <tilepipe/plugin/device/fragment_scales.h>
+#include <tilepipe/plugin/device/kernel.h>
+#include <tilepipe/plugin/device/kernel_operands.h>
+#include <tilepipe/plugin/device/wgmma.h>
 
 #include "int8_w8a16_params.h"
 
@@ -114,7 +114,7 @@ struct w8a16_mainloop : tp_kernel_operands_mainloop<16, 8> {
   }
 };
 
-/* Every tile and D of tilepipe/kernel/tiles.h, named
+/* Every tile and D of tilepipe/plugin/kernel/tiles.h, named
  * tp_int8_w8a16_bf16_s8_<D>_<BM>x<BN>_c<CM> (gpu.c asks for them by name). */
 #define W8A16_KERNEL(BM, BN, CM, D_NAME, DT, SPEED, OPERANDS) \
   TP_KERNEL_ENTRY(TP_KERNEL_NAME(tp_int8_w8a16, OPERANDS, BM, BN, CM, D_NAME), w8a16_mainloop, BM, \

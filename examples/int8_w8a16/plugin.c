@@ -4,14 +4,14 @@
  * A payload written out of tree against the installed headers and plugin
  * kit only (pkg-config --cflags --libs tilepipe-kit), never libtilepipe
  * (int8_w8a16.h lists the files behind the slots). Its registry keys are
- * the kit's tuning keys (tilepipe/kit/tuning.h: tile, stages, cluster,
+ * the kit's tuning keys (tilepipe/plugin/kit/tuning.h: tile, stages, cluster,
  * splits, tail_splits, stream_k) within its kernels' limits: tile K 64 (one
  * 128-byte row of bf16 A, the wider operand). Without device code
  * (INT8_W8A16_DEVICE_CODE 0) the gpu_plan and gpu_args slots are NULL, and
  * the core plans the payload on the CPU backend. */
-#include <tilepipe/kit/cpu_stage.h>
-#include <tilepipe/kit/device_image.h>
-#include <tilepipe/kit/tuning.h>
+#include <tilepipe/plugin/kit/cpu_stage.h>
+#include <tilepipe/plugin/kit/device_image.h>
+#include <tilepipe/plugin/kit/tuning.h>
 
 #include "int8_w8a16.h"
 

@@ -1,5 +1,5 @@
 /* cpu.c: int8_w8a8's producer on the CPU (cpu_load). The stage format and
- * the consumer are the plugin kit's (tilepipe/kit/cpu_stage.h): a k-block
+ * the consumer are the plugin kit's (tilepipe/plugin/kit/cpu_stage.h): a k-block
  * of A and B decoded to f32, the tile's scales beside them, one per row for
  * the whole k-block (TP_KIT_CPU_GROUP_BLOCK, which plan.c asks for):
  *
@@ -20,8 +20,8 @@
  * ceil(K/tile_k) exact partial sums, however large K is. The scales are
  * staged with every k-block because cpu_mma sees only the stage, never the
  * descriptor. */
-#include <tilepipe/kit/cpu_stage.h>
-#include <tilepipe/kit/tile_load.h>
+#include <tilepipe/plugin/kit/cpu_stage.h>
+#include <tilepipe/plugin/kit/tile_load.h>
 
 #include "int8_w8a8.h"
 

@@ -1,17 +1,17 @@
 /* gpu.c: the int8_w8a8 payload on the GPU, host side.
  *
  * gpu_plan picks one of int8_w8a8_kernel.cu's kernels through tilepipe's
- * planner for the structured kernel (<tilepipe/kernel/gpu_plan.h>: the
+ * planner for the structured kernel (<tilepipe/plugin/kernel/gpu_plan.h>: the
  * tile, split-K, the cluster, shared memory, the grid); a stage holds a
  * k-block of A and B, 128 s8 of K per row. gpu_args fills the kernel's
- * parameters for each run (<tilepipe/kernel/args.h>) and adds the scale
+ * parameters for each run (<tilepipe/plugin/kernel/args.h>) and adds the scale
  * vectors. The section's tuning keys (the kit's, plugin.c) steer the
  * planner. */
 #include <stddef.h>
 
-#include <tilepipe/kernel/args.h>
-#include <tilepipe/kernel/gpu_plan.h>
-#include <tilepipe/kit/tuning.h>
+#include <tilepipe/plugin/kernel/args.h>
+#include <tilepipe/plugin/kernel/gpu_plan.h>
+#include <tilepipe/plugin/kit/tuning.h>
 
 #include "int8_w8a8.h"
 #include "int8_w8a8_params.h"

@@ -21,14 +21,14 @@
  * sets it when it finds nvcc); without it the payload's plans run on the
  * CPU backend. What every plugin needs besides (error reports, the tuning
  * keys, the scale checks, the CPU stage) comes from the installed plugin
- * kit, <tilepipe/kit/...> (pkg-config tilepipe-kit). */
+ * kit, <tilepipe/plugin/kit/...> (pkg-config tilepipe-kit). */
 #ifndef INT8_W8A8_H
 #define INT8_W8A8_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include <tilepipe/plugin.h>
+#include <tilepipe/plugin/abi.h>
 
 #ifndef INT8_W8A8_DEVICE_CODE
 #define INT8_W8A8_DEVICE_CODE 0

@@ -5,10 +5,10 @@
  *
  * s8 A and B, s32 sums in wgmma (m64nNk32.s32.s8.s8, exact), then the
  * scales in f32 before the epilogue hook sees acc. The skeleton
- * (tilepipe/device/kernel.h) runs everything else: the tile schedule,
+ * (tilepipe/plugin/device/kernel.h) runs everything else: the tile schedule,
  * split-K, C, the epilogue and the store.
  *
- * The mainloop, as tilepipe/device/kernel_mainloop.h asks:
+ * The mainloop, as tilepipe/plugin/device/kernel_mainloop.h asks:
  *   load        a k-block of A and B (128 s8 of K per row) into the stage,
  *               by the skeleton's operand loads (kernel_operands.h);
  *   mma         four k32 wgmma steps over the stage into the accumulators,
@@ -21,10 +21,10 @@
  * the core links it with an epilogue's hook at plan time. */
 #include <stdint.h>
 
-#include <tilepipe/device/fragment_scales.h>
-#include <tilepipe/device/kernel.h>
-#include <tilepipe/device/kernel_operands.h>
-#include <tilepipe/device/wgmma.h>
+#include <tilepipe/plugin/device/fragment_scales.h>
+#include <tilepipe/plugin/device/kernel.h>
+#include <tilepipe/plugin/device/kernel_operands.h>
+#include <tilepipe/plugin/device/wgmma.h>
 
 #include "int8_w8a8_params.h"
 
@@ -37,7 +37,7 @@ struct w8a8_mainloop : tp_kernel_operands_mainloop<8> {
   static constexpr int steps = TP_KERNEL_ROW_BYTES / step_bytes;
 
   /* The tile's row and column scales, kept in registers across the
-   * mainloop (tilepipe/device/fragment_scales.h: two row scales and this
+   * mainloop (tilepipe/plugin/device/fragment_scales.h: two row scales and this
    * lane's share of the column scales). */
   template <int BM, int BN>
   struct consumer_state {
@@ -87,7 +87,7 @@ struct w8a8_mainloop : tp_kernel_operands_mainloop<8> {
   }
 };
 
-/* The kernels: every tile and D of tilepipe/kernel/tiles.h, named
+/* The kernels: every tile and D of tilepipe/plugin/kernel/tiles.h, named
  * tp_int8_w8a8_s8_<D>_<BM>x<BN>_c<CM> (gpu.c asks for them by name). */
 #define W8A8_KERNEL(BM, BN, CM, D_NAME, DT, SPEED, OPERANDS) \
   TP_KERNEL_ENTRY(TP_KERNEL_NAME(tp_int8_w8a8, OPERANDS, BM, BN, CM, D_NAME), w8a8_mainloop, BM, \

@@ -3,11 +3,11 @@
  *
  * Plain data, read as a __grid_constant__: the operands' TMA descriptors
  * (K-major s8 tiles, 128 bytes of K per k-block), the skeleton's part
- * (tilepipe/kernel/params.h), and the two scale vectors in device memory. */
+ * (tilepipe/plugin/kernel/params.h), and the two scale vectors in device memory. */
 #ifndef INT8_W8A8_PARAMS_H
 #define INT8_W8A8_PARAMS_H
 
-#include <tilepipe/kernel/params.h>
+#include <tilepipe/plugin/kernel/params.h>
 
 /* The widest tile: at 256 columns the s32 sums' conversion and scales no
  * longer fit a consumer warpgroup's 232 registers beside 128 accumulators

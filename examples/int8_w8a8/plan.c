@@ -12,13 +12,13 @@
  * names the tensor, what it is and what it must be: a dtype the payload
  * does not take is TP_ERR_UNSUPPORTED; a missing or malformed scale tensor
  * TP_ERR_INVALID_ARGUMENT (the kit's scale-vector rule,
- * tilepipe/kit/checks.h). */
+ * tilepipe/plugin/kit/checks.h). */
 #include <string.h>
 
-#include <tilepipe/dtype_codec.h>
-#include <tilepipe/kit/checks.h>
-#include <tilepipe/kit/cpu_stage.h>
-#include <tilepipe/kit/error.h>
+#include <tilepipe/plugin/dtype_codec.h>
+#include <tilepipe/plugin/kit/checks.h>
+#include <tilepipe/plugin/kit/cpu_stage.h>
+#include <tilepipe/plugin/kit/error.h>
 
 #include "int8_w8a8.h"
 

@@ -6,16 +6,16 @@
  * --cflags --libs tilepipe-kit), never libtilepipe; the core reaches it
  * through the one exported symbol, tp_plugin_entry, and the slots of its
  * descriptor (int8_w8a8.h lists the files behind them). Its registry keys
- * are the kit's tuning keys (tilepipe/kit/tuning.h: tile, stages, cluster,
+ * are the kit's tuning keys (tilepipe/plugin/kit/tuning.h: tile, stages, cluster,
  * splits, tail_splits, stream_k) within its kernels' limits: tile K 128
  * (one 128-byte row of s8), no tile wider than W8A8_MAX_TILE_N. Any other
  * key is refused, and so is a bad value: the registry then lists the
  * section as broken, with the key's line. Without device code
  * (INT8_W8A8_DEVICE_CODE 0) the gpu_plan and gpu_args slots are NULL, and
  * the core plans the payload on the CPU backend. */
-#include <tilepipe/kit/cpu_stage.h>
-#include <tilepipe/kit/device_image.h>
-#include <tilepipe/kit/tuning.h>
+#include <tilepipe/plugin/kit/cpu_stage.h>
+#include <tilepipe/plugin/kit/device_image.h>
+#include <tilepipe/plugin/kit/tuning.h>
 
 #include "int8_w8a8.h"
 #include "int8_w8a8_params.h"

@@ -9,7 +9,7 @@
  * nearest integer (ties to even) and saturates to -128..127, infinities too;
  * NaN encodes to 0.
  *
- * The inline codecs behind these functions live in tilepipe/dtype_codec.h,
+ * The inline codecs behind these functions live in tilepipe/plugin/dtype_codec.h,
  * which host code, plugins and device code may include directly. */
 #ifndef TILEPIPE_DTYPE_H
 #define TILEPIPE_DTYPE_H

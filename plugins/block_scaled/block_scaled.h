@@ -4,7 +4,7 @@
 #ifndef TP_PLUGINS_BLOCK_SCALED_H
 #define TP_PLUGINS_BLOCK_SCALED_H
 
-#include "tilepipe/plugin.h"
+#include "tilepipe/plugin/abi.h"
 
 /* A block-scaled format: MXFP8 or NVFP4. */
 typedef struct bs_format {

@@ -3,9 +3,9 @@
  * block covers, decoded to f32: groups whose K lies past the matrix are
  * staged as 0 and never read (in the tiled layout they are padding that may
  * hold anything, NaN codes included). */
-#include "tilepipe/dtype_codec.h"
+#include "tilepipe/plugin/dtype_codec.h"
 #include "plugins/block_scaled/block_scaled.h"
-#include "tilepipe/kit/cpu_stage.h"
+#include "tilepipe/plugin/kit/cpu_stage.h"
 
 /* Byte offset of scale (row, col) of a [rows, cols] scale tensor: in the
  * SM100 tiled layout (see tensor.h), 512-byte atoms of 128 rows x 4

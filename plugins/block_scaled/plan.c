@@ -16,11 +16,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tilepipe/dtype_codec.h"
+#include "tilepipe/plugin/dtype_codec.h"
 #include "plugins/block_scaled/block_scaled.h"
-#include "tilepipe/kit/checks.h"
-#include "tilepipe/kit/cpu_stage.h"
-#include "tilepipe/kit/error.h"
+#include "tilepipe/plugin/kit/checks.h"
+#include "tilepipe/plugin/kit/cpu_stage.h"
+#include "tilepipe/plugin/kit/error.h"
 
 static const bs_format mxfp8 = {"MXFP8", 32, TP_DTYPE_UE8M0};
 static const bs_format nvfp4 = {"NVFP4", 16, TP_DTYPE_UE4M3};

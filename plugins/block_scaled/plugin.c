@@ -1,11 +1,11 @@
 /* plugins/block_scaled/plugin.c: the block-scaled payload's descriptor and
- * entry point. Its tuning keys are the kit's (tilepipe/kit/tuning.h), tile K
+ * entry point. Its tuning keys are the kit's (tilepipe/plugin/kit/tuning.h), tile K
  * 128 (MXFP8's 8-bit operands) or 256 (NVFP4's 4-bit), a k-block one
  * 128-byte row of A. No device code (no GPU kernel: its plans run on the
  * CPU backend). */
 #include "config.h"
-#include "tilepipe/kit/cpu_stage.h"
-#include "tilepipe/kit/tuning.h"
+#include "tilepipe/plugin/kit/cpu_stage.h"
+#include "tilepipe/plugin/kit/tuning.h"
 #include "plugins/block_scaled/block_scaled.h"
 
 static tp_status init(const tp_host_api *host, void **state, char *err, size_t errlen) {

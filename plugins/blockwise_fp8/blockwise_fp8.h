@@ -4,7 +4,7 @@
 #ifndef TP_PLUGINS_BLOCKWISE_FP8_H
 #define TP_PLUGINS_BLOCKWISE_FP8_H
 
-#include "tilepipe/plugin.h"
+#include "tilepipe/plugin/abi.h"
 
 /* One scale covers 128 K-elements of an A row, and 128x128 elements of B. */
 #define BLOCKWISE_BLOCK 128

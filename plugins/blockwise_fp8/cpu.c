@@ -4,9 +4,9 @@
  * kb) and one per B row (b_scale[(n/128)][kb], repeated over its block's
  * rows); the common consumer multiplies them into each k-block's partial
  * sums. */
-#include "tilepipe/dtype_codec.h"
+#include "tilepipe/plugin/dtype_codec.h"
 #include "plugins/blockwise_fp8/blockwise_fp8.h"
-#include "tilepipe/kit/cpu_stage.h"
+#include "tilepipe/plugin/kit/cpu_stage.h"
 
 _Static_assert(TP_KIT_CPU_TILE_K == BLOCKWISE_BLOCK, "a CPU k-block must be one scale block");
 

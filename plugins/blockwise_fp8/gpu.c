@@ -2,21 +2,21 @@
  * side.
  *
  * gpu_plan picks one of device/blockwise_fp8_mainloop.cu's kernels through
- * the planner for the structured kernel (tilepipe/kernel/gpu_plan.h): a
+ * the planner for the structured kernel (tilepipe/plugin/kernel/gpu_plan.h): a
  * k-tile is one 128-wide scale block and a k-block (a stage) a step of
  * BLOCKWISE_STEP_BLOCKS of them, tiles are at most BLOCKWISE_MAX_TILE_N
  * wide, and each k-tile of a stage holds the block's A and B tiles and its
  * row of a_scale for the tile's rows (tile_m f32, loaded by TMA).
- * gpu_args fills the kernel's parameters for each run (tilepipe/kernel/
+ * gpu_args fills the kernel's parameters for each run (tilepipe/plugin/kernel/
  * args.h), a_scale's TMA descriptor and where B's scales are. */
 #include <stddef.h>
 
 #include "plugins/blockwise_fp8/blockwise_fp8.h"
 #include "plugins/blockwise_fp8/device/blockwise_fp8_params.h"
-#include "tilepipe/kit/error.h"
-#include "tilepipe/kit/tuning.h"
-#include "tilepipe/kernel/args.h"
-#include "tilepipe/kernel/gpu_plan.h"
+#include "tilepipe/plugin/kit/error.h"
+#include "tilepipe/plugin/kit/tuning.h"
+#include "tilepipe/plugin/kernel/args.h"
+#include "tilepipe/plugin/kernel/gpu_plan.h"
 
 /* a_scale's TMA boxes land 16-byte aligned; 128 keeps them off the tiles'
  * swizzle rows' banks. */

@@ -10,11 +10,11 @@
  * (DeepGEMM's scheme), so its rows need no alignment. */
 #include <string.h>
 
-#include "tilepipe/dtype_codec.h"
+#include "tilepipe/plugin/dtype_codec.h"
 #include "plugins/blockwise_fp8/blockwise_fp8.h"
-#include "tilepipe/kit/checks.h"
-#include "tilepipe/kit/cpu_stage.h"
-#include "tilepipe/kit/error.h"
+#include "tilepipe/plugin/kit/checks.h"
+#include "tilepipe/plugin/kit/cpu_stage.h"
+#include "tilepipe/plugin/kit/error.h"
 
 tp_status blockwise_check_operand(const tp_tensor *t, const char *name, char *err, size_t errlen) {
   if (t->dtype == TP_DTYPE_E4M3)

@@ -1,18 +1,18 @@
 /* plugins/blockwise_fp8/plugin.c: the blockwise FP8 payload's descriptor and
- * entry point. Its tuning keys are the kit's (tilepipe/kit/tuning.h) within
+ * entry point. Its tuning keys are the kit's (tilepipe/plugin/kit/tuning.h) within
  * its kernels' limits: a tile's K must be 128 (one k-block, one scale), its
  * width divide 128 (one block of B's scales). Its device code is
  * device/blockwise_fp8_mainloop.cu (gpu.c picks and parameterises the
  * kernel). */
 #include "config.h"
-#include "tilepipe/kit/device_image.h"
+#include "tilepipe/plugin/kit/device_image.h"
 #if TP_HAVE_CUDA
 #include "plugins/blockwise_fp8/device/blockwise_fp8_mainloop.ltoir.h"
 #endif
 #include "plugins/blockwise_fp8/blockwise_fp8.h"
 #include "plugins/blockwise_fp8/device/blockwise_fp8_params.h"
-#include "tilepipe/kit/cpu_stage.h"
-#include "tilepipe/kit/tuning.h"
+#include "tilepipe/plugin/kit/cpu_stage.h"
+#include "tilepipe/plugin/kit/tuning.h"
 
 /* The limits gpu.c plans within: tile K one scale block, widths that keep
  * a tile in one block of B's scales, no wider than BLOCKWISE_MAX_TILE_N. */

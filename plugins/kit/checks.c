@@ -1,9 +1,9 @@
-/* plugins/kit/checks.c: see tilepipe/kit/checks.h. */
+/* plugins/kit/checks.c: see tilepipe/plugin/kit/checks.h. */
 #include <stdio.h>
 
-#include "tilepipe/dtype_codec.h"
-#include "tilepipe/kit/checks.h"
-#include "tilepipe/kit/error.h"
+#include "tilepipe/plugin/dtype_codec.h"
+#include "tilepipe/plugin/kit/checks.h"
+#include "tilepipe/plugin/kit/error.h"
 
 /* Largest row stride, in bytes, of a scale tensor: the core's bound for
  * matrices (TMA's 2^40), which also keeps row * stride far from overflow. */

@@ -1,6 +1,6 @@
-/* plugins/kit/cpu_epilogue.c: see tilepipe/kit/cpu_epilogue.h. */
-#include "tilepipe/dtype_codec.h"
-#include "tilepipe/kit/cpu_epilogue.h"
+/* plugins/kit/cpu_epilogue.c: see tilepipe/plugin/kit/cpu_epilogue.h. */
+#include "tilepipe/plugin/dtype_codec.h"
+#include "tilepipe/plugin/kit/cpu_epilogue.h"
 
 void tp_kit_cpu_epilogue_apply(const tp_gemm_desc *desc, const tp_tensor *source, int64_t m0,
                                int64_t n0, int32_t rows, int32_t cols, const float *acc,

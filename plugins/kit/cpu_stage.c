@@ -1,8 +1,8 @@
-/* plugins/kit/cpu_stage.c: see tilepipe/kit/cpu_stage.h. */
+/* plugins/kit/cpu_stage.c: see tilepipe/plugin/kit/cpu_stage.h. */
 #include <string.h>
 
-#include "tilepipe/kit/cpu_stage.h"
-#include "tilepipe/kit/tile_load.h"
+#include "tilepipe/plugin/kit/cpu_stage.h"
+#include "tilepipe/plugin/kit/tile_load.h"
 
 /* Stage tensors start on cache lines: consumers on different rows of one
  * stage never share a line with the producer's next write. */

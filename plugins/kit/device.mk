@@ -13,7 +13,7 @@
 #                    with the installed headers, plus the caller's NVCC_FLAGS
 #   %.ltoir.h        from %.ltoir.fatbin: its bytes as tp_device_blob[] and
 #                    TP_DEVICE_CUDA_VERSION, that nvcc's version
-#                    (tilepipe-embed), which tilepipe/kit/device_image.h puts
+#                    (tilepipe-embed), which tilepipe/plugin/kit/device_image.h puts
 #                    into the plugin's descriptor
 # A .cu's own headers are prerequisites the Makefile adds
 # (`hook.ltoir.fatbin: hook_args.h`). Never a cubin: the core links the

@@ -1,8 +1,8 @@
-/* plugins/kit/error.c: see tilepipe/kit/error.h. */
+/* plugins/kit/error.c: see tilepipe/plugin/kit/error.h. */
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "tilepipe/kit/error.h"
+#include "tilepipe/plugin/kit/error.h"
 
 tp_status tp_kit_fail(char *err, size_t errlen, tp_status status, const char *fmt, ...) {
   if (err != NULL && errlen > 0) {

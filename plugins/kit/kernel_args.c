@@ -1,12 +1,12 @@
 /* plugins/kit/kernel_args.c: a run's parameters of the structured
- * kernel (tilepipe/kernel/args.h). */
+ * kernel (tilepipe/plugin/kernel/args.h). */
 #include <stdbool.h>
 
-#include "tilepipe/kit/error.h"
-#include "tilepipe/dtype_codec.h"
-#include "tilepipe/kernel/args.h"
-#include "tilepipe/kernel/launch.h"
-#include "tilepipe/kernel/operands.h"
+#include "tilepipe/plugin/kit/error.h"
+#include "tilepipe/plugin/dtype_codec.h"
+#include "tilepipe/plugin/kernel/args.h"
+#include "tilepipe/plugin/kernel/launch.h"
+#include "tilepipe/plugin/kernel/operands.h"
 
 /* A descriptor of rows x cols of dtype (rows ld elements apart) read or
  * written in boxes of box_rows x box_cols, swizzled `swizzle` bytes (128,
@@ -43,7 +43,7 @@ tp_status tp_kernel_args_fill(const tp_kernel_plan *kp, const tp_payload_plan *p
     return tp_kit_fail(err, errlen, TP_ERR_INVALID_ARGUMENT, "tp_kernel_args_fill: NULL argument");
   }
   /* D's columns up to the last full 16-byte granule of a row go through TMA
-   * (tilepipe/kernel/params.h); none when a row is shorter than 16 bytes. */
+   * (tilepipe/plugin/kernel/params.h); none when a row is shorter than 16 bytes. */
   const int64_t granule = 128 / tp_codec_bits(desc->d.dtype);
   const int64_t n_tma = desc->n / granule * granule;
   const uint32_t tail_cols = (uint32_t)(kp->tile_n % (int32_t)tp_kernel_row_elems(

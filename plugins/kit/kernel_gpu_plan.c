@@ -1,6 +1,6 @@
 /* plugins/kit/kernel_gpu_plan.c: the structured kernel's planner steps
- * composed as a payload's gpu_plan calls them (tilepipe/kernel/gpu_plan.h). */
-#include "tilepipe/kernel/gpu_plan.h"
+ * composed as a payload's gpu_plan calls them (tilepipe/plugin/kernel/gpu_plan.h). */
+#include "tilepipe/plugin/kernel/gpu_plan.h"
 
 tp_status tp_kernel_plan_finish(tp_kernel_plan *kp, const tp_kernel_request *rq,
                                 tp_payload_plan *plan, tp_gpu_launch *launch, char *err,

@@ -1,9 +1,9 @@
 /* plugins/kit/kernel_instances.c: the structured kernel's kernels on
- * the host (tilepipe/kernel/instances.h), expanded from tiles.h's table. */
+ * the host (tilepipe/plugin/kernel/instances.h), expanded from tiles.h's table. */
 #include <stdio.h>
 
-#include "tilepipe/kernel/instances.h"
-#include "tilepipe/kernel/tiles.h"
+#include "tilepipe/plugin/kernel/instances.h"
+#include "tilepipe/plugin/kernel/tiles.h"
 
 const tp_kernel_instance *tp_kernel_instances(size_t *count) {
 #define TP_KERNEL_HOST_INSTANCE_(BM, BN, CM, D_NAME, DT, SPEED, CTX) \

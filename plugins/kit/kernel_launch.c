@@ -1,13 +1,13 @@
 /* plugins/kit/kernel_launch.c: step 3 of the structured kernel's
  * planner, the launch and the split-K workspace
- * (tilepipe/kernel/launch.h). */
+ * (tilepipe/plugin/kernel/launch.h). */
 #include <stdio.h>
 #include <string.h>
 
-#include "tilepipe/kit/error.h"
-#include "tilepipe/kernel/instances.h"
-#include "tilepipe/kernel/launch.h"
-#include "tilepipe/kernel/schedule.h"
+#include "tilepipe/plugin/kit/error.h"
+#include "tilepipe/plugin/kernel/instances.h"
+#include "tilepipe/plugin/kernel/launch.h"
+#include "tilepipe/plugin/kernel/schedule.h"
 
 /* The counters' bytes round up to this, so that the partial sums start
  * aligned. */

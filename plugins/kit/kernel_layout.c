@@ -1,12 +1,12 @@
 /* plugins/kit/kernel_layout.c: step 2 of the structured kernel's
  * planner, the stage's operand tensors and the shared memory
- * (tilepipe/kernel/layout.h). */
+ * (tilepipe/plugin/kernel/layout.h). */
 #include <stdbool.h>
 
-#include "tilepipe/kit/error.h"
-#include "tilepipe/dtype_codec.h"
-#include "tilepipe/kernel/layout.h"
-#include "tilepipe/kernel/operands.h"
+#include "tilepipe/plugin/kit/error.h"
+#include "tilepipe/plugin/dtype_codec.h"
+#include "tilepipe/plugin/kernel/layout.h"
+#include "tilepipe/plugin/kernel/operands.h"
 
 /* The fewest output chunks the ring holds. */
 #define TP_KERNEL_OUTPUT_STAGES 2
@@ -94,7 +94,7 @@ tp_status tp_kernel_plan_lay_out(tp_kernel_plan *kp, const tp_kernel_request *rq
   }
   /* The chunks of C past the ring in whole output chunks (slots) of the
    * extra stage's tensors 0 and 1: fewer where an operand's rows are
-   * narrower than 128 bytes (tilepipe/kernel/operands.h). */
+   * narrower than 128 bytes (tilepipe/plugin/kernel/operands.h). */
   const uint32_t slot = kp->smem.output.bytes;
   const int32_t a_slots = (int32_t)(kp->smem.tensors[0].bytes / slot);
   const int32_t slots = a_slots + (int32_t)(kp->smem.tensors[1].bytes / slot);

@@ -1,10 +1,10 @@
 /* plugins/kit/kernel_plan.c: the structured kernel's plan request
  * checked, and the plan kept in a payload plan's private bytes
- * (tilepipe/kernel/plan.h). */
+ * (tilepipe/plugin/kernel/plan.h). */
 #include <string.h>
 
-#include "tilepipe/kit/error.h"
-#include "tilepipe/kernel/plan.h"
+#include "tilepipe/plugin/kit/error.h"
+#include "tilepipe/plugin/kernel/plan.h"
 
 tp_status tp_kernel_request_check(const tp_kernel_request *rq, char *err, size_t errlen) {
   if (rq == NULL) {

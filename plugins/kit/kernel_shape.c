@@ -1,6 +1,6 @@
 /* plugins/kit/kernel_shape.c: step 1 of the structured kernel's
  * planner, the tile, the K split, the cluster and the tile walk
- * (tilepipe/kernel/shape.h, which says the heuristic in order). Every
+ * (tilepipe/plugin/kernel/shape.h, which says the heuristic in order). Every
  * candidate tile of the instance table is scored by how well its work
  * units fill the SMs' waves, its speed, the share of its columns inside N
  * and what its split costs; the best one wins, ties to the table's order. */
@@ -9,13 +9,13 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "tilepipe/kit/error.h"
-#include "tilepipe/dtype_codec.h"
-#include "tilepipe/kernel/instances.h"
-#include "tilepipe/kernel/operands.h"
-#include "tilepipe/kernel/schedule.h"
-#include "tilepipe/kernel/shape.h"
-#include "tilepipe/kernel/tiles.h"
+#include "tilepipe/plugin/kit/error.h"
+#include "tilepipe/plugin/dtype_codec.h"
+#include "tilepipe/plugin/kernel/instances.h"
+#include "tilepipe/plugin/kernel/operands.h"
+#include "tilepipe/plugin/kernel/schedule.h"
+#include "tilepipe/plugin/kernel/shape.h"
+#include "tilepipe/plugin/kernel/tiles.h"
 
 /* The heuristic's figures (set from bench/tune.sh and bench/ab.sh runs on
  * the H100; docs/kernel.md). */
@@ -279,7 +279,7 @@ static void best_shape(tp_kernel_plan *kp, const shape_search *s) {
 }
 
 /* The tile walk of the chosen tile: tile counts, raster groups, stream-K's
- * shares and the split lead (tilepipe/kernel/schedule.h); fails where the
+ * shares and the split lead (tilepipe/plugin/kernel/schedule.h); fails where the
  * kernel's 32-bit unit count would not hold the work units. */
 static tp_status plan_walk(tp_kernel_plan *kp, const tp_kernel_request *rq, char *err,
                            size_t errlen) {

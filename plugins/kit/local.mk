@@ -4,15 +4,15 @@
 #                    $(libdir), that each plugin links into its .so: error
 #                    reports, the tuning keys, dtype and scale checks, the
 #                    CPU stage and its loaders, the CPU epilogue loop (its
-#                    headers: include/tilepipe/kit/), and the structured
+#                    headers: include/tilepipe/plugin/kit/), and the structured
 #                    kernel's planner and run arguments (kernel_*.c, one
-#                    concept each: include/tilepipe/kernel/);
+#                    concept each: include/tilepipe/plugin/kernel/);
 #   tilepipe-embed   the device-blob embedder, installed into $(bindir);
 #   device.mk        the Make fragment out-of-tree plugins include for their
 #                    device code, installed into $(pkgdatadir);
 #   tilepipe-kit.pc  `pkg-config --cflags --libs tilepipe-kit`.
 # The kit never links libtilepipe: plugins see the core only through the
-# host API table and the header-only codecs (tilepipe/dtype_codec.h).
+# host API table and the header-only codecs (tilepipe/plugin/dtype_codec.h).
 # -static makes an installed static-only library under
 # LT_INIT([disable-static]); -fPIC keeps its objects fit for a .so, and
 # -fvisibility=hidden keeps its names out of each plugin's exports.

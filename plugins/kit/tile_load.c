@@ -1,8 +1,8 @@
-/* plugins/kit/tile_load.c: see tilepipe/kit/tile_load.h. */
+/* plugins/kit/tile_load.c: see tilepipe/plugin/kit/tile_load.h. */
 #include <string.h>
 
-#include "tilepipe/dtype_codec.h"
-#include "tilepipe/kit/tile_load.h"
+#include "tilepipe/plugin/dtype_codec.h"
+#include "tilepipe/plugin/kit/tile_load.h"
 
 /* One switch per row, not per element: each case is a loop whose dtype is a
  * constant, so the inline codec specializes to that format. */

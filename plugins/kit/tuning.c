@@ -1,17 +1,17 @@
-/* plugins/kit/tuning.c: see tilepipe/kit/tuning.h. Values are parsed
+/* plugins/kit/tuning.c: see tilepipe/plugin/kit/tuning.h. Values are parsed
  * strictly: decimal digits separated by 'x', nothing else (inih has trimmed
  * the blanks). What the kernels take comes from the tile table through
- * tp_kernel_instances (tilepipe/kernel/plan.h), filtered by the payload's
+ * tp_kernel_instances (tilepipe/plugin/kernel/plan.h), filtered by the payload's
  * limits; refusals list what is left, as "a, b or c". */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tilepipe/kernel/instances.h"
-#include "tilepipe/kernel/shape.h"
-#include "tilepipe/kernel/tiles.h"
-#include "tilepipe/kit/error.h"
-#include "tilepipe/kit/tuning.h"
+#include "tilepipe/plugin/kernel/instances.h"
+#include "tilepipe/plugin/kernel/shape.h"
+#include "tilepipe/plugin/kernel/tiles.h"
+#include "tilepipe/plugin/kit/error.h"
+#include "tilepipe/plugin/kit/tuning.h"
 
 /* A list for a message: up to LIST_MAX distinct items ("128x256", "2x1"),
  * more than the table has tiles. */

@@ -1,6 +1,6 @@
 /* plugins/residual/cpu.c: residual on the CPU backend,
  * D = alpha * acc + beta * C, C read only when the plan has a source. */
-#include "tilepipe/kit/cpu_epilogue.h"
+#include "tilepipe/plugin/kit/cpu_epilogue.h"
 #include "plugins/residual/residual.h"
 
 void residual_cpu_apply(const tp_epilogue_plan *plan, const tp_gemm_desc *desc, int64_t m0,

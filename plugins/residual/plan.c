@@ -6,9 +6,9 @@
  * no bias: one given is refused rather than silently ignored. */
 #include <string.h>
 
-#include "tilepipe/dtype_codec.h"
-#include "tilepipe/kit/checks.h"
-#include "tilepipe/kit/error.h"
+#include "tilepipe/plugin/dtype_codec.h"
+#include "tilepipe/plugin/kit/checks.h"
+#include "tilepipe/plugin/kit/error.h"
 #include "plugins/residual/residual.h"
 
 tp_status residual_plan(void *state, const tp_gemm_desc *desc, tp_backend backend,

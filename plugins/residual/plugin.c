@@ -2,7 +2,7 @@
  * It takes no tuning keys; its GPU hook is device/residual_hook.cu, linked into the
  * payload's kernel at plan time. */
 #include "config.h"
-#include "tilepipe/kit/device_image.h"
+#include "tilepipe/plugin/kit/device_image.h"
 #if TP_HAVE_CUDA
 #include "plugins/residual/device/residual_hook.ltoir.h"
 #endif

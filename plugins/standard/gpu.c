@@ -1,19 +1,19 @@
 /* plugins/standard/gpu.c: the standard payload on the GPU, host side.
  *
  * gpu_plan picks one of the kernels of device/standard_mainloop.cu through
- * the planner for the structured kernel (tilepipe/kernel/gpu_plan.h: the
+ * the planner for the structured kernel (tilepipe/plugin/kernel/gpu_plan.h: the
  * tile, split-K, the cluster, shared memory, the grid; a stage holds the
  * k-block's A and B tiles). gpu_args fills the kernel's parameters for
- * each run (tilepipe/kernel/args.h). */
+ * each run (tilepipe/plugin/kernel/args.h). */
 #include <stddef.h>
 
-#include "tilepipe/kit/error.h"
-#include "tilepipe/kit/tuning.h"
+#include "tilepipe/plugin/kit/error.h"
+#include "tilepipe/plugin/kit/tuning.h"
 #include "plugins/standard/device/standard_params.h"
 #include "plugins/standard/standard.h"
-#include "tilepipe/dtype_codec.h"
-#include "tilepipe/kernel/args.h"
-#include "tilepipe/kernel/gpu_plan.h"
+#include "tilepipe/plugin/dtype_codec.h"
+#include "tilepipe/plugin/kernel/args.h"
+#include "tilepipe/plugin/kernel/gpu_plan.h"
 
 /* The operands' part of the kernel name (standard_params.h). */
 static const char *operands_name(tp_dtype a, tp_dtype b) {

@@ -5,10 +5,10 @@
  * per-tensor scales of fp8 operands fold into alpha. */
 #include <string.h>
 
-#include "tilepipe/dtype_codec.h"
-#include "tilepipe/kit/checks.h"
-#include "tilepipe/kit/cpu_stage.h"
-#include "tilepipe/kit/error.h"
+#include "tilepipe/plugin/dtype_codec.h"
+#include "tilepipe/plugin/kit/checks.h"
+#include "tilepipe/plugin/kit/cpu_stage.h"
+#include "tilepipe/plugin/kit/error.h"
 #include "plugins/standard/standard.h"
 
 static tp_status check_operand(const tp_tensor *t, const char *name, char *err, size_t errlen) {

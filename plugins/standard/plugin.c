@@ -1,16 +1,16 @@
 /* plugins/standard/plugin.c: the standard payload's descriptor and entry
  * point. Its tuning keys (tile, stages, cluster, splits, tail_splits,
- * stream_k) are the kit's (tilepipe/kit/tuning.h), tile K 64 (bf16, f16)
+ * stream_k) are the kit's (tilepipe/plugin/kit/tuning.h), tile K 64 (bf16, f16)
  * or 128 (fp8), a k-block one 128-byte row of A; its device code is device/standard_mainloop.cu (gpu.c picks and
  * parameterises the kernel), one image per operand pair, each listing the
  * kernels it holds. */
 #include "config.h"
-#include "tilepipe/kit/device_image.h"
-#include "tilepipe/kit/cpu_stage.h"
-#include "tilepipe/kit/tuning.h"
+#include "tilepipe/plugin/kit/device_image.h"
+#include "tilepipe/plugin/kit/cpu_stage.h"
+#include "tilepipe/plugin/kit/tuning.h"
 #include "plugins/standard/device/standard_params.h"
 #include "plugins/standard/standard.h"
-#include "tilepipe/kernel/tiles.h"
+#include "tilepipe/plugin/kernel/tiles.h"
 
 #if TP_HAVE_CUDA
 #include "plugins/standard/device/standard_mainloop.ltoir.h"

@@ -2,7 +2,7 @@
  * and B default to bf16 (B to A's dtype when only A is given, and the
  * other way round), no scale tensors; the GPU sums fp8 products with
  * wgmma's 14-bit running sum, 16-bit ones in f32. */
-#include "tilepipe/kit/checks.h"
+#include "tilepipe/plugin/kit/checks.h"
 #include "plugins/standard/standard.h"
 
 tp_status standard_problem(void *state, tp_gemm_desc *desc, const tp_problem_options *opt,

@@ -4,7 +4,7 @@
 #ifndef TP_PLUGINS_STANDARD_H
 #define TP_PLUGINS_STANDARD_H
 
-#include "tilepipe/plugin.h"
+#include "tilepipe/plugin/abi.h"
 
 /* A's and B's dtypes: a pair standard takes (plan.c). */
 tp_status standard_check_dtypes(const tp_gemm_desc *desc, char *err, size_t errlen);

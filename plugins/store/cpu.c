@@ -1,5 +1,5 @@
 /* plugins/store/cpu.c: store on the CPU backend, D = alpha * acc. */
-#include "tilepipe/kit/cpu_epilogue.h"
+#include "tilepipe/plugin/kit/cpu_epilogue.h"
 #include "plugins/store/store.h"
 
 void store_cpu_apply(const tp_epilogue_plan *plan, const tp_gemm_desc *desc, int64_t m0,

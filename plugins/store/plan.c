@@ -5,8 +5,8 @@
  * bias would be ignored just as silently: refused too. */
 #include <string.h>
 
-#include "tilepipe/kit/checks.h"
-#include "tilepipe/kit/error.h"
+#include "tilepipe/plugin/kit/checks.h"
+#include "tilepipe/plugin/kit/error.h"
 #include "plugins/store/store.h"
 
 tp_status store_plan(void *state, const tp_gemm_desc *desc, tp_backend backend,

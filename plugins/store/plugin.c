@@ -2,7 +2,7 @@
  * It takes no tuning keys; its GPU hook is device/store_hook.cu, linked into the
  * payload's kernel at plan time. */
 #include "config.h"
-#include "tilepipe/kit/device_image.h"
+#include "tilepipe/plugin/kit/device_image.h"
 #if TP_HAVE_CUDA
 #include "plugins/store/device/store_hook.ltoir.h"
 #endif

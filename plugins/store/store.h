@@ -3,7 +3,7 @@
 #ifndef TP_PLUGINS_STORE_H
 #define TP_PLUGINS_STORE_H
 
-#include "tilepipe/plugin.h"
+#include "tilepipe/plugin/abi.h"
 
 tp_status store_plan(void *state, const tp_gemm_desc *desc, tp_backend backend,
                      tp_epilogue_plan *out, char *err, size_t errlen);

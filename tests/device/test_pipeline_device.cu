@@ -37,7 +37,7 @@
 #include <time.h>
 
 #include "tests/tile_storage.h"
-#include "tilepipe/pipeline/storage.h"
+#include "tilepipe/internal/pipeline/storage.h"
 
 #define A_WORDS 16u /* tensor 0: 64-byte tiles */
 #define B_WORDS 8u  /* tensor 1: 32-byte tiles */

@@ -3,8 +3,8 @@
  * includes it at TP_DOC_EXAMPLE): its ops table, its device code as
  * tilepipe-embed --nvcc writes it (as when built with nvcc), and the entry
  * point that returns it. */
-#include <tilepipe/kit/device_image.h>
-#include <tilepipe/plugin.h>
+#include <tilepipe/plugin/kit/device_image.h>
+#include <tilepipe/plugin/abi.h>
 
 #define BIAS_SILU_DEVICE_CODE 1
 #define TP_DEVICE_CUDA_VERSION 13000

@@ -3,7 +3,7 @@
  * TP_DOC_EXAMPLE): the slot's parameters and the example's user bytes. */
 #include <stdint.h>
 #include <string.h>
-#include <tilepipe/plugin.h>
+#include <tilepipe/plugin/abi.h>
 
 #include "examples/bias_silu/bias_silu_args.h"
 

@@ -2,7 +2,7 @@
  * bias_silu's plan slot (tests/test_doc_examples.sh includes it at
  * TP_DOC_EXAMPLE), a definition that must agree with that declaration, put
  * into an epilogue's ops table, whose slot type must agree too. */
-#include <tilepipe/plugin.h>
+#include <tilepipe/plugin/abi.h>
 
 #include TP_DOC_EXAMPLE
 

@@ -5,7 +5,7 @@
  * (`use`) and the work done between a probe and its wait (`other_work`). */
 #include <stdbool.h>
 #include <string.h>
-#include <tilepipe/pipeline/input_tile_pipeline.h>
+#include <tilepipe/internal/pipeline/input_tile_pipeline.h>
 
 static void load(void *dst, const void *src, uint32_t bytes, tp_mbar *bar) {
   memcpy(dst, src, bytes);

@@ -2,9 +2,9 @@
  * examples/int8_w8a8/gpu.c (tests/test_doc_examples.sh includes it at
  * TP_DOC_EXAMPLE): the headers that file includes, with the GPU slots on. */
 #include <stddef.h>
-#include <tilepipe/kernel/args.h>
-#include <tilepipe/kernel/gpu_plan.h>
-#include <tilepipe/kit/tuning.h>
+#include <tilepipe/plugin/kernel/args.h>
+#include <tilepipe/plugin/kernel/gpu_plan.h>
+#include <tilepipe/plugin/kit/tuning.h>
 
 #define INT8_W8A8_DEVICE_CODE 1
 #include "examples/int8_w8a8/int8_w8a8.h"

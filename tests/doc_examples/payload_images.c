@@ -3,7 +3,7 @@
  * tests/test_doc_examples.sh includes it at TP_DOC_EXAMPLE): two fatbins as
  * nvcc and embed-blob.sh would give them, and the entry point returning a
  * descriptor that lists the example's images. */
-#include <tilepipe/plugin.h>
+#include <tilepipe/plugin/abi.h>
 
 static const unsigned char narrow_lto[] = {0};
 static const unsigned char wide_lto[] = {0};

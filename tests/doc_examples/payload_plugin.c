@@ -4,9 +4,9 @@
  * kit's headers that plugin.c includes, and its device code as
  * tilepipe-embed --nvcc writes it (as when built with nvcc). */
 #define INT8_W8A8_DEVICE_CODE 1
-#include <tilepipe/kit/cpu_stage.h>
-#include <tilepipe/kit/device_image.h>
-#include <tilepipe/kit/tuning.h>
+#include <tilepipe/plugin/kit/cpu_stage.h>
+#include <tilepipe/plugin/kit/device_image.h>
+#include <tilepipe/plugin/kit/tuning.h>
 
 #include "examples/int8_w8a8/int8_w8a8.h"
 #include "examples/int8_w8a8/int8_w8a8_params.h"

@@ -10,7 +10,7 @@
 #define TP_TESTS_PLUGINS_FIXTURE_H
 
 #include <stdio.h>
-#include "tilepipe/plugin.h"
+#include "tilepipe/plugin/abi.h"
 
 /* plan refuses every GEMM, so the core never reaches the CPU slots below:
  * they exist because the ABI requires them to be set. */

@@ -4,7 +4,7 @@
  * report FAIL and exit 1: the tool poisons D before the run, so the
  * skipped element stays NaN, and its check looks at every element. */
 #include "fixture.h"
-#include "tilepipe/dtype_codec.h"
+#include "tilepipe/plugin/dtype_codec.h"
 
 static tp_status skip_last_plan(void *state, const tp_gemm_desc *desc, tp_backend backend,
                                 tp_epilogue_plan *out, char *err, size_t errlen) {

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "fixture.h"
-#include "tilepipe/epilogue_args.h"
+#include "tilepipe/plugin/epilogue_args.h"
 
 static const char *link_fixture_kernel(int64_t m);
 

@@ -22,8 +22,8 @@
 
 #include "core/backend/cpu/cpu_backend.h"
 #include "core/error.h"
-#include "tilepipe/pipeline/pipeline.h"
-#include "tilepipe/pipeline/storage.h"
+#include "tilepipe/internal/pipeline/pipeline.h"
+#include "tilepipe/internal/pipeline/storage.h"
 
 /* Threads beyond this do not pay on a host path meant for checking. */
 #define TP_CPU_MAX_CONSUMERS 8

@@ -24,7 +24,7 @@
 #include "core/registry/device_code.h"
 #include "core/registry/host_api.h"
 #include "tilepipe/device.h"
-#include "tilepipe/epilogue_args.h"
+#include "tilepipe/plugin/epilogue_args.h"
 
 #if TP_HAVE_CUDA
 #include "core/backend/cuda/driver.h"
@@ -205,7 +205,7 @@ tp_status tp_cuda_plan_create(tp_cuda_plan **out, tp_binding *b, const tp_gemm_d
   plan->dims.dynamic_smem = plan->launch.smem_bytes;
   /* Every GEMM kernel is the structured kernel, which waits for the
    * stream's previous kernel before it touches memory
-   * (tilepipe/device/grid_dependency.h). */
+   * (tilepipe/internal/kernel/grid_dependency.h). */
   plan->dims.programmatic = 1;
   if ((st = clamp_persistent_grid(plan)) == TP_OK) st = workspace_create(plan, b);
   if (st != TP_OK) {

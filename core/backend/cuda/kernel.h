@@ -65,7 +65,7 @@ typedef struct tp_cuda_dims {
   unsigned dynamic_smem;        /* bytes; at most the kernel's max_dynamic_smem above 48 KiB */
   /* Nonzero: launched as the programmatic dependent of the stream's
    * previous kernel, which only a kernel that waits for it before touching
-   * memory may be (tilepipe/device/grid_dependency.h). */
+   * memory may be (tilepipe/internal/kernel/grid_dependency.h). */
   int programmatic;
 } tp_cuda_dims;
 

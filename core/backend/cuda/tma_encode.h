@@ -5,7 +5,7 @@
 #ifndef TP_CORE_BACKEND_CUDA_TMA_ENCODE_H
 #define TP_CORE_BACKEND_CUDA_TMA_ENCODE_H
 
-#include "tilepipe/plugin.h"
+#include "tilepipe/plugin/abi.h"
 
 /* Encodes request into out (128 bytes, 64-byte aligned). Validates what
  * cuTensorMapEncodeTiled would reject (alignment, strides, box sizes,

@@ -10,11 +10,11 @@
  * accumulators in turn, and each temporary is promoted into the skeleton's
  * f32 accumulator with the row's and the column block's scales (one FFMA
  * per element) while the next block's group runs; only the step's last
- * promotion waits for the drain. The skeleton (tilepipe/device/kernel.h)
+ * promotion waits for the drain. The skeleton (tilepipe/plugin/device/kernel.h)
  * runs the rest: the tile schedule, split-K (the partial sums are scaled
  * already), C and the epilogue hook.
  *
- * The mainloop, as tilepipe/device/kernel_mainloop.h asks:
+ * The mainloop, as tilepipe/plugin/device/kernel_mainloop.h asks:
  *   load          each of the step's blocks as a k-tile of the stage (the
  *                 plan's k_group): its A and B (the skeleton's operand
  *                 loads) and its row of a_scale for the tile's rows (tile_m
@@ -42,9 +42,9 @@
 #include <stdint.h>
 
 #include "plugins/blockwise_fp8/device/blockwise_fp8_params.h"
-#include "tilepipe/device/kernel.h"
-#include "tilepipe/device/kernel_operands.h"
-#include "tilepipe/device/wgmma.h"
+#include "tilepipe/plugin/device/kernel.h"
+#include "tilepipe/plugin/device/kernel_operands.h"
+#include "tilepipe/plugin/device/wgmma.h"
 
 /* One scale block: 128 of K, 128 rows of B. A step of the skeleton (its
  * k-block) is BLOCKWISE_STEP_BLOCKS of them: one stage, one drain. */
@@ -205,7 +205,7 @@ struct blockwise_fp8_mainloop : tp_kernel_mainloop_defaults {
   }
 };
 
-/* The kernels: every tile and D of tilepipe/kernel/tiles.h, named
+/* The kernels: every tile and D of tilepipe/plugin/kernel/tiles.h, named
  * tp_blockwise_fp8_e4m3_<D>_<BM>x<BN>_c<CM> (gpu.c asks for them by name);
  * the tiles wider than BLOCKWISE_MAX_TILE_N or not dividing a block trap
  * (never planned). */

@@ -7,7 +7,7 @@
 #ifndef TP_BLOCKWISE_FP8_PARAMS_H
 #define TP_BLOCKWISE_FP8_PARAMS_H
 
-#include "tilepipe/kernel/params.h"
+#include "tilepipe/plugin/kernel/params.h"
 
 /* The widest tile: a tile's columns then lie in one 128-column block of
  * B's scales (wider tiles, through one temporary accumulator beside the

@@ -5,7 +5,7 @@
  * `source`; with beta == 0 the plan asks for no source (C is never read, so
  * NaNs in it cannot leak into D, as in BLAS) and source is 0. Built into
  * LTO-IR and linked into the payload's kernel at plan time. */
-#include "tilepipe/device/epilogue.h"
+#include "tilepipe/plugin/device/epilogue.h"
 
 extern "C" __device__ float tp_epilogue_apply(const tp_epilogue_args *args, float acc,
                                               float source, int32_t row, int32_t col) {

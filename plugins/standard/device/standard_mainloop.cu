@@ -3,12 +3,12 @@
  *
  * Computes acc[M,N] = A[M,K] x B[N,K]^T for bf16 x bf16, f16 x f16 or fp8
  * (e4m3/e5m2, any pair) operands with f32 accumulation in wgmma; the
- * skeleton (tilepipe/device/kernel.h) runs the rest: the tile schedule,
+ * skeleton (tilepipe/plugin/device/kernel.h) runs the rest: the tile schedule,
  * split-K, and the epilogue hook with D in bf16, f16 or f32.
  *
  * A stage holds one k-block: A as one 64-row box per consumer warpgroup
  * (tensor 0) and B as the tile's BN rows (tensor 1), 128 bytes of K per
- * row, 128B-swizzled (tilepipe/device/kernel_operands.h loads them). A
+ * row, 128B-swizzled (tilepipe/plugin/device/kernel_operands.h loads them). A
  * consumer warpgroup multiplies its 64 rows of A by all of B in wgmma
  * steps of 16 (bf16, f16) or 32 (fp8) K, one wgmma group per k-block.
  *
@@ -23,9 +23,9 @@
 #include <stdint.h>
 
 #include "plugins/standard/device/standard_params.h"
-#include "tilepipe/device/kernel.h"
-#include "tilepipe/device/kernel_operands.h"
-#include "tilepipe/device/wgmma.h"
+#include "tilepipe/plugin/device/kernel.h"
+#include "tilepipe/plugin/device/kernel_operands.h"
+#include "tilepipe/plugin/device/wgmma.h"
 #include "tilepipe/dtype.h"
 
 /* One wgmma of K step A x B over a BN-wide tile. */
@@ -84,7 +84,7 @@ struct standard_mainloop : tp_kernel_operands_mainloop<standard_k<A>::elem_bytes
 };
 
 /* The kernels of the operand pair TP_DEVICE_GROUP (a NAME of
- * TP_STANDARD_OPERANDS): every tile and D of tilepipe/kernel/tiles.h, named
+ * TP_STANDARD_OPERANDS): every tile and D of tilepipe/plugin/kernel/tiles.h, named
  * tp_standard_<operands>_<D>_<BM>x<BN>_c<CM>. */
 #ifndef TP_DEVICE_GROUP
 #error "standard_mainloop.cu: build it with -DTP_DEVICE_GROUP=<operand pair> (local.mk)"

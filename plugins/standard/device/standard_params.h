@@ -7,7 +7,7 @@
 #ifndef TP_STANDARD_PARAMS_H
 #define TP_STANDARD_PARAMS_H
 
-#include "tilepipe/kernel/params.h"
+#include "tilepipe/plugin/kernel/params.h"
 
 typedef struct tp_standard_params {
   tp_kernel_operands ab; /* A and B, K-major, 128 bytes of K per k-block */

@@ -1,0 +1,38 @@
+/* tilepipe/plugin/kit/device_image.h: a plugin's LTO-IR in its descriptor.
+ *
+ * The plugin's build turns its .cu into LTO-IR and the LTO-IR into a C
+ * header with `tilepipe-embed --nvcc NVCC` (in-tree: build-aux/device.mk;
+ * out of tree: the installed device.mk, `pkg-config --variable=device_mk
+ * tilepipe-kit`). That header holds the bytes as `tp_device_blob[]` (or,
+ * with --groups, `tp_device_blob_<G>[]` per group) and defines
+ * TP_DEVICE_CUDA_VERSION, the version of the nvcc that made them. The one
+ * C file that includes it, when the build made device code, lists in its
+ * tp_plugin_desc initialiser either TP_KIT_DEVICE_IMAGE_FIELDS, for the one
+ * image, or TP_KIT_DEVICE_IMAGES_FIELDS(images), for a payload whose
+ * kernels come in groups (`static const tp_device_image images[]`, one per
+ * group, over the grouped blobs):
+ *
+ *     #if MY_DEVICE_CODE
+ *     #include "my_hook.ltoir.h"
+ *     #endif
+ *     ...
+ *     static const tp_plugin_desc desc = {
+ *         ...
+ *     #if MY_DEVICE_CODE
+ *         TP_KIT_DEVICE_IMAGE_FIELDS,
+ *     #endif
+ *     };
+ *
+ * Built without device code the plugin leaves the fields zero: it carries
+ * none, and its plans run on the CPU backend. Part of the plugin kit. */
+#ifndef TILEPIPE_PLUGIN_KIT_DEVICE_IMAGE_H
+#define TILEPIPE_PLUGIN_KIT_DEVICE_IMAGE_H
+
+#define TP_KIT_DEVICE_IMAGE_FIELDS                                                 \
+  .cuda_version = TP_DEVICE_CUDA_VERSION, .device_image = tp_device_blob,          \
+  .device_image_size = sizeof(tp_device_blob)
+#define TP_KIT_DEVICE_IMAGES_FIELDS(images)                                        \
+  .cuda_version = TP_DEVICE_CUDA_VERSION, .device_images = images,                 \
+  .num_device_images = sizeof(images) / sizeof((images)[0])
+
+#endif

@@ -1,0 +1,14 @@
+/* tests/doc_examples/payload_gpu_mixed.c: the surroundings of a docs
+ * example from examples/int8_w8a16/gpu.c (tests/test_doc_examples.sh
+ * includes it at TP_DOC_EXAMPLE): the headers that file includes, with the
+ * GPU slots on. */
+#include <stddef.h>
+#include <tilepipe/plugin/kernel/args.h>
+#include <tilepipe/plugin/kernel/gpu_plan.h>
+#include <tilepipe/plugin/kit/tuning.h>
+
+#define INT8_W8A16_DEVICE_CODE 1
+#include "examples/int8_w8a16/int8_w8a16.h"
+#include "examples/int8_w8a16/int8_w8a16_params.h"
+
+#include TP_DOC_EXAMPLE
