@@ -80,15 +80,18 @@ static void worker_fail(worker *w, const gemm_case *c, const char *what, const c
   snprintf(w->error, sizeof w->error, "thread %d, %s: %s: %s", w->index, name, what, why);
 }
 
-/* The problem with D's starting bytes on the device, one run on stream, D
- * back and checked. */
+/* D's starting bytes into the problem's device copy (its inputs are
+ * there since the plan), one run on stream, D back and checked. */
 static int run_once(worker *w, const gemm_case *c, tp_plan *plan, gemm_problem *p,
                     CUstream stream) {
   const tp_cuda_driver *cu;
   char err[256];
   gemm_problem_restart(p);
-  if (tp_ref_problem_upload(p->host, err, sizeof err) != TP_OK) {
-    worker_fail(w, c, "upload", err);
+  int64_t d_bytes;
+  const void *d = tp_ref_problem_buffer(p->host, TP_REF_D, &d_bytes);
+  if (tp_device_copy_to(tp_ref_problem_device_desc(p->host)->d.data, d, (size_t)d_bytes) !=
+      TP_OK) {
+    worker_fail(w, c, "upload D", tp_error_message());
     return 0;
   }
   if (tp_plan_run(plan, tp_ref_problem_device_desc(p->host), stream) != TP_OK) {
