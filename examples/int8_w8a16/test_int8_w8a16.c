@@ -16,9 +16,12 @@
  *     f32) and residual (C of D's dtype, C in f32, C that is D's own
  *     memory), b_scale as [N] or [1, N];
  *   - on the GPU, the same through the CUDA backend when tp_device_info
- *     finds one and the payload carries device code, plus shapes of many
- *     tiles (split-K at M = 16, 2-CTA clusters at 1024 x 2048), whose
- *     every element the reference computes too.
+ *     finds one and the payload carries device code, plus shapes of more
+ *     tiles than SMs whose last tile row holds one warpgroup's rows of M
+ *     (the two warpgroups convert together in some tiles, the first alone
+ *     in others), in the planner's kernels, in 2-CTA clusters and in 3
+ *     splits of K (tuned sections of the registry), and a split-K decode
+ *     M; the reference computes every element of each.
  * Every problem is the reference library's, shaped by the payload's own
  * description (its problem slot): new random data from a seed of its own
  * after the run's, which comes from the clock and is printed
@@ -74,24 +77,28 @@ static tp_status open_registry(const char *body, tp_registry **out) {
 }
 
 /* One case: M x N x K through store or residual, D of dtype d; for the
- * residual, C of dtype c or (c_is_d) D's own memory. */
+ * residual, C of dtype c or (c_is_d) D's own memory; through the payload
+ * section `section` (NULL: int8_w8a16, the kernels the planner picks). */
 typedef struct spec {
   int64_t m, n, k;
   int residual, c_is_d, b_scale_row;
   tp_dtype d, c;
+  const char *section;
 } spec;
 
 /* Runs s on backend and judges D; with self_check, the bound must also
  * reject the expected values of the same problem without b_scale. */
 static void run_case(tp_registry *reg, tp_backend backend, const spec *s, int self_check) {
-  char what[160], err[512];
-  snprintf(what, sizeof what, "%s %lldx%lldx%lld %s D %s%s%s%s", tp_backend_name(backend),
+  char what[200], err[512];
+  const char *section = s->section ? s->section : "int8_w8a16";
+  snprintf(what, sizeof what, "%s %s %lldx%lldx%lld %s D %s%s%s%s", section,
+           tp_backend_name(backend),
            (long long)s->m, (long long)s->n, (long long)s->k, s->residual ? "residual" : "store",
            tp_dtype_name(s->d), !s->residual ? "" : s->c_is_d ? " C=D" : " C ",
            s->residual && !s->c_is_d ? tp_dtype_name(s->c) : "",
            s->b_scale_row ? " b_scale [1, N]" : "");
   const tp_ref_problem_spec rs = {
-      .struct_size = sizeof rs, .registry = reg, .payload = "int8_w8a16", .m = s->m, .n = s->n,
+      .struct_size = sizeof rs, .registry = reg, .payload = section, .m = s->m, .n = s->n,
       .k = s->k, .d = s->d, .c = s->residual && !s->c_is_d ? s->c : TP_DTYPE_NONE,
       .c_is_d = s->residual && s->c_is_d, .pad = 8, .c_pad = 24, .align_rows = 1,
       .alpha = s->residual ? -0.75f : 1.0f, .beta = s->residual ? 0.5f : 0.0f};
@@ -116,8 +123,8 @@ static void run_case(tp_registry *reg, tp_backend backend, const spec *s, int se
   tol.rel = INFINITY; /* tiny random D may cancel: every element is judged alone */
   tp_ref_report rep = {.struct_size = sizeof rep};
   if (st == TP_OK)
-    st = tp_ref_problem_verify(p, reg, "int8_w8a16", s->residual ? "residual" : "store", backend,
-                               &tol, &rep, err, sizeof err);
+    st = tp_ref_problem_verify(p, reg, section, s->residual ? "residual" : "store", backend, &tol,
+                               &rep, err, sizeof err);
   if (st == TP_OK) tp_ref_report_format(&rep, err, sizeof err);
   CHECK(st == TP_OK && rep.pass, "%s: %s", what, err);
   if (st == TP_OK && wrong != NULL) {
@@ -141,19 +148,26 @@ static int run_all(tp_registry *reg, tp_backend backend) {
   for (size_t i = 0; i < sizeof mn / sizeof mn[0]; i++)
     for (size_t j = 0; j < sizeof ks / sizeof ks[0]; j++) {
       const size_t v = i + j;
-      const spec store = {mn[i][0], mn[i][1], ks[j], 0, 0, (int)(v % 2), outs[v % 3], 0};
+      const spec store = {mn[i][0], mn[i][1], ks[j], 0, 0, (int)(v % 2), outs[v % 3], 0, NULL};
       const spec residual = {mn[i][0], mn[i][1], ks[j], 1, v % 3 == 2, (int)(v % 2) ^ 1,
-                             outs[(v + 1) % 3], v % 3 ? TP_DTYPE_F32 : outs[(v + 1) % 3]};
+                             outs[(v + 1) % 3], v % 3 ? TP_DTYPE_F32 : outs[(v + 1) % 3], NULL};
       run_case(reg, backend, &store, i == 3 && j == 2);
       run_case(reg, backend, &residual, 0);
       cases += 2;
     }
-  if (backend == TP_BACKEND_CUDA) { /* split K over few tiles; clusters over many */
-    const spec decode = {16, 4096, 4096, 0, 0, 0, TP_DTYPE_BF16, 0};
-    const spec wide = {1024, 2048, 1024, 1, 1, 0, TP_DTYPE_BF16, 0};
-    run_case(reg, backend, &decode, 0);
-    run_case(reg, backend, &wide, 0);
-    cases += 2;
+  if (backend == TP_BACKEND_CUDA) {
+    /* Split K over few tiles; more tiles than SMs, so that a CTA takes a
+     * tile with one warpgroup's rows in M (M = 1025: the last tile row)
+     * beside tiles with both, in the planner's kernels, in 2-CTA clusters
+     * and in 3 splits of K (the registry's tuned sections). */
+    static const spec many[] = {
+        {16, 4096, 4096, 0, 0, 0, TP_DTYPE_BF16, 0, NULL},
+        {1025, 4096, 1024, 0, 0, 0, TP_DTYPE_BF16, 0, NULL},
+        {1025, 2017, 1008, 0, 0, 0, TP_DTYPE_BF16, 0, "int8_w8a16_c2"},
+        {1025, 2017, 1008, 1, 1, 0, TP_DTYPE_BF16, 0, "int8_w8a16_c2"},
+        {1025, 2017, 1008, 0, 0, 0, TP_DTYPE_F32, 0, "int8_w8a16_split3"}};
+    for (size_t i = 0; i < sizeof many / sizeof many[0]; i++, cases++)
+      run_case(reg, backend, &many[i], 0);
   }
   return cases;
 }
@@ -242,9 +256,12 @@ int main(int argc, char **argv) {
          (unsigned long long)next_seed);
   char body[4096];
   snprintf(body, sizeof body,
-           "[int8_w8a16]\nkind = payload\nlibrary = %s\n\n[store]\nkind = epilogue\nlibrary = "
-           "%s/tp_store.so\n\n[residual]\nkind = epilogue\nlibrary = %s/tp_residual.so\n",
-           argv[1], TP_PLUGINDIR, TP_PLUGINDIR);
+           "[int8_w8a16]\nkind = payload\nlibrary = %s\n\n"
+           "[int8_w8a16_c2]\nkind = payload\nlibrary = %s\ntile = 128x128x64\ncluster = 2x1\n\n"
+           "[int8_w8a16_split3]\nkind = payload\nlibrary = %s\ntile = 128x128x64\nsplits = 3\n\n"
+           "[store]\nkind = epilogue\nlibrary = %s/tp_store.so\n\n"
+           "[residual]\nkind = epilogue\nlibrary = %s/tp_residual.so\n",
+           argv[1], argv[1], argv[1], TP_PLUGINDIR, TP_PLUGINDIR);
   tp_registry *reg = NULL;
   tp_plugin_info info;
   if (open_registry(body, &reg) != TP_OK) {

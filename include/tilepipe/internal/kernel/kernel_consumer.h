@@ -95,7 +95,12 @@ TP_KERNEL_FN void tp_kernel_consumer(const typename ML::params &p, uint32_t wg) 
         const tp_kernel_converter c = {wg * 128u + threadIdx.x % 128u, t.warpgroups_in_m * 128u};
         ML::template convert<BM, BN>(ms, p, &st, c);
         tp_fence_proxy_async_smem();
-        tp_named_barrier_sync(TP_KERNEL_BAR_CONVERT, c.threads);
+        /* A barrier id keeps one thread count: the two warpgroups meet on
+         * their own, warpgroup 0 alone (a tile with one warpgroup's rows
+         * in M) on its own one, while warpgroup 1, with nothing to do in
+         * such a tile, may already wait at the next tile's meeting. */
+        tp_named_barrier_sync(c.threads > 128u ? TP_KERNEL_BAR_CONVERT : TP_KERNEL_BAR_CONSUMER_0,
+                              c.threads);
       }
       if (rows_in_m) ML::template mma<BM, BN>(ms, p, acc, &st, wg, kb > w.kb_begin);
       if (in_flight == 0) {

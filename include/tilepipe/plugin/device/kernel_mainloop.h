@@ -79,7 +79,8 @@
  *       s8 B tile into a bf16 tile that the plan added as a stage tensor,
  *       say). The skeleton then makes those writes visible to wgmma
  *       (fence.proxy.async) and waits for every converter (named barrier
- *       TP_KERNEL_BAR_CONVERT) before the warpgroups' mma. A stage is
+ *       TP_KERNEL_BAR_CONVERT for both warpgroups, warpgroup 0's own
+ *       where it converts alone) before the warpgroups' mma. A stage is
  *       refilled only once every consumer warp released it, so a tensor
  *       of the stage that convert writes is never read by an earlier
  *       k-block's wgmma still in flight. A transform in registers (A from
@@ -109,9 +110,13 @@
  * warm and load, and adds its mma.
  *
  * Named barriers (bar.sync ids; 0 is __syncthreads): 1 and 2 are the
- * consumer warpgroups' own (TP_KERNEL_BAR_CONSUMER_0 + wg: split-K, the
- * short A boxes' zeroing), 3 the convert step's (TP_KERNEL_BAR_CONVERT);
- * TP_KERNEL_BAR_MAINLOOP (4) to 15 are free for a mainloop's own use.
+ * consumer warpgroups' own (TP_KERNEL_BAR_CONSUMER_0 + wg, 128 threads:
+ * split-K, the short A boxes' zeroing, a convert step warpgroup 0 takes
+ * alone), 3 the convert step's of both warpgroups (TP_KERNEL_BAR_CONVERT,
+ * 256 threads); TP_KERNEL_BAR_MAINLOOP (4) to 15 are free for a
+ * mainloop's own use. An id must always be used with one thread count: a
+ * warpgroup with no rows in a tile's M runs ahead into the next tile, and
+ * meeting a barrier still counting another number of threads traps.
  *
  * All of them are `static __device__ __forceinline__`: the skeleton is one
  * inlined body per kernel, and a register array passed by pointer stays in
