@@ -13,7 +13,7 @@
  *   gpu_args   the bias's device address and dtype into the user bytes of
  *              tp_epilogue_args, which bias_silu_hook.cu reads.
  * Its device code, when the Makefile found nvcc, is that hook as LTO-IR
- * (bias_silu_hook.ltoir.h, from the kit's device.mk); without it the
+ * (bias_silu_hook.ltoir.h, from the kit's plugin.mk); without it the
  * plugin is CPU-only.
  * docs/writing-an-epilogue.md walks through this file. */
 #include <math.h>
@@ -28,7 +28,7 @@
 
 #include "bias_silu_args.h"
 
-#if BIAS_SILU_DEVICE_CODE
+#if TP_KIT_DEVICE_CODE
 #include "bias_silu_hook.ltoir.h" /* tp_device_blob[], made by the Makefile */
 #endif
 
@@ -108,7 +108,7 @@ static const tp_plugin_desc plugin = {
     .kind = TP_PLUGIN_EPILOGUE,
     .version = "1.0.0",
     .epilogue = &ops,
-#if BIAS_SILU_DEVICE_CODE
+#if TP_KIT_DEVICE_CODE
     TP_KIT_DEVICE_IMAGE_FIELDS,
 #endif
 };

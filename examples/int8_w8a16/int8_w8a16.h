@@ -17,8 +17,8 @@
  *   int8_w8a16_kernel.cu  the GPU mainloop on tilepipe's structured kernel
  *   int8_w8a16_params.h   the kernel's parameter struct (gpu.c and the .cu)
  *
- * INT8_W8A16_DEVICE_CODE says whether the GPU path is built (the Makefile
- * sets it when it finds nvcc); without it the payload's plans run on the
+ * TP_KIT_DEVICE_CODE says whether the GPU path is built (the kit's
+ * plugin.mk sets it when it finds nvcc); without it the payload's plans run on the
  * CPU backend. */
 #ifndef INT8_W8A16_H
 #define INT8_W8A16_H
@@ -28,8 +28,8 @@
 
 #include <tilepipe/plugin/abi.h>
 
-#ifndef INT8_W8A16_DEVICE_CODE
-#define INT8_W8A16_DEVICE_CODE 0
+#ifndef TP_KIT_DEVICE_CODE
+#define TP_KIT_DEVICE_CODE 0
 #endif
 
 /* plan.c: the operands it takes (bf16 A, s8 B), and the plan slot. */
@@ -45,7 +45,7 @@ tp_status w8a16_problem(void *state, tp_gemm_desc *desc, const tp_problem_option
 void w8a16_cpu_load(const tp_payload_plan *plan, const tp_gemm_desc *desc, int64_t m0,
                     int64_t n0, int64_t kb, void *const *stage);
 
-#if INT8_W8A16_DEVICE_CODE
+#if TP_KIT_DEVICE_CODE
 /* gpu.c: the kernel's plan and parameters. */
 tp_status w8a16_gpu_plan(void *state, const tp_gemm_desc *desc, const tp_gpu_info *gpu,
                          const tp_epilogue_plan *epilogue, tp_payload_plan *plan,

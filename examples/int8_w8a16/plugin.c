@@ -7,7 +7,7 @@
  * the kit's tuning keys (tilepipe/plugin/kit/tuning.h: tile, stages, cluster,
  * splits, tail_splits, stream_k) within its kernels' limits: tile K 64 (one
  * 128-byte row of bf16 A, the wider operand). Without device code
- * (INT8_W8A16_DEVICE_CODE 0) the gpu_plan and gpu_args slots are NULL, and
+ * (TP_KIT_DEVICE_CODE 0) the gpu_plan and gpu_args slots are NULL, and
  * the core plans the payload on the CPU backend. */
 #include <tilepipe/plugin/kit/cpu_stage.h>
 #include <tilepipe/plugin/kit/device_image.h>
@@ -15,7 +15,7 @@
 
 #include "int8_w8a16.h"
 
-#if INT8_W8A16_DEVICE_CODE
+#if TP_KIT_DEVICE_CODE
 #include "int8_w8a16_kernel.ltoir.h" /* tp_device_blob[], made by the Makefile */
 #endif
 
@@ -31,7 +31,7 @@ static const tp_payload_ops ops = {
     .cpu_load = w8a16_cpu_load,
     .cpu_mma = tp_kit_cpu_mma,
     .problem = w8a16_problem,
-#if INT8_W8A16_DEVICE_CODE
+#if TP_KIT_DEVICE_CODE
     .gpu_plan = w8a16_gpu_plan,
     .gpu_args = w8a16_gpu_args,
 #endif
@@ -48,7 +48,7 @@ static const tp_plugin_desc plugin = {
     .fini = tp_kit_tuning_fini,
     .set_option = tp_kit_tuning_set_option,
     .payload = &ops,
-#if INT8_W8A16_DEVICE_CODE
+#if TP_KIT_DEVICE_CODE
     TP_KIT_DEVICE_IMAGE_FIELDS,
 #endif
 };

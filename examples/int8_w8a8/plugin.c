@@ -11,7 +11,7 @@
  * (one 128-byte row of s8), no tile wider than W8A8_MAX_TILE_N. Any other
  * key is refused, and so is a bad value: the registry then lists the
  * section as broken, with the key's line. Without device code
- * (INT8_W8A8_DEVICE_CODE 0) the gpu_plan and gpu_args slots are NULL, and
+ * (TP_KIT_DEVICE_CODE 0) the gpu_plan and gpu_args slots are NULL, and
  * the core plans the payload on the CPU backend. */
 #include <tilepipe/plugin/kit/cpu_stage.h>
 #include <tilepipe/plugin/kit/device_image.h>
@@ -20,7 +20,7 @@
 #include "int8_w8a8.h"
 #include "int8_w8a8_params.h"
 
-#if INT8_W8A8_DEVICE_CODE
+#if TP_KIT_DEVICE_CODE
 #include "int8_w8a8_kernel.ltoir.h" /* tp_device_blob[], made by the Makefile */
 #endif
 
@@ -36,7 +36,7 @@ static const tp_payload_ops ops = {
     .cpu_load = w8a8_cpu_load,
     .cpu_mma = tp_kit_cpu_mma,
     .problem = w8a8_problem,
-#if INT8_W8A8_DEVICE_CODE
+#if TP_KIT_DEVICE_CODE
     .gpu_plan = w8a8_gpu_plan,
     .gpu_args = w8a8_gpu_args,
 #endif
@@ -53,7 +53,7 @@ static const tp_plugin_desc plugin = {
     .fini = tp_kit_tuning_fini,
     .set_option = tp_kit_tuning_set_option,
     .payload = &ops,
-#if INT8_W8A8_DEVICE_CODE
+#if TP_KIT_DEVICE_CODE
     TP_KIT_DEVICE_IMAGE_FIELDS,
 #endif
 };

@@ -8,8 +8,9 @@
 #                    kernel's planner and run arguments (kernel_*.c, one
 #                    concept each: include/tilepipe/plugin/kernel/);
 #   tilepipe-embed   the device-blob embedder, installed into $(bindir);
-#   device.mk        the Make fragment out-of-tree plugins include for their
-#                    device code, installed into $(pkgdatadir);
+#   plugin.mk        the Make fragment an out-of-tree plugin's Makefile
+#                    includes (the .so, its device code, its test program,
+#                    all/check/install/clean), installed into $(pkgdatadir);
 #   tilepipe-kit.pc  `pkg-config --cflags --libs tilepipe-kit`.
 # The kit never links libtilepipe: plugins see the core only through the
 # host API table and the header-only codecs (tilepipe/plugin/dtype_codec.h).
@@ -41,5 +42,5 @@ plugins_kit_libtilepipe_kit_la_CFLAGS = $(TP_PLUGIN_CFLAGS) -fPIC
 plugins_kit_libtilepipe_kit_la_LDFLAGS = -static
 
 dist_bin_SCRIPTS = plugins/kit/tilepipe-embed
-dist_pkgdata_DATA = plugins/kit/device.mk
+dist_pkgdata_DATA = plugins/kit/plugin.mk
 pkgconfig_DATA += plugins/kit/tilepipe-kit.pc

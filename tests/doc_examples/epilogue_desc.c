@@ -6,7 +6,7 @@
 #include <tilepipe/plugin/kit/device_image.h>
 #include <tilepipe/plugin/abi.h>
 
-#define BIAS_SILU_DEVICE_CODE 1
+#define TP_KIT_DEVICE_CODE 1
 #define TP_DEVICE_CUDA_VERSION 13000
 static const unsigned char tp_device_blob[] = {0};
 extern const tp_epilogue_ops ops;

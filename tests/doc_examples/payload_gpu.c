@@ -6,7 +6,7 @@
 #include <tilepipe/plugin/kernel/gpu_plan.h>
 #include <tilepipe/plugin/kit/tuning.h>
 
-#define INT8_W8A8_DEVICE_CODE 1
+#define TP_KIT_DEVICE_CODE 1
 #include "examples/int8_w8a8/int8_w8a8.h"
 #include "examples/int8_w8a8/int8_w8a8_params.h"
 

@@ -7,7 +7,7 @@
 #include <tilepipe/plugin/kernel/gpu_plan.h>
 #include <tilepipe/plugin/kit/tuning.h>
 
-#define INT8_W8A16_DEVICE_CODE 1
+#define TP_KIT_DEVICE_CODE 1
 #include "examples/int8_w8a16/int8_w8a16.h"
 #include "examples/int8_w8a16/int8_w8a16_params.h"
 

@@ -3,7 +3,7 @@
  * at TP_DOC_EXAMPLE): the payload's headers with its GPU slots, the plugin
  * kit's headers that plugin.c includes, and its device code as
  * tilepipe-embed --nvcc writes it (as when built with nvcc). */
-#define INT8_W8A8_DEVICE_CODE 1
+#define TP_KIT_DEVICE_CODE 1
 #include <tilepipe/plugin/kit/cpu_stage.h>
 #include <tilepipe/plugin/kit/device_image.h>
 #include <tilepipe/plugin/kit/tuning.h>

@@ -2,23 +2,25 @@
  *
  * The plugin's build turns its .cu into LTO-IR and the LTO-IR into a C
  * header with `tilepipe-embed --nvcc NVCC` (in-tree: build-aux/device.mk;
- * out of tree: the installed device.mk, `pkg-config --variable=device_mk
- * tilepipe-kit`). That header holds the bytes as `tp_device_blob[]` (or,
- * with --groups, `tp_device_blob_<G>[]` per group) and defines
- * TP_DEVICE_CUDA_VERSION, the version of the nvcc that made them. The one
- * C file that includes it, when the build made device code, lists in its
- * tp_plugin_desc initialiser either TP_KIT_DEVICE_IMAGE_FIELDS, for the one
- * image, or TP_KIT_DEVICE_IMAGES_FIELDS(images), for a payload whose
- * kernels come in groups (`static const tp_device_image images[]`, one per
- * group, over the grouped blobs):
+ * out of tree: the installed plugin.mk, `pkg-config --variable=plugin_mk
+ * tilepipe-kit`, which also defines TP_KIT_DEVICE_CODE to 1 when it built
+ * device code and to 0 when not). That header holds the bytes as
+ * `tp_device_blob[]` (or, with --groups, `tp_device_blob_<G>[]` per group)
+ * and defines TP_DEVICE_CUDA_VERSION, the version of the nvcc that made
+ * them. The one C file that includes it, when the build made device code,
+ * lists in its tp_plugin_desc initialiser either
+ * TP_KIT_DEVICE_IMAGE_FIELDS, for the one image, or
+ * TP_KIT_DEVICE_IMAGES_FIELDS(images), for a payload whose kernels come in
+ * groups (`static const tp_device_image images[]`, one per group, over the
+ * grouped blobs):
  *
- *     #if MY_DEVICE_CODE
+ *     #if TP_KIT_DEVICE_CODE
  *     #include "my_hook.ltoir.h"
  *     #endif
  *     ...
  *     static const tp_plugin_desc desc = {
  *         ...
- *     #if MY_DEVICE_CODE
+ *     #if TP_KIT_DEVICE_CODE
  *         TP_KIT_DEVICE_IMAGE_FIELDS,
  *     #endif
  *     };
