@@ -152,7 +152,8 @@ tests_test_cuda_link_SOURCES = tests/test_cuda_link.c tests/cuda_blobs.c tests/t
 	tests/nvjitlink_leak.c
 tests_test_cuda_link_CPPFLAGS = $(TP_TEST_CPP_FLAGS) $(CUDA_CPPFLAGS) \
 	-DTP_TEST_PLUGIN_DIR='"$(abs_top_builddir)/tests/plugins/.libs"'
-tests_test_cuda_link_LDADD = $(TP_TEST_INTERNAL_LIBS)
+tests_test_cuda_link_LDADD = tools/reference/libtilepipe_reference_core.la \
+	$(TP_TEST_INTERNAL_LIBS)
 tests_test_cuda_launch_SOURCES = tests/test_cuda_launch.c tests/cuda_blobs.c tests/tmpdir.c
 tests_test_cuda_launch_CPPFLAGS = $(TP_TEST_CPP_FLAGS) $(CUDA_CPPFLAGS)
 tests_test_cuda_launch_LDADD = $(TP_TEST_INTERNAL_LIBS)
@@ -176,7 +177,7 @@ check_PROGRAMS += tests/test_plugins_cpu tests/test_plugins_validation
 tests_test_plugins_cpu_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
 tests_test_plugins_cpu_LDADD = $(TP_PLUGIN_TEST_LIBS)
 EXTRA_tests_test_plugins_cpu_DEPENDENCIES = tilepipe.ini
-tests_test_plugins_validation_SOURCES = tests/test_plugins_validation.c tests/tmpdir.c
+tests_test_plugins_validation_SOURCES = tests/test_plugins_validation.c
 tests_test_plugins_validation_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
 # It runs the GPU planner (tilepipe/plugin/kernel/gpu_plan.h) itself, from the
 # plugin kit.
@@ -284,18 +285,19 @@ EXTRA_tests_test_gpu_multi_DEPENDENCIES = tilepipe.ini
 # build tree's registry plus fixture_problem's per-row scales
 # (tests/problem_registry.h).
 noinst_HEADERS += tests/problem_registry.h
-TP_PROBLEM_REGISTRY_SOURCES = tests/problem_registry.c tests/tmpdir.c
+TP_PROBLEM_REGISTRY_SOURCES = tests/problem_registry.c
 TP_PROBLEM_REGISTRY_CPP_FLAGS = $(TP_TEST_CPP_FLAGS) \
 	-DTP_TEST_REGISTRY='"$(abs_top_builddir)/tilepipe.ini"' \
 	-DTP_TEST_PLUGIN_DIR='"$(abs_top_builddir)/tests/plugins/.libs"'
 # The f64 reference reading scales by their maps, against cases worked by
 # hand; the reference's problems (aligned rows against unaligned, the
 # per-row scales, refusals, a whole case run and checked on the CPU, the
-# device copy).
+# device copy, a registry from INI text).
 check_PROGRAMS += tests/test_naive_gemm tests/test_ref_problem
 tests_test_naive_gemm_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
 tests_test_naive_gemm_LDADD = tools/reference/libtilepipe_reference.la $(TP_TEST_LIBS)
-tests_test_ref_problem_SOURCES = tests/test_ref_problem.c $(TP_PROBLEM_REGISTRY_SOURCES)
+tests_test_ref_problem_SOURCES = tests/test_ref_problem.c tests/tmpdir.c \
+	$(TP_PROBLEM_REGISTRY_SOURCES)
 tests_test_ref_problem_CPPFLAGS = $(TP_PROBLEM_REGISTRY_CPP_FLAGS)
 tests_test_ref_problem_LDADD = tools/reference/libtilepipe_reference.la $(TP_TEST_LIBS)
 EXTRA_tests_test_ref_problem_DEPENDENCIES = tilepipe.ini

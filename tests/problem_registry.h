@@ -8,8 +8,8 @@
  *                  examples/int8_w8a8, which is built out of tree
  *
  * so that every shape of scale map the reference reads has a payload that
- * describes it. A test program opens it once; the INI is written into a
- * scratch folder (tests/tmpdir.h) that is gone before the call returns. */
+ * describes it. A test program opens it once, from INI text
+ * (tp_ref_registry_open). */
 #ifndef TP_TESTS_PROBLEM_REGISTRY_H
 #define TP_TESTS_PROBLEM_REGISTRY_H
 

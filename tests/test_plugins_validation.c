@@ -15,7 +15,6 @@
  *   TILEPIPE_PLUGIN_PATH) list the five plugins, all usable. */
 #include <ctype.h>
 #include <dlfcn.h>
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +24,6 @@
 
 #include "config.h"
 #include "plugins/standard/device/standard_params.h"
-#include "tests/tmpdir.h"
 #include "tilepipe/plugin/kernel/gpu_plan.h"
 #include "tilepipe/plugin/kit/checks.h"
 #include "tilepipe/plugin/kit/tuning.h"
@@ -1500,20 +1498,15 @@ START_TEST(test_registry_bad_tuning) {
   tp_plugin_info info;
   ck_assert_msg(reg != NULL, "no registry");
   ck_assert(tp_registry_find(reg, "standard", &info) == TP_OK);
-  char dir[PATH_MAX], file[PATH_MAX + 16], text[2 * PATH_MAX + 256];
-  ck_assert_msg(tp_test_tmpdir_make(dir, sizeof dir, "tp_plugins") == 0,
-                "cannot make a scratch folder: %s", strerror(errno));
-  snprintf(file, sizeof file, "%s/registry.ini", dir);
+  char text[4 * PATH_MAX + 256], err[1024];
   snprintf(text, sizeof text,
            "[standard]\nkind = payload\nlibrary = %s\nstages = 4\ntile = 128x100x64\n"
            "[tuned]\nkind = payload\nlibrary = %s\ntile = 64x64x64\ncluster = 2x1\n"
            "[wide]\nkind = payload\nlibrary = %s\ntile = 256x256x64\n"
            "[clustered]\nkind = payload\nlibrary = %s\ncluster = 4x2\n",
            info.library, info.library, info.library, info.library);
-  ck_assert_msg(tp_test_file_write(dir, "registry.ini", text, strlen(text)) == 0,
-                "cannot write %s: %s", file, strerror(errno));
   tp_registry *r = NULL;
-  ck_assert_msg(tp_registry_open(&r, file) == TP_OK, "%s", tp_error_message());
+  ck_assert_msg(tp_ref_registry_open(&r, text, err, sizeof err) == TP_OK, "%s", err);
   ck_assert(tp_registry_find(r, "standard", &info) == TP_OK);
   ck_assert_int_ne(info.status, TP_OK);
   ASSERT_HAS(info.error, "registry.ini:5:");
@@ -1534,7 +1527,6 @@ START_TEST(test_registry_bad_tuning) {
   ASSERT_HAS(info.error, "/registry.ini:18: plugin 'standard' refused cluster = 4x2: cluster "
                          "'4x2': the GPU kernels run in clusters 1x1 or 2x1");
   tp_registry_close(r);
-  ck_assert_int_eq(tp_test_tmpdir_remove(dir), 0);
 }
 END_TEST
 

@@ -33,7 +33,17 @@
  * the upload fails with the device API's reason and leaves no device
  * descriptor; a tensor pointed outside the problem's buffers is refused
  * before any device memory is asked for; with a GPU the copy has the host
- * descriptor's shapes and strides, other pointers, and C still in D. */
+ * descriptor's shapes and strides, other pointers, and C still in D.
+ *
+ * A registry from INI text (tp_ref_registry_open): opened, with a working
+ * section and a broken one whose error names the written file's line, the
+ * file and its folder gone afterwards; a text the registry refuses is
+ * refused with its message and line, a $TMPDIR that cannot be written to
+ * with TP_ERR_IO naming it, NULL arguments with TP_ERR_INVALID_ARGUMENT;
+ * each refusal leaves *reg NULL and nothing behind. */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +52,7 @@
 #include <check.h>
 
 #include "tests/problem_registry.h"
+#include "tests/tmpdir.h"
 #include "tilepipe/device.h"
 #include "tilepipe/reference.h"
 
@@ -488,6 +499,98 @@ START_TEST(test_device_copy) {
 }
 END_TEST
 
+/* ------------------------------------------------------------ registries */
+
+static char scratch[PATH_MAX];     /* $TMPDIR of the registry tests */
+static char saved_tmpdir[PATH_MAX]; /* the one before them; "" when unset */
+
+static void scratch_setup(void) {
+  const char *tmp = getenv("TMPDIR");
+  snprintf(saved_tmpdir, sizeof saved_tmpdir, "%s", tmp ? tmp : "");
+  ck_assert_msg(tp_test_tmpdir_make(scratch, sizeof scratch, "tp-ref-registry") == 0,
+                "cannot make a scratch folder: %s", strerror(errno));
+  ck_assert_int_eq(setenv("TMPDIR", scratch, 1), 0);
+}
+
+static void scratch_teardown(void) {
+  if (saved_tmpdir[0])
+    setenv("TMPDIR", saved_tmpdir, 1);
+  else
+    unsetenv("TMPDIR");
+  ck_assert_msg(tp_test_tmpdir_remove(scratch) == 0, "cannot remove %s", scratch);
+}
+
+/* Entries of the scratch folder, "." and ".." aside. */
+static int scratch_entries(void) {
+  DIR *d = opendir(scratch);
+  ck_assert_msg(d != NULL, "cannot read %s: %s", scratch, strerror(errno));
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d)) != NULL;)
+    n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+  closedir(d);
+  return n;
+}
+
+START_TEST(test_registry_from_text) {
+  char ini[1024], err[1024] = "", where[PATH_MAX + 64];
+  snprintf(ini, sizeof ini,
+           "; a payload, then a library that is not there\n"
+           "[row_scales]\nkind = payload\nlibrary = %s/fixture_problem.so\n\n"
+           "[gone]\nkind = epilogue\nlibrary = /nonexistent/tp_gone.so\n",
+           TP_TEST_PLUGIN_DIR);
+  tp_registry *reg = NULL;
+  ck_assert_msg(tp_ref_registry_open(&reg, ini, err, sizeof err) == TP_OK, "%s", err);
+  ck_assert_ptr_nonnull(reg);
+  ck_assert_int_eq(scratch_entries(), 0); /* the file and its folder are gone */
+  ck_assert_uint_eq(tp_registry_count(reg), 2);
+  /* The path it was opened from: registry.ini in a folder of $TMPDIR. */
+  const char *path = tp_registry_path(reg);
+  ck_assert_msg(strncmp(path, scratch, strlen(scratch)) == 0 && path[strlen(scratch)] == '/' &&
+                    strcmp(path + strlen(path) - strlen("/registry.ini"), "/registry.ini") == 0,
+                "opened from %s, not a registry.ini under %s", path, scratch);
+  tp_plugin_info info;
+  ck_assert(tp_registry_find(reg, "row_scales", &info) == TP_OK);
+  ck_assert_msg(info.status == TP_OK, "%s", info.error);
+  ck_assert(tp_registry_find(reg, "gone", &info) == TP_OK);
+  ck_assert_int_eq(info.status, TP_ERR_NOT_FOUND);
+  snprintf(where, sizeof where, "%s:8: library '/nonexistent/tp_gone.so' not found", path);
+  ck_assert_msg(strncmp(info.error, where, strlen(where)) == 0, "'%s' does not start with '%s'",
+                info.error, where);
+  tp_registry_close(reg);
+}
+END_TEST
+
+START_TEST(test_registry_from_text_refused) {
+  char err[1024] = "";
+  tp_registry *reg = (tp_registry *)&err; /* anything but NULL */
+  /* The registry's own refusal, its message and the text's line. */
+  ck_assert_int_eq(tp_ref_registry_open(&reg, "[fine]\nkind = payload\n[has space]\n", err,
+                                        sizeof err),
+                   TP_ERR_REGISTRY);
+  ck_assert_ptr_null(reg);
+  ck_assert_msg(strstr(err, "/registry.ini:3: bad section name 'has space'") != NULL, "'%s'",
+                err);
+  ck_assert_int_eq(scratch_entries(), 0);
+  /* Nowhere to write. */
+  char missing[PATH_MAX + 16];
+  snprintf(missing, sizeof missing, "%s/none", scratch);
+  ck_assert_int_eq(setenv("TMPDIR", missing, 1), 0);
+  reg = (tp_registry *)&err;
+  ck_assert_int_eq(tp_ref_registry_open(&reg, "[a]\n", err, sizeof err), TP_ERR_IO);
+  ck_assert_ptr_null(reg);
+  ck_assert_msg(strstr(err, "cannot make the folder") != NULL && strstr(err, missing) != NULL,
+                "'%s' does not name %s", err, missing);
+  ck_assert_int_eq(scratch_entries(), 0);
+  /* NULL arguments; no err to write into is fine. */
+  ck_assert_int_eq(tp_ref_registry_open(NULL, "[a]\n", err, sizeof err),
+                   TP_ERR_INVALID_ARGUMENT);
+  ck_assert_msg(strstr(err, "reg is NULL") != NULL, "'%s'", err);
+  reg = (tp_registry *)&err;
+  ck_assert_int_eq(tp_ref_registry_open(&reg, NULL, NULL, 0), TP_ERR_INVALID_ARGUMENT);
+  ck_assert_ptr_null(reg);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("ref_problem");
   TCase *tc = tcase_create("problems");
@@ -508,6 +611,11 @@ int main(void) {
   tcase_add_test(cases, test_verify_failures);
   tcase_add_test(cases, test_device_copy);
   suite_add_tcase(s, cases);
+  TCase *registries = tcase_create("registries");
+  tcase_add_checked_fixture(registries, scratch_setup, scratch_teardown);
+  tcase_add_test(registries, test_registry_from_text);
+  tcase_add_test(registries, test_registry_from_text_refused);
+  suite_add_tcase(s, registries);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
   const int failed = srunner_ntests_failed(sr);

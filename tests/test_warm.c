@@ -30,7 +30,7 @@
                 (haystack), (needle))
 
 static char base_dir[1024]; /* this run's folder */
-static char ini_path[1200]; /* the build tree's registry plus the fixtures */
+static char ini[18432];     /* the build tree's registry plus the fixtures */
 static tp_registry *reg;
 static char cache[1200];    /* the current test's cache folder */
 
@@ -39,7 +39,8 @@ static void open_registry(void) {
   ck_assert_int_lt(snprintf(cache, sizeof cache, "%s/cache-%d-%d", base_dir, (int)getpid(), n++),
                    (int)sizeof cache);
   setenv("TILEPIPE_CACHE_DIR", cache, 1);
-  ck_assert_msg(tp_registry_open(&reg, ini_path) == TP_OK, "%s", tp_error_message());
+  char err[1024];
+  ck_assert_msg(tp_ref_registry_open(&reg, ini, err, sizeof err) == TP_OK, "%s", err);
 }
 
 static void close_registry(void) { tp_registry_close(reg); }
@@ -394,30 +395,30 @@ START_TEST(test_without_disk_cache) {
 END_TEST
 #endif
 
-static int write_registry(void) {
+/* ini <- the build tree's registry, then (with CUDA) the fixtures. */
+static int make_ini(void) {
   FILE *in = fopen(TP_TEST_REGISTRY, "r");
   if (in == NULL) return -1;
-  char text[16384];
-  size_t n = fread(text, 1, sizeof text - 1, in);
+  const size_t n = fread(ini, 1, sizeof ini - 2048, in);
+  const int whole = feof(in) && !ferror(in);
   fclose(in);
-  text[n] = '\0';
-  char extra[2048];
-  snprintf(extra, sizeof extra,
-           "\n[small]\nkind = payload\nlibrary = %s/fixture_small_link.so\n"
-           "\n[bad]\nkind = payload\nlibrary = %s/fixture_bad_link.so\n"
-           "\n[hook]\nkind = epilogue\nlibrary = %s/fixture_test_hook.so\n",
-           TP_TEST_PLUGIN_DIR, TP_TEST_PLUGIN_DIR, TP_TEST_PLUGIN_DIR);
-  if (n + strlen(extra) >= sizeof text) return -1;
+  ini[n] = '\0';
+  if (!whole) return -1;
 #if TP_HAVE_CUDA
-  strcat(text, extra);
+  const int extra =
+      snprintf(ini + n, sizeof ini - n,
+               "\n[small]\nkind = payload\nlibrary = %s/fixture_small_link.so\n"
+               "\n[bad]\nkind = payload\nlibrary = %s/fixture_bad_link.so\n"
+               "\n[hook]\nkind = epilogue\nlibrary = %s/fixture_test_hook.so\n",
+               TP_TEST_PLUGIN_DIR, TP_TEST_PLUGIN_DIR, TP_TEST_PLUGIN_DIR);
+  if (extra < 0 || (size_t)extra >= sizeof ini - n) return -1;
 #endif
-  snprintf(ini_path, sizeof ini_path, "%s/registry.ini", base_dir);
-  return tp_test_file_write(base_dir, "registry.ini", text, strlen(text));
+  return 0;
 }
 
 int main(void) {
   if (tp_test_tmpdir_make(base_dir, sizeof base_dir, "tilepipe-test-warm") != 0 ||
-      write_registry() != 0) {
+      make_ini() != 0) {
     perror("cannot make a scratch folder and registry");
     return 99;
   }

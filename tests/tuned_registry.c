@@ -5,14 +5,18 @@
 #include "tests/tmpdir.h"
 #include "tests/tuned_registry.h"
 #include "tilepipe/device.h"
+#include "tilepipe/reference.h"
 #include "tilepipe/tilepipe.h"
 
-int tp_test_tuned_registry(const char *dir, const tp_test_tuning *tunings, size_t count) {
+/* The text of TP_TEST_REGISTRY followed by the count tunings into *text
+ * (malloc'd: the caller frees it); 1 on success, 0 with the reason in
+ * tp_error_message() or errno. */
+static int tuned_ini(const tp_test_tuning *tunings, size_t count, char **text) {
   tp_registry *base = NULL;
   int ok = tp_registry_open(&base, TP_TEST_REGISTRY) == TP_OK;
-  char *text = NULL;
   size_t len = 0;
-  FILE *out = ok ? open_memstream(&text, &len) : NULL;
+  *text = NULL;
+  FILE *out = ok ? open_memstream(text, &len) : NULL;
   FILE *in = ok ? fopen(TP_TEST_REGISTRY, "r") : NULL;
   ok = ok && out != NULL && in != NULL;
   for (int c; ok && (c = fgetc(in)) != EOF;) fputc(c, out);
@@ -25,8 +29,6 @@ int tp_test_tuned_registry(const char *dir, const tp_test_tuning *tunings, size_
   }
   if (in) fclose(in);
   if (out && fclose(out) != 0) ok = 0;
-  ok = ok && tp_test_file_write(dir, "registry.ini", text, len) == 0;
-  free(text);
   tp_registry_close(base);
   return ok;
 }
@@ -37,24 +39,21 @@ int tp_test_tuned_registry_open(const char *name, const tp_test_tuning *tunings,
     perror("setup failed: cannot make a scratch folder");
     return 0;
   }
-  char path[1100];
   if (fresh_cache) {
     /* Empty, and read on the process cache's first use. */
-    snprintf(path, sizeof path, "%s/cache", dir);
-    setenv("TILEPIPE_CACHE_DIR", path, 1);
+    char cache[1100];
+    snprintf(cache, sizeof cache, "%s/cache", dir);
+    setenv("TILEPIPE_CACHE_DIR", cache, 1);
   }
-  snprintf(path, sizeof path, "%s/registry.ini", dir);
-  if (!tp_test_tuned_registry(dir, tunings, count)) {
-    printf("setup failed: cannot write the tuned registry: %s\n", tp_error_message());
-    tp_test_tmpdir_remove(dir);
-    return 0;
-  }
-  if (tp_registry_open(reg, path) != TP_OK) {
-    printf("setup failed: %s\n", tp_error_message());
-    tp_test_tmpdir_remove(dir);
-    return 0;
-  }
-  return 1;
+  char *text = NULL, err[1024];
+  int ok = tuned_ini(tunings, count, &text);
+  if (!ok)
+    printf("setup failed: cannot make the tuned registry: %s\n", tp_error_message());
+  else if (!(ok = tp_ref_registry_open(reg, text, err, sizeof err) == TP_OK))
+    printf("setup failed: %s\n", err);
+  free(text);
+  if (!ok) tp_test_tmpdir_remove(dir);
+  return ok;
 }
 
 int tp_test_gpu_usable(void) {

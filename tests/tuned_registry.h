@@ -17,13 +17,10 @@ typedef struct tp_test_tuning {
   const char *keys;
 } tp_test_tuning;
 
-/* Writes TP_TEST_REGISTRY followed by the count tunings to dir/registry.ini.
- * 1 on success; 0 with the reason in tp_error_message() or errno. */
-int tp_test_tuned_registry(const char *dir, const tp_test_tuning *tunings, size_t count);
-
 /* A test's setup: a scratch folder `name` (tests/tmpdir.h) into dir, with
  * TILEPIPE_CACHE_DIR pointed at an empty disk cache in it when
- * `fresh_cache`, the tuned registry written there and opened into *reg.
+ * `fresh_cache`, and the tuned registry (TP_TEST_REGISTRY followed by the
+ * count tunings) opened into *reg from its text (tp_ref_registry_open).
  * 1 on success (the caller removes dir); 0 after printing "setup failed:
  * <why>" with dir removed. */
 int tp_test_tuned_registry_open(const char *name, const tp_test_tuning *tunings, size_t count,

@@ -3,9 +3,9 @@
  *
  *   test_bias_silu /abs/path/tp_bias_silu.so     (the Makefile's `make check`)
  *
- * Writes a registry into a fresh folder under $TMPDIR listing the installed
- * standard and blockwise_fp8 payloads (TP_PLUGINDIR/tp_*.so, from
- * pkg-config) and the bias_silu plugin given, then:
+ * Opens a registry (tp_ref_registry_open) listing the installed standard
+ * and blockwise_fp8 payloads (TP_PLUGINDIR/tp_*.so, from pkg-config) and
+ * the bias_silu plugin given, then:
  *   - what the plan refuses: no bias, a bias of the wrong dtype, an
  *     unsupported D, a C it would ignore;
  *   - on the CPU backend, random problems over ragged shapes, with bf16, f16
@@ -30,7 +30,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <tilepipe/device.h>
 #include <tilepipe/reference.h>
@@ -172,24 +171,6 @@ static void check_refusals(void) {
 
 /* ------------------------------------------------------------------ main */
 
-/* A registry in a fresh folder under $TMPDIR; its path into path. */
-static int write_registry(const char *plugin, char *dir, size_t dir_size, char *path,
-                          size_t path_size) {
-  const char *tmp = getenv("TMPDIR");
-  snprintf(dir, dir_size, "%s/bias_silu-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-  if (mkdtemp(dir) == NULL) return 0;
-  snprintf(path, path_size, "%s/registry.ini", dir);
-  FILE *f = fopen(path, "w");
-  if (f == NULL) return 0;
-  fprintf(f,
-          "; the installed standard and blockwise_fp8 payloads and the bias_silu example\n"
-          "[standard]\nkind = payload\nlibrary = %s/tp_standard.so\n\n"
-          "[blockwise_fp8]\nkind = payload\nlibrary = %s/tp_blockwise_fp8.so\n\n"
-          "[bias_silu]\nkind = epilogue\nlibrary = %s\n",
-          TP_PLUGINDIR, TP_PLUGINDIR, plugin);
-  return fclose(f) == 0;
-}
-
 int main(int argc, char **argv) {
   /* Line-buffered even into a log file: a slow or stuck GPU run still shows
    * how far it got. */
@@ -198,16 +179,20 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: %s /absolute/path/to/tp_bias_silu.so\n", argv[0]);
     return 2;
   }
-  char dir[1024], path[1100];
-  if (!write_registry(argv[1], dir, sizeof dir, path, sizeof path)) {
-    perror("test_bias_silu: cannot write the registry");
-    return 1;
+  char ini[8192], err[512];
+  const int len =
+      snprintf(ini, sizeof ini,
+               "; the installed standard and blockwise_fp8 payloads and the bias_silu example\n"
+               "[standard]\nkind = payload\nlibrary = %s/tp_standard.so\n\n"
+               "[blockwise_fp8]\nkind = payload\nlibrary = %s/tp_blockwise_fp8.so\n\n"
+               "[bias_silu]\nkind = epilogue\nlibrary = %s\n",
+               TP_PLUGINDIR, TP_PLUGINDIR, argv[1]);
+  if (len < 0 || (size_t)len >= sizeof ini) {
+    fprintf(stderr, "test_bias_silu: the registry's paths are too long\n");
+    return 2;
   }
-  tp_status st = tp_registry_open(&reg, path);
-  remove(path);
-  rmdir(dir);
-  if (st != TP_OK) {
-    fprintf(stderr, "test_bias_silu: %s\n", tp_error_message());
+  if (tp_ref_registry_open(&reg, ini, err, sizeof err) != TP_OK) {
+    fprintf(stderr, "test_bias_silu: %s\n", err);
     return 1;
   }
   const char *names[3] = {"standard", "blockwise_fp8", "bias_silu"};

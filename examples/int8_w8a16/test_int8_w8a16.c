@@ -3,9 +3,9 @@
  *
  *   test_int8_w8a16 /abs/path/tp_int8_w8a16.so
  *
- * (the Makefile's `make check`). Writes a registry into a fresh folder
- * under $TMPDIR listing the payload and the installed store and residual
- * epilogues (TP_PLUGINDIR, from pkg-config), then:
+ * (the Makefile's `make check`). Opens a registry (tp_ref_registry_open)
+ * listing the payload and the installed store and residual epilogues
+ * (TP_PLUGINDIR, from pkg-config), then:
  *   - the registry keys: the plugin kit's tuning keys taken in range, a
  *     tile K other than the kernels' 64 refused;
  *   - what the plan refuses: A not bf16, B not s8, an a_scale, a b_scale
@@ -58,23 +58,6 @@ static int failures = 0;
   } while (0)
 
 static uint64_t next_seed; /* each problem's, counting up from the run's */
-
-/* Writes `body` as registry.ini in a fresh folder under $TMPDIR, opens it
- * into *out and removes it; the status of tp_registry_open. */
-static tp_status open_registry(const char *body, tp_registry **out) {
-  const char *tmp = getenv("TMPDIR");
-  char dir[1024], path[1100];
-  snprintf(dir, sizeof dir, "%s/int8_w8a16-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-  if (mkdtemp(dir) == NULL) return TP_ERR_IO;
-  snprintf(path, sizeof path, "%s/registry.ini", dir);
-  FILE *f = fopen(path, "w");
-  const int written = f != NULL && fputs(body, f) >= 0;
-  if (f != NULL && fclose(f) != 0) CHECK(0, "cannot write %s", path);
-  tp_status st = written ? tp_registry_open(out, path) : TP_ERR_IO;
-  remove(path);
-  rmdir(dir);
-  return st;
-}
 
 /* One case: M x N x K through store or residual, D of dtype d; for the
  * residual, C of dtype c or (c_is_d) D's own memory; through the payload
@@ -231,8 +214,11 @@ static void check_keys(const char *plugin) {
              cases[i].line);
     tp_registry *r = NULL;
     tp_plugin_info info;
-    if (open_registry(body, &r) != TP_OK || tp_registry_find(r, "int8_w8a16", &info) != TP_OK)
-      CHECK(0, "'%s': cannot open the registry: %s", cases[i].line, tp_error_message());
+    char err[512];
+    if (tp_ref_registry_open(&r, body, err, sizeof err) != TP_OK)
+      CHECK(0, "'%s': cannot open the registry: %s", cases[i].line, err);
+    else if (tp_registry_find(r, "int8_w8a16", &info) != TP_OK)
+      CHECK(0, "'%s': %s", cases[i].line, tp_error_message());
     else if (cases[i].refusal == NULL)
       CHECK(info.status == TP_OK, "'%s' was refused: %s", cases[i].line, info.error);
     else
@@ -264,8 +250,9 @@ int main(int argc, char **argv) {
            argv[1], argv[1], argv[1], TP_PLUGINDIR, TP_PLUGINDIR);
   tp_registry *reg = NULL;
   tp_plugin_info info;
-  if (open_registry(body, &reg) != TP_OK) {
-    fprintf(stderr, "test_int8_w8a16: %s\n", tp_error_message());
+  char err[512];
+  if (tp_ref_registry_open(&reg, body, err, sizeof err) != TP_OK) {
+    fprintf(stderr, "test_int8_w8a16: %s\n", err);
     return 1;
   }
   const char *names[] = {"int8_w8a16", "store", "residual"};

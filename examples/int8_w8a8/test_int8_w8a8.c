@@ -4,9 +4,9 @@
  *   test_int8_w8a8 /abs/path/tp_int8_w8a8.so [/abs/path/tp_bias_silu.so]
  *
  * (the Makefile's `make check`; BIAS_SILU=... adds the second argument).
- * Writes a registry into a fresh folder under $TMPDIR listing the payload,
- * the installed store and residual epilogues (TP_PLUGINDIR, from
- * pkg-config; each one only if it is there) and bias_silu when given, then:
+ * Opens a registry (tp_ref_registry_open) listing the payload, the
+ * installed store and residual epilogues (TP_PLUGINDIR, from pkg-config;
+ * each one only if it is there) and bias_silu when given, then:
  *   - the registry keys (the plugin kit's tuning keys): taken in range,
  *     refused outside it or beyond the payload's kernels (tile K 128, no
  *     tile wider than 192), an unknown key refused;
@@ -290,26 +290,6 @@ static void check_refusals(void) {
 
 static int file_exists(const char *path) { return access(path, R_OK) == 0; }
 
-/* Writes `body` as registry.ini in a fresh folder under $TMPDIR, opens it
- * into *out, removes it; the status of tp_registry_open. */
-static tp_status open_registry(const char *body, tp_registry **out) {
-  const char *tmp = getenv("TMPDIR");
-  char dir[1024], path[1100];
-  snprintf(dir, sizeof dir, "%s/int8_w8a8-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-  if (mkdtemp(dir) == NULL) {
-    perror("test_int8_w8a8: mkdtemp");
-    return TP_ERR_IO;
-  }
-  snprintf(path, sizeof path, "%s/registry.ini", dir);
-  FILE *f = fopen(path, "w");
-  const int written = f != NULL && fputs(body, f) >= 0;
-  if (f != NULL && fclose(f) != 0) perror("test_int8_w8a8: registry");
-  tp_status st = written ? tp_registry_open(out, path) : TP_ERR_IO;
-  remove(path);
-  rmdir(dir);
-  return st;
-}
-
 /* The section's keys: values in range are taken; 0 or 17 stages, "4x", a
  * tile K other than 128, a tile wider than the kernels' 192 and an unknown
  * key each mark the plugin broken, naming the key. */
@@ -335,8 +315,11 @@ static void check_keys(const char *plugin) {
              cases[i].line);
     tp_registry *r = NULL;
     tp_plugin_info info;
-    if (open_registry(body, &r) != TP_OK || tp_registry_find(r, "int8_w8a8", &info) != TP_OK) {
-      CHECK(0, "'%s': cannot open the registry: %s", cases[i].line, tp_error_message());
+    char err[512];
+    if (tp_ref_registry_open(&r, body, err, sizeof err) != TP_OK) {
+      CHECK(0, "'%s': cannot open the registry: %s", cases[i].line, err);
+    } else if (tp_registry_find(r, "int8_w8a8", &info) != TP_OK) {
+      CHECK(0, "'%s': %s", cases[i].line, tp_error_message());
     } else if (cases[i].ok) {
       CHECK(info.status == TP_OK, "'%s' was refused: %s", cases[i].line, info.error);
     } else {
@@ -424,8 +407,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "test_int8_w8a8: the store epilogue is needed (%s)\n", paths[EPI_STORE]);
     return 1;
   }
-  if (open_registry(body, &reg) != TP_OK) {
-    fprintf(stderr, "test_int8_w8a8: %s\n", tp_error_message());
+  char err[512];
+  if (tp_ref_registry_open(&reg, body, err, sizeof err) != TP_OK) {
+    fprintf(stderr, "test_int8_w8a8: %s\n", err);
     return 1;
   }
   tp_plugin_info info;

@@ -9,7 +9,8 @@
  * the dtypes' unit roundoffs. It shares no code with the plugins: every
  * operand element is decoded to f64 (tp_dtype_load) and scaled as the
  * payload's map says, then the plain triple loop and the epilogue run in
- * f64. It uses only libtilepipe's public API.
+ * f64. It uses only libtilepipe's public API. A test that lists its own
+ * plugins opens its registry from INI text (tp_ref_registry_open).
  *
  * One case, on a registry `reg` that lists the payload and the epilogue:
  *
@@ -315,6 +316,28 @@ tp_status tp_ref_problem_verify(tp_ref_problem *p, tp_registry *reg, const char 
  * outside their bound, first D[2][5] = nan (reference 0.51)", "D's row
  * padding written at byte 42"). */
 void tp_ref_report_format(const tp_ref_report *report, char *buf, size_t size);
+
+/* --------------------------------------------------------- registries */
+
+/* tp_registry_open on INI text instead of a file, for a test that lists
+ * its own plugins and sections:
+ *
+ *     char ini[1024], err[512];
+ *     snprintf(ini, sizeof ini, "[mine]\nkind = payload\nlibrary = %s\n", so_path);
+ *     tp_registry *reg;
+ *     if (tp_ref_registry_open(&reg, ini, err, sizeof err) != TP_OK) ... err says why
+ *
+ * The text is written as registry.ini into a fresh folder under $TMPDIR
+ * (else /tmp) and opened; the file and the folder are gone when the call
+ * returns. The registry's messages (a broken section's error,
+ * tp_registry_path, tp_plugin_info.ini_file) name that file and the text's
+ * lines ("/tmp/tilepipe-registry-Xq3b9Z/registry.ini:4: ..."). A relative
+ * `library` finds nothing in that folder: give absolute paths, or plain
+ * names for $TILEPIPE_PLUGIN_PATH and the installed plugin folder. TP_OK
+ * with *reg open (tp_registry_close it); else *reg is NULL and err says
+ * why: TP_ERR_INVALID_ARGUMENT for a NULL reg or ini, TP_ERR_IO when the
+ * file cannot be written, or tp_registry_open's status and message. */
+tp_status tp_ref_registry_open(tp_registry **reg, const char *ini, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

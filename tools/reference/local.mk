@@ -20,6 +20,7 @@ tools_reference_libtilepipe_reference_core_la_SOURCES = \
 	tools/reference/run.c \
 	tools/reference/naive_gemm.c \
 	tools/reference/compare.c \
+	tools/reference/registry.c \
 	tools/seeded_values.h
 tools_reference_libtilepipe_reference_core_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)
 
@@ -28,5 +29,5 @@ tools_reference_libtilepipe_reference_la_SOURCES =
 tools_reference_libtilepipe_reference_la_LIBADD = tools/reference/libtilepipe_reference_core.la \
 	core/libtilepipe.la $(LIBM)
 tools_reference_libtilepipe_reference_la_LDFLAGS = -version-info $(TP_REF_LT_VERSION) \
-	-no-undefined -export-symbols-regex '^tp_ref_(desc_tensor|index|tensor_fill|problem_(describe|create|destroy|desc|description|buffer|poison_d|upload|device_desc|download_d|run|expect|expected|tolerance|check|verify)|gemm|gemm_at|acc_bits|tolerance_for|compare|report_format)$$'
+	-no-undefined -export-symbols-regex '^tp_ref_(desc_tensor|index|tensor_fill|problem_(describe|create|destroy|desc|description|buffer|poison_d|upload|device_desc|download_d|run|expect|expected|tolerance|check|verify)|gemm|gemm_at|acc_bits|tolerance_for|compare|report_format|registry_open)$$'
 pkgconfig_DATA += tools/reference/tilepipe-reference.pc
