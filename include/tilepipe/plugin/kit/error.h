@@ -3,7 +3,7 @@
  *     return tp_kit_fail(err, errlen, TP_ERR_UNSUPPORTED, "A is %s; ...", name);
  *
  * writes the one-line reason into the caller's buffer (truncated, always
- * NUL-terminated, as plugin.h asks) and returns the status, so a failing
+ * NUL-terminated, as abi.h asks) and returns the status, so a failing
  * path is one line. The core prefixes the plugin's name (and, for a tuning
  * key, the INI file and line); messages start with the tensor or key they
  * are about. Part of the plugin kit (libtilepipe_kit, `pkg-config --libs
