@@ -152,8 +152,7 @@ tests_test_cuda_link_SOURCES = tests/test_cuda_link.c tests/cuda_blobs.c tests/t
 	tests/nvjitlink_leak.c
 tests_test_cuda_link_CPPFLAGS = $(TP_TEST_CPP_FLAGS) $(CUDA_CPPFLAGS) \
 	-DTP_TEST_PLUGIN_DIR='"$(abs_top_builddir)/tests/plugins/.libs"'
-tests_test_cuda_link_LDADD = tools/reference/libtilepipe_reference_core.la \
-	$(TP_TEST_INTERNAL_LIBS)
+tests_test_cuda_link_LDADD = $(TP_TEST_INTERNAL_LIBS)
 tests_test_cuda_launch_SOURCES = tests/test_cuda_launch.c tests/cuda_blobs.c tests/tmpdir.c
 tests_test_cuda_launch_CPPFLAGS = $(TP_TEST_CPP_FLAGS) $(CUDA_CPPFLAGS)
 tests_test_cuda_launch_LDADD = $(TP_TEST_INTERNAL_LIBS)

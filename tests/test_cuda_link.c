@@ -32,7 +32,6 @@
 #include "core/plan_internal.h"
 #include "tests/cuda_blobs.h"
 #include "tests/tmpdir.h"
-#include "tilepipe/reference.h"
 
 static char base_dir[1024]; /* this run's folder; TILEPIPE_CACHE_DIR points here */
 
@@ -473,13 +472,18 @@ static const tp_kernel_entry *grouped_link(tp_registry *reg, tp_kernel_cache *c,
  * links the image that lists the chosen kernel, alone with the hook, and
  * the cache key names exactly those two inputs. */
 START_TEST(grouped_payload_links_its_image) {
-  char text[1024], err[1024];
+  char ini[1024], text[1024];
+  ck_assert_int_lt(snprintf(ini, sizeof ini, "%s/grouped.ini", base_dir), (int)sizeof ini);
   snprintf(text, sizeof text,
            "[grouped]\nkind = payload\nlibrary = %s/fixture_grouped_link.so\n"
            "[hook]\nkind = epilogue\nlibrary = %s/fixture_test_hook.so\n",
            TP_TEST_PLUGIN_DIR, TP_TEST_PLUGIN_DIR);
+  FILE *f = fopen(ini, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs(text, f);
+  ck_assert_int_eq(fclose(f), 0);
   tp_registry *reg;
-  ck_assert_msg(tp_ref_registry_open(&reg, text, err, sizeof err) == TP_OK, "%s", err);
+  ck_assert_msg(tp_registry_open(&reg, ini) == TP_OK, "%s", tp_error_message());
   tp_kernel_cache *c;
   ck_assert_int_eq(tp_kernel_cache_create(&c, NULL), TP_OK);
   const tp_jit_input kernel = tp_test_blob_link_kernel(), hook = tp_test_blob_link_hook(),
