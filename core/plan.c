@@ -45,7 +45,8 @@ int tp_backend_from_name(const char *name) {
 
 /* AUTO picks CUDA when a usable GPU is there and both plugins carry device
  * code; otherwise the CPU, and why_cpu says why not CUDA. An explicit CUDA
- * request fails instead. */
+ * request fails instead. (tp_plan_create also falls back to the CPU where
+ * a plugin's plan refuses the CUDA backend as unsupported.) */
 static tp_status resolve_backend(tp_backend asked, const tp_plugin_desc *payload,
                                  const tp_plugin_desc *epilogue, tp_backend *out, char *why_cpu,
                                  size_t why_size) {
@@ -137,7 +138,18 @@ tp_status tp_plan_create(tp_plan **out, tp_registry *registry, const char *paylo
   st = resolve_backend(backend, plan->binding.payload_plugin, plan->binding.epilogue_plugin,
                        &plan->backend, plan->why_cpu, sizeof plan->why_cpu);
   if (st == TP_OK) st = tp_gemm_check_desc(&plan->desc, plan->backend);
-  if (st == TP_OK) st = tp_binding_plan(&plan->binding, &plan->desc, plan->backend);
+  if (st == TP_OK) {
+    st = tp_binding_plan(&plan->binding, &plan->desc, plan->backend);
+    if (st == TP_ERR_UNSUPPORTED && backend == TP_BACKEND_AUTO &&
+        plan->backend == TP_BACKEND_CUDA) {
+      /* A plan slot with no GPU kernel for this problem (block_scaled's
+       * modes without one): AUTO runs it on the CPU, saying why. */
+      snprintf(plan->why_cpu, sizeof plan->why_cpu, "%s", tp_error_message());
+      plan->backend = TP_BACKEND_CPU;
+      st = tp_gemm_check_desc(&plan->desc, plan->backend);
+      if (st == TP_OK) st = tp_binding_plan(&plan->binding, &plan->desc, plan->backend);
+    }
+  }
   if (st == TP_OK) {
     st = plan->backend == TP_BACKEND_CPU
              ? tp_cpu_plan_create(&plan->cpu, &plan->binding)

@@ -1,13 +1,14 @@
 /* tests/gpu_case.h: one fused GEMM on the GPU against the naive f64
  * reference, for the GPU test programs (test_gpu_gemm.c,
- * test_gpu_blockwise.c).
+ * test_gpu_blockwise.c, test_gpu_block_scaled.c).
  *
  * A case names a registry section (a payload, or a tuning of one written
  * by tp_gpu_cases_main), dtypes, an epilogue and a shape; the payload
  * describes the problem (tilepipe/reference.h: its scale tensors and
  * what they mean). run_case draws fresh random inputs from its seed (a
- * program may ask for f32 scale matrices wider than the payload's own:
- * 2^-20 .. 2^20, 2^-4 .. 2^4 under an f16 D), lays every row
+ * program may ask for scales wider than the payload's own: f32 matrices
+ * 2^-20 .. 2^20, ue8m0 codes 2^-64 .. 2^64, each 2^-4 .. 2^4 under an f16
+ * D), lays every row
  * out 16-byte aligned after `pad` spare elements (TMA's rule), poisons D
  * with NaN (0xFF bytes) on the device before every run, and checks every
  * element against a bound derived from the dtypes' roundoff
@@ -38,6 +39,9 @@ extern tp_registry *gpu_case_registry;
 extern int gpu_case_wide_scales;
 
 void run_case(const gpu_case *gc, uint64_t seed);
+/* The same with the scales in layout sf (block-scaled payloads; run_case's
+ * are strided). */
+void run_case_sf(const gpu_case *gc, tp_layout sf, uint64_t seed);
 
 /* Each case of a table, case i with seed first_seed + i. */
 void run_cases(const gpu_case *cases, size_t count, uint64_t first_seed);

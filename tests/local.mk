@@ -222,12 +222,12 @@ check-pipeline-sanitize:
 endif
 .PHONY: check-pipeline-sanitize
 
-# The standard and the blockwise_fp8 payloads' fused GPU kernels (with store
-# and residual) against the naive reference (tests/gpu_case.c runs a case);
+# The standard, blockwise_fp8 and block_scaled payloads' fused GPU kernels
+# (with store and residual) against the naive reference (tests/gpu_case.c runs a case);
 # skip (77) without a GPU.
 noinst_HEADERS += tests/tuned_registry.h tests/gpu_case.h
 TP_GPU_CASE_SOURCES = tests/gpu_case.c tests/tuned_registry.c tests/tmpdir.c
-check_PROGRAMS += tests/test_gpu_gemm tests/test_gpu_blockwise
+check_PROGRAMS += tests/test_gpu_gemm tests/test_gpu_blockwise tests/test_gpu_block_scaled
 tests_test_gpu_gemm_SOURCES = tests/test_gpu_gemm.c $(TP_GPU_CASE_SOURCES)
 tests_test_gpu_gemm_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
 tests_test_gpu_gemm_LDADD = $(TP_PLUGIN_TEST_LIBS)
@@ -236,6 +236,10 @@ tests_test_gpu_blockwise_SOURCES = tests/test_gpu_blockwise.c $(TP_GPU_CASE_SOUR
 tests_test_gpu_blockwise_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
 tests_test_gpu_blockwise_LDADD = $(TP_PLUGIN_TEST_LIBS)
 EXTRA_tests_test_gpu_blockwise_DEPENDENCIES = tilepipe.ini
+tests_test_gpu_block_scaled_SOURCES = tests/test_gpu_block_scaled.c $(TP_GPU_CASE_SOURCES)
+tests_test_gpu_block_scaled_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
+tests_test_gpu_block_scaled_LDADD = $(TP_PLUGIN_TEST_LIBS)
+EXTRA_tests_test_gpu_block_scaled_DEPENDENCIES = tilepipe.ini
 
 # The thread-safety contract (docs/threads.md): many threads planning and
 # running from one registry, one plan run by many threads, errors per

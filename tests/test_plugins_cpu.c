@@ -63,6 +63,8 @@ static const operands operand_sets[] = {
     {"block_scaled", TP_DTYPE_E5M2, TP_DTYPE_E4M3, TP_LAYOUT_SF_128X4},
     {"block_scaled", TP_DTYPE_E5M2, TP_DTYPE_E5M2, TP_LAYOUT_STRIDED},
     {"block_scaled", TP_DTYPE_E4M3, TP_DTYPE_E4M3, TP_LAYOUT_STRIDED},
+    {"block_scaled", TP_DTYPE_BF16, TP_DTYPE_E4M3, TP_LAYOUT_SF_128X4},
+    {"block_scaled", TP_DTYPE_BF16, TP_DTYPE_E5M2, TP_LAYOUT_STRIDED},
     {"block_scaled", TP_DTYPE_E2M1, TP_DTYPE_E2M1, TP_LAYOUT_SF_128X4},
     {"block_scaled", TP_DTYPE_E2M1, TP_DTYPE_E2M1, TP_LAYOUT_STRIDED},
 };
@@ -94,7 +96,7 @@ static const char *c_mode_name(c_mode c) {
 static int64_t k_for(const operands *ops, int64_t k) {
   if (strcmp(ops->payload, "block_scaled") != 0)
     return k;
-  int64_t vec = ops->a == TP_DTYPE_E2M1 ? 16 : 32;
+  int64_t vec = ops->b == TP_DTYPE_E2M1 ? 16 : 32;
   return (k + vec - 1) / vec * vec;
 }
 

@@ -91,6 +91,9 @@ static test_problem blockwise(void) {
 static test_problem mxfp8(tp_layout sf) {
   return problem("block_scaled", TP_DTYPE_E4M3, TP_DTYPE_E5M2, TP_DTYPE_BF16, sf);
 }
+static test_problem mxfp8_w8a16(tp_layout sf) {
+  return problem("block_scaled", TP_DTYPE_BF16, TP_DTYPE_E4M3, TP_DTYPE_BF16, sf);
+}
 static test_problem nvfp4(tp_layout sf) {
   return problem("block_scaled", TP_DTYPE_E2M1, TP_DTYPE_E2M1, TP_DTYPE_F16, sf);
 }
@@ -131,15 +134,23 @@ static void expect_planned(test_problem *p, const char *payload, const char *epi
 }
 
 /* AUTO that resolves to the CPU says why in the plan's description:
- * block_scaled carries no GPU kernel (a build without CUDA: no toolkit);
- * an explicit CPU plan has nothing to explain. */
+ * block_scaled's MXFP8 W8A8 has no GPU kernel (its plan refuses the CUDA
+ * backend where there is a GPU; without one, the driver is what is
+ * missing; a build without CUDA has no toolkit); an explicit CPU plan has
+ * nothing to explain. */
 START_TEST(test_auto_says_why_cpu) {
 #if TP_HAVE_CUDA
-  const char *why = "; auto chose the CPU: payload 'block_scaled' carries no GPU kernel";
+  const char *why = "; auto chose the CPU: ";
 #else
   const char *why = "; auto chose the CPU: tilepipe was built without the CUDA toolkit";
 #endif
-  test_problem p = mxfp8(TP_LAYOUT_SF_128X4);
+  /* Rows 16-byte aligned, so that a GPU takes the descriptor. */
+  const tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = reg,
+                                    .payload = "block_scaled", .a = TP_DTYPE_E4M3,
+                                    .b = TP_DTYPE_E5M2, .d = TP_DTYPE_BF16,
+                                    .sf_layout = TP_LAYOUT_SF_128X4, .m = 100, .n = 300,
+                                    .k = 256, .align_rows = 1, .alpha = 1.0f};
+  test_problem p = problem_of(&spec);
   tp_plan *plan = NULL;
   char text[1024];
   ck_assert_msg(tp_plan_create(&plan, reg, "block_scaled", "store", &p.desc, TP_BACKEND_AUTO) ==
@@ -149,6 +160,11 @@ START_TEST(test_auto_says_why_cpu) {
   ck_assert_int_eq(n, (int)strlen(text));
   ASSERT_HAS(text, "block_scaled x store on cpu: tile ");
   ASSERT_HAS(text, why);
+#if TP_HAVE_CUDA
+  ck_assert_msg(strstr(text, "(MXFP8, both scaled) has no GPU kernel; the CPU backend runs it") ||
+                    strstr(text, "CUDA driver"),
+                "\"%s\" gives no reason for the CPU", text);
+#endif
   /* A buffer that ends inside the reason holds its start, NUL-terminated,
    * and the return value is the whole line's length. */
   char cut[1024];
@@ -166,12 +182,17 @@ START_TEST(test_auto_says_why_cpu) {
 END_TEST
 
 START_TEST(test_valid_problems_plan) {
-  test_problem p[6] = {standard(), blockwise(), mxfp8(TP_LAYOUT_SF_128X4),
-                       mxfp8(TP_LAYOUT_STRIDED), nvfp4(TP_LAYOUT_SF_128X4),
+  test_problem p[8] = {standard(),
+                       blockwise(),
+                       mxfp8(TP_LAYOUT_SF_128X4),
+                       mxfp8(TP_LAYOUT_STRIDED),
+                       mxfp8_w8a16(TP_LAYOUT_SF_128X4),
+                       mxfp8_w8a16(TP_LAYOUT_STRIDED),
+                       nvfp4(TP_LAYOUT_SF_128X4),
                        nvfp4(TP_LAYOUT_STRIDED)};
-  const char *payloads[6] = {"standard", "blockwise_fp8", "block_scaled",
-                             "block_scaled", "block_scaled", "block_scaled"};
-  for (int i = 0; i < 6; i++) {
+  const char *payloads[8] = {"standard",     "blockwise_fp8", "block_scaled", "block_scaled",
+                             "block_scaled", "block_scaled",  "block_scaled", "block_scaled"};
+  for (int i = 0; i < 8; i++) {
     expect_planned(&p[i], payloads[i], "store");
     expect_planned(&p[i], payloads[i], "residual");
     problem_free(&p[i]);
@@ -273,8 +294,21 @@ END_TEST
 
 START_TEST(test_block_scaled_refuses_dtypes) {
   test_problem p = mxfp8(TP_LAYOUT_SF_128X4);
+  p.desc.a.dtype = TP_DTYPE_F16;
+  PAYLOAD_REFUSES(&p, "block_scaled", TP_ERR_UNSUPPORTED, "A is f16", "or bf16 activations");
+  p = mxfp8(TP_LAYOUT_SF_128X4);
+  p.desc.b.dtype = TP_DTYPE_BF16;
+  PAYLOAD_REFUSES(&p, "block_scaled", TP_ERR_UNSUPPORTED, "B is bf16", "MXFP8");
+  /* MXFP8 W8A16: bf16 A with MXFP8 B only, and A unscaled. */
+  p = nvfp4(TP_LAYOUT_SF_128X4);
   p.desc.a.dtype = TP_DTYPE_BF16;
-  PAYLOAD_REFUSES(&p, "block_scaled", TP_ERR_UNSUPPORTED, "A is bf16", "MXFP8");
+  p.desc.a.stride[0] = p.desc.a.shape[1];
+  PAYLOAD_REFUSES(&p, "block_scaled", TP_ERR_UNSUPPORTED, "A is bf16 and B is e2m1",
+                 "bf16 activations take MXFP8 weights");
+  p = mxfp8(TP_LAYOUT_STRIDED);
+  p.desc.a.dtype = TP_DTYPE_BF16;
+  PAYLOAD_REFUSES(&p, "block_scaled", TP_ERR_INVALID_ARGUMENT, "a_scale",
+                 "bf16 activations are not scaled");
   p = mxfp8(TP_LAYOUT_SF_128X4);
   p.desc.a.dtype = TP_DTYPE_S8;
   PAYLOAD_REFUSES(&p, "block_scaled", TP_ERR_UNSUPPORTED, "A is s8", "MXFP8");
@@ -422,15 +456,8 @@ static tp_status plan_slot(loaded *l, const tp_gemm_desc *desc, tp_backend backe
   return l->desc->payload->plan(l->state, desc, backend, out, err, errlen);
 }
 
-/* Which plugins carry LTO-IR: those with a GPU path, in a CUDA build. */
-static int carries_device_code(const char *name) {
-#if TP_HAVE_CUDA
-  return strcmp(name, "block_scaled") != 0;
-#else
-  (void)name;
-  return 0;
-#endif
-}
+/* Whether the shipped plugins carry LTO-IR: all of them, in a CUDA build. */
+static int carries_device_code(void) { return TP_HAVE_CUDA; }
 
 START_TEST(test_descriptors) {
   const char *names[5] = {"standard", "blockwise_fp8", "block_scaled", "store", "residual"};
@@ -443,7 +470,7 @@ START_TEST(test_descriptors) {
     /* standard's device code comes as one image per operand pair (below),
      * the others' as one image. */
     const int grouped = strcmp(names[i], "standard") == 0;
-    if (carries_device_code(names[i])) {
+    if (carries_device_code()) {
       ck_assert(grouped ? l.desc->device_images != NULL : l.desc->device_image != NULL);
       ck_assert_uint_gt(grouped ? l.desc->num_device_images : l.desc->device_image_size, 0);
 #if TP_HAVE_CUDA
@@ -454,7 +481,7 @@ START_TEST(test_descriptors) {
       ck_assert_uint_eq(l.desc->num_device_images, 0);
       ck_assert_int_eq(l.desc->cuda_version, 0);
     }
-    if (grouped || !carries_device_code(names[i])) {
+    if (grouped || !carries_device_code()) {
       ck_assert_ptr_null(l.desc->device_image);
       ck_assert_uint_eq(l.desc->device_image_size, 0);
     } else {
@@ -510,7 +537,7 @@ END_TEST
 START_TEST(test_tuning_keys) {
   /* The status for standard (tile K 64 or 128, every tile of the table),
    * blockwise_fp8 (K 128; 128x128, 128x64, 64x64: widths in one scale
-   * block) and block_scaled (K 128 or 256, every tile). */
+   * block) and block_scaled (K 64, 128 or 256, every tile). */
 #define OK TP_OK
 #define BAD TP_ERR_INVALID_ARGUMENT
 #define UNKNOWN TP_ERR_NOT_FOUND
@@ -521,8 +548,8 @@ START_TEST(test_tuning_keys) {
   } cases[] = {
       {"tile", "128x128x128", {OK, OK, OK}, ""},
       {"tile", "64x64x128", {OK, OK, OK}, ""},
-      {"tile", "128x256x64", {OK, BAD, BAD}, "K must be"},
-      {"tile", "128x128x64", {OK, BAD, BAD}, "K must be"},
+      {"tile", "128x256x64", {OK, BAD, OK}, "K must be"},
+      {"tile", "128x128x64", {OK, BAD, OK}, "K must be"},
       {"tile", "128x128x256", {BAD, BAD, OK}, "K must be"},
       {"tile", "128x128x32", {BAD, BAD, BAD}, "K must be"},
       {"tile", "192x16x32", {BAD, BAD, BAD}, "K must be"},
@@ -825,10 +852,25 @@ START_TEST(test_cuda_plans) {
   unload(&l);
   problem_free(&p);
 
-  /* block_scaled's tile K is one 128-byte row of its operands: 128 or 256. */
+  /* block_scaled's tile K is one 128-byte row of the wider operand: 64,
+   * 128 or 256. Its plan refuses the CUDA backend for the modes without a
+   * GPU kernel (W8A8 here), after the checks of the CPU's. */
   l = load("block_scaled");
-  ck_assert_int_eq(set(&l, "tile", "128x128x64", err, sizeof err), TP_ERR_INVALID_ARGUMENT);
-  ASSERT_HAS(err, "K must be 128 or 256");
+  ck_assert_int_eq(set(&l, "tile", "128x128x32", err, sizeof err), TP_ERR_INVALID_ARGUMENT);
+  ASSERT_HAS(err, "K must be 64, 128 or 256");
+  p = mxfp8(TP_LAYOUT_SF_128X4);
+  ck_assert_int_eq(plan_slot(&l, &p.desc, TP_BACKEND_CUDA, &out, err, sizeof err),
+                   TP_ERR_UNSUPPORTED);
+  ASSERT_HAS(err, "A e4m3 x B e5m2 (MXFP8, both scaled) has no GPU kernel");
+  p.desc.b_scale.dtype = TP_DTYPE_NONE;
+  ck_assert_int_eq(plan_slot(&l, &p.desc, TP_BACKEND_CUDA, &out, err, sizeof err),
+                   TP_ERR_INVALID_ARGUMENT);
+  ASSERT_HAS(err, "b_scale is missing");
+  problem_free(&p);
+  p = mxfp8_w8a16(TP_LAYOUT_STRIDED);
+  ck_assert_int_eq(plan_slot(&l, &p.desc, TP_BACKEND_CUDA, &out, err, sizeof err), TP_OK);
+  ck_assert_uint_eq(out.num_tensors, 0);
+  problem_free(&p);
   unload(&l);
 }
 END_TEST
@@ -1426,7 +1468,7 @@ static void assert_lists_the_plugins(tp_registry *r, const char *libdir_prefix) 
     ck_assert_msg(tp_registry_find(r, names[i], &info) == TP_OK, "%s", tp_error_message());
     ck_assert_msg(info.status == TP_OK, "%s: %s", names[i], info.error);
     ck_assert_int_eq(info.kind, i < 3 ? TP_PLUGIN_PAYLOAD : TP_PLUGIN_EPILOGUE);
-    ck_assert_int_eq(info.has_device_code, carries_device_code(names[i]));
+    ck_assert_int_eq(info.has_device_code, carries_device_code());
     ck_assert_str_eq(info.version, PACKAGE_VERSION);
     ASSERT_HAS(info.library, libdir_prefix);
   }

@@ -45,6 +45,7 @@
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/cublaslt_problem.h"
+#include "tools/dtype_args.h"
 #include "tools/registry_view.h"
 #include "tools/sample.h"
 #include "tools/seeded_device.h"
@@ -198,15 +199,15 @@ static void print_scale_settings(const tp_bench_env *env, const tp_gemm_desc *de
  * an error. */
 static int describe_inputs(const bench_args *a, tp_bench_env *env, tp_shape first,
                            tp_gemm_desc *desc, tp_problem *problem) {
-  tp_dtype ab = TP_DTYPE_NONE;
-  if (a->dtype && (ab = tp_dtype_from_name(a->dtype)) == TP_DTYPE_NONE)
-    return tp_cli_fail("bench", TP_EXIT_USAGE,
-                       "--dtype: unknown dtype '%s' (f32, bf16, f16, e4m3, e5m2, e2m1, ue8m0, "
-                       "ue4m3, s8)",
-                       a->dtype);
+  /* --dtype as run's (a bare dtype for A and B, or a=..,b=..); D and C
+   * are --out-dtype's. */
+  static const char *const no_flags[4] = {NULL, NULL, NULL, NULL};
+  tp_operand_dtypes dt;
+  const int rc = tp_dtype_args("bench", "", a->dtype, no_flags, &dt);
+  if (rc != TP_EXIT_OK) return rc;
   const int residual = strcmp(a->epilogue, "residual") == 0;
   const tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = env->registry,
-                                    .payload = env->payload, .a = ab, .b = ab,
+                                    .payload = env->payload, .a = dt.a, .b = dt.b,
                                     .d = env->out_dtype,
                                     .c = residual ? env->out_dtype : TP_DTYPE_NONE,
                                     .m = first.m, .n = first.n, .k = first.k, .alpha = 1.0f,
@@ -347,8 +348,8 @@ int tp_cmd_bench(int argc, char **argv) {
        "payload plugin (default: the registry's first payload)", 0, 0},
       {"epilogue", TP_CLI_STRING, &a.epilogue, "E",
        "store (default) or residual (beta = 1, C of the output dtype)", 0, 0},
-      {"dtype", TP_CLI_STRING, &a.dtype, "DT",
-       "A and B: any dtype the payload takes (default: the payload's)", 0, 0},
+      {"dtype", TP_CLI_STRING, &a.dtype, "SPEC",
+       "A and B: a dtype, or a=DT,b=DT, any the payload takes (default: the payload's)", 0, 0},
       {"out-dtype", TP_CLI_STRING, &a.out_dtype, "DT", "D (and C): bf16 (default), f16, f32", 0,
        0},
       {"warmup", TP_CLI_INT, &a.warmup, "W", "untimed runs per side and shape (default 10)", 0,

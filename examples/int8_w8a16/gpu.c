@@ -4,9 +4,9 @@
  * planner for the structured kernel (<tilepipe/plugin/kernel/gpu_plan.h>). A
  * stage holds a k-block of 64 elements of K: the operand tiles the planner
  * sizes from the dtypes (bf16 A in 128-byte rows, s8 B in 64-byte ones,
- * tilepipe/plugin/kernel/operands.h), then stage tensor 2, which no load fills:
- * B converted to bf16 by the kernel's convert step, the tile's rows of 128
- * bytes, 128B-swizzled (so 1024-byte aligned) as wgmma reads them.
+ * tilepipe/plugin/kernel/operands.h), then the tensor that no load fills, B
+ * converted to bf16 by the kernel's convert step
+ * (tp_kernel_plan_converted_b).
  * gpu_args fills the kernel's parameters for each run
  * (<tilepipe/plugin/kernel/args.h>) and adds the scale vector. */
 #include <stddef.h>
@@ -30,14 +30,7 @@ tp_status w8a16_gpu_plan(void *state, const tp_gemm_desc *desc, const tp_gpu_inf
                                 .operands = "bf16_s8",
                                 .params_size = sizeof(w8a16_params),
                                 .kernel_offset = offsetof(w8a16_params, kernel)};
-  tp_kernel_plan kp;
-  tp_status st = tp_kernel_plan_shape(&kp, &rq, err, errlen);
-  if (st == TP_OK) st = tp_kernel_plan_operand_tensors(&kp, &rq, plan, err, errlen);
-  if (st != TP_OK) return st;
-  plan->tensors[2].bytes = (uint32_t)kp.tile_n * TP_KERNEL_ROW_BYTES;
-  plan->tensors[2].align = TP_SWIZZLE_128B_ALIGN;
-  plan->num_tensors = 3;
-  return tp_kernel_plan_finish(&kp, &rq, plan, launch, err, errlen);
+  return tp_kernel_plan_converted_b(&rq, plan, launch, err, errlen);
 }
 
 tp_status w8a16_gpu_args(const tp_payload_plan *plan, const tp_epilogue_plan *epilogue,

@@ -10,9 +10,9 @@
  * tensor the loader never fills: B converted to bf16 (tensor 2, 128-byte
  * rows, 128B-swizzled, as wgmma reads it). Per k-block the consumer
  * warpgroups convert B into it together (the skeleton's convert step,
- * tilepipe/plugin/device/kernel_mainloop.h), then each multiplies its 64 rows of
- * A by it in four bf16 wgmma of 16 of K. tile_end scales each column by
- * its channel's scale.
+ * tilepipe/plugin/device/kernel_mainloop.h), then each multiplies its 64
+ * rows of A by it in four bf16 wgmma of 16 of K (tp_kernel_mma_converted_b).
+ * tile_end scales each column by its channel's scale.
  *
  * Exactness: an s8 value is an integer of at most 8 significant bits, so
  * its bf16 is exact, and so is every bf16 x bf16 product in wgmma's f32
@@ -25,7 +25,6 @@
 #include <tilepipe/plugin/device/fragment_scales.h>
 #include <tilepipe/plugin/device/kernel.h>
 #include <tilepipe/plugin/device/kernel_operands.h>
-#include <tilepipe/plugin/device/wgmma.h>
 
 #include "int8_w8a16_params.h"
 
@@ -44,8 +43,6 @@ static __device__ __forceinline__ uint32_t w8a16_bf16x2(uint32_t w, uint32_t j) 
 struct w8a16_mainloop : tp_kernel_operands_mainloop<16, 8> {
   typedef w8a16_params params;
   static constexpr bool converts = true;
-  static constexpr int step_bytes = 32; /* K of one wgmma: 16 bf16 */
-  static constexpr int steps = TP_KERNEL_ROW_BYTES / step_bytes;
 
   template <int BM, int BN>
   struct consumer_state {
@@ -63,7 +60,8 @@ struct w8a16_mainloop : tp_kernel_operands_mainloop<16, 8> {
                                                  const tp_input_consumer_stage *st,
                                                  const tp_kernel_converter &c) {
     const uint4 *src = (const uint4 *)tp_input_consumer_stage_tile(st, 1, 0);
-    unsigned char *dst = (unsigned char *)tp_input_consumer_stage_tile(st, 2, 0);
+    unsigned char *dst =
+        (unsigned char *)tp_input_consumer_stage_tile(st, TP_KERNEL_CONVERTED_B, 0);
     for (uint32_t i = c.thread; i < BN * 4u; i += c.threads) {
       const uint4 w = src[i];
       const uint32_t r = i / 4u, q = i % 4u;
@@ -81,16 +79,7 @@ struct w8a16_mainloop : tp_kernel_operands_mainloop<16, 8> {
   static __device__ __forceinline__ void mma(consumer_state<BM, BN> &, const params &, float *acc,
                                              const tp_input_consumer_stage *st, uint32_t wg,
                                              bool accumulate) {
-    uint32_t a, b_s8;
-    tp_kernel_operand_addrs(st, 0, wg, &a, &b_s8);
-    const uint32_t b = tp_smem_addr(tp_input_consumer_stage_tile(st, 2, 0));
-    tp_wgmma_fence();
-#pragma unroll
-    for (int k = 0; k < steps; ++k) {
-      tp_wgmma_bf16(BN, acc, tp_wgmma_desc_sw128(a + k * step_bytes),
-                    tp_wgmma_desc_sw128(b + k * step_bytes), accumulate || k > 0);
-    }
-    tp_wgmma_commit_group();
+    tp_kernel_mma_converted_b<BN>(acc, st, wg, accumulate);
   }
 
   template <int BM, int BN>

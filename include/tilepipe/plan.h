@@ -26,7 +26,9 @@ extern "C" {
 #endif
 
 typedef enum tp_backend {
-  TP_BACKEND_AUTO = 0, /* CUDA when a usable GPU and device code exist, else CPU */
+  TP_BACKEND_AUTO = 0, /* CUDA when a usable GPU, device code and a GPU kernel for the
+                          problem exist (a plan slot that refuses the CUDA backend as
+                          TP_ERR_UNSUPPORTED falls back), else CPU */
   TP_BACKEND_CPU,      /* host threads through the host pipeline; pointers are host memory */
   TP_BACKEND_CUDA      /* the fused, runtime-linked kernel; pointers are device memory */
 } tp_backend;

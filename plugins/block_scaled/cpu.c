@@ -1,6 +1,6 @@
 /* plugins/block_scaled/cpu.c: the block-scaled producer on the CPU. Besides
  * A and B, k-block kb stages each operand row's scales for the K-groups the
- * block covers, decoded to f32: groups whose K lies past the matrix are
+ * block covers, decoded to f32 (A's all 1 under bf16 activations): groups whose K lies past the matrix are
  * staged as 0 and never read (in the tiled layout they are padding that may
  * hold anything, NaN codes included). */
 #include "tilepipe/plugin/dtype_codec.h"
@@ -38,6 +38,13 @@ void block_scaled_cpu_load(const tp_payload_plan *plan, const tp_gemm_desc *desc
   const int32_t groups = plan->tile.tile_k / vec;
   const int64_t g0 = kb * groups;
   tp_kit_cpu_load_operands(plan, desc, m0, n0, kb, stage);
-  load_scales(&desc->a_scale, desc->m, m0, plan->tile.tile_m, g0, groups, stage[TP_KIT_STAGE_SA]);
+  if (block_scaled_a_scaled(desc)) {
+    load_scales(&desc->a_scale, desc->m, m0, plan->tile.tile_m, g0, groups,
+                stage[TP_KIT_STAGE_SA]);
+  } else { /* bf16 activations: scale 1 inside A */
+    float *sa = stage[TP_KIT_STAGE_SA];
+    for (int32_t i = 0; i < plan->tile.tile_m; i++)
+      for (int32_t g = 0; g < groups; g++) sa[i * groups + g] = m0 + i < desc->m ? 1.0f : 0.0f;
+  }
   load_scales(&desc->b_scale, desc->n, n0, plan->tile.tile_n, g0, groups, stage[TP_KIT_STAGE_SB]);
 }

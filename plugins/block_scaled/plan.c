@@ -1,18 +1,20 @@
 /* plugins/block_scaled/plan.c: what block_scaled accepts and how it tiles.
  *
- *   format  A, B                      scales (both)  one scale per
- *   MXFP8   e4m3 or e5m2, any pairing ue8m0          32 K-elements
- *   NVFP4   e2m1 (packed), both       ue4m3          16 K-elements
+ *   mode          A                    B              scales  one scale per
+ *   MXFP8 W8A8    e4m3 or e5m2         e4m3 or e5m2   ue8m0   32 K-elements of A and B
+ *   MXFP8 W8A16   bf16 (no a_scale)    e4m3 or e5m2   ue8m0   32 K-elements of B
+ *   NVFP4         e2m1 (packed)        e2m1           ue4m3   16 K-elements of A and B
  *
  * K must be a multiple of the vector size (a scale never covers a partial
- * vector). a_scale is [M, K/vec], b_scale [N, K/vec], each either in the SM100
- * 128x4 tiled layout or strided row-major (unit inner stride, row stride >=
- * K/vec). NVFP4's fp32 global scales fold into alpha.
+ * vector). a_scale is [M, K/vec] (absent under bf16 A), b_scale [N, K/vec],
+ * each either in the SM100 128x4 tiled layout or strided row-major (unit
+ * inner stride, row stride >= K/vec). NVFP4's fp32 global scales fold into
+ * alpha.
  *
- * block_scaled has no GPU kernel, so its rules are the CPU backend's for
- * either backend: asked for the CUDA backend, plan validates as for the CPU
- * and leaves the tiles to a gpu_plan it does not have; the core refuses the
- * CUDA backend itself (the payload carries no device code). */
+ * The GPU kernel (gpu.c) runs MXFP8 W8A16. Asked for the CUDA backend,
+ * plan validates as for the CPU, then refuses the other modes with
+ * TP_ERR_UNSUPPORTED (under TP_BACKEND_AUTO the core then plans them on
+ * the CPU) and leaves W8A16's tiles to gpu_plan. */
 #include <stdio.h>
 #include <string.h>
 
@@ -25,27 +27,36 @@
 static const bs_format mxfp8 = {"MXFP8", 32, TP_DTYPE_UE8M0};
 static const bs_format nvfp4 = {"NVFP4", 16, TP_DTYPE_UE4M3};
 
-static tp_status check_operand(const tp_tensor *t, const char *name, char *err, size_t errlen) {
-  if (tp_kit_dtype_is_fp8(t->dtype) || t->dtype == TP_DTYPE_E2M1)
+/* An operand's dtype; bf16 only where it is A (activations). */
+static tp_status check_operand(const tp_tensor *t, const char *name, int activations, char *err,
+                               size_t errlen) {
+  if (tp_kit_dtype_is_fp8(t->dtype) || t->dtype == TP_DTYPE_E2M1 ||
+      (activations && t->dtype == TP_DTYPE_BF16))
     return TP_OK;
   return tp_kit_fail(err, errlen, TP_ERR_UNSUPPORTED,
-                     "%s is %s; block_scaled takes e4m3 or e5m2 (MXFP8) or e2m1 (NVFP4)", name,
-                     tp_codec_name(t->dtype));
+                     "%s is %s; block_scaled takes e4m3 or e5m2 (MXFP8) or e2m1 (NVFP4)%s", name,
+                     tp_codec_name(t->dtype), activations ? ", or bf16 activations" : "");
 }
+
+int block_scaled_a_scaled(const tp_gemm_desc *desc) { return desc->a.dtype != TP_DTYPE_BF16; }
 
 tp_status block_scaled_format(const tp_gemm_desc *desc, const bs_format **fmt, char *err,
                               size_t errlen) {
   tp_dtype a = desc->a.dtype, b = desc->b.dtype;
-  tp_status st = check_operand(&desc->a, "A", err, errlen);
+  tp_status st = check_operand(&desc->a, "A", 1, err, errlen);
   if (st == TP_OK)
-    st = check_operand(&desc->b, "B", err, errlen);
+    st = check_operand(&desc->b, "B", 0, err, errlen);
   if (st != TP_OK)
     return st;
-  if ((a == TP_DTYPE_E2M1) != (b == TP_DTYPE_E2M1))
+  if (a == TP_DTYPE_BF16 && b == TP_DTYPE_E2M1)
+    return tp_kit_fail(err, errlen, TP_ERR_UNSUPPORTED,
+                       "A is bf16 and B is e2m1: bf16 activations take MXFP8 weights (e4m3 or "
+                       "e5m2); NVFP4 needs e2m1 on both");
+  if (a != TP_DTYPE_BF16 && (a == TP_DTYPE_E2M1) != (b == TP_DTYPE_E2M1))
     return tp_kit_fail(err, errlen, TP_ERR_UNSUPPORTED,
                        "A is %s and B is %s: NVFP4 needs e2m1 on both, MXFP8 e4m3/e5m2 on both",
                        tp_codec_name(a), tp_codec_name(b));
-  *fmt = a == TP_DTYPE_E2M1 ? &nvfp4 : &mxfp8;
+  *fmt = b == TP_DTYPE_E2M1 ? &nvfp4 : &mxfp8;
   return TP_OK;
 }
 
@@ -72,7 +83,13 @@ static tp_status check_scales(const tp_gemm_desc *desc, const bs_format *fmt, tp
                                     1, 0};
   const tp_kit_scale_rule b_rule = {"b_scale", fmt->scale, desc->n, desc->k / fmt->vec, b_text,
                                     1, 0};
-  tp_status st = tp_kit_scale_check(&desc->a_scale, &a_rule, backend, err, errlen);
+  tp_status st =
+      block_scaled_a_scaled(desc)
+          ? tp_kit_scale_check(&desc->a_scale, &a_rule, backend, err, errlen)
+          : tp_kit_tensor_check_absent(&desc->a_scale, "a_scale",
+                                       "bf16 activations are not scaled (MXFP8 W8A16 scales B "
+                                       "only)",
+                                       err, errlen);
   if (st == TP_OK)
     st = tp_kit_scale_check(&desc->b_scale, &b_rule, backend, err, errlen);
   return st;
@@ -87,6 +104,11 @@ tp_status block_scaled_plan(void *state, const tp_gemm_desc *desc, tp_backend ba
   if (st != TP_OK)
     return st;
   if (backend == TP_BACKEND_CUDA) {
+    if (block_scaled_a_scaled(desc))
+      return tp_kit_fail(err, errlen, TP_ERR_UNSUPPORTED,
+                         "A %s x B %s (%s, both scaled) has no GPU kernel; the CPU backend runs "
+                         "it, the GPU kernel takes MXFP8 W8A16 (bf16 A, e4m3 or e5m2 B)",
+                         tp_codec_name(desc->a.dtype), tp_codec_name(desc->b.dtype), fmt->name);
     memset(out, 0, sizeof *out);
     return TP_OK;
   }

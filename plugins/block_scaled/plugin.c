@@ -1,15 +1,20 @@
 /* plugins/block_scaled/plugin.c: the block-scaled payload's descriptor and
- * entry point. Its tuning keys are the kit's (tilepipe/plugin/kit/tuning.h), tile K
- * 128 (MXFP8's 8-bit operands) or 256 (NVFP4's 4-bit), a k-block one
- * 128-byte row of A. No device code (no GPU kernel: its plans run on the
- * CPU backend). */
+ * entry point. Its tuning keys are the kit's (tilepipe/plugin/kit/tuning.h),
+ * tile K one 128-byte row of the wider operand: 64 (MXFP8 W8A16's bf16
+ * A), 128 (MXFP8's 8-bit operands) or 256 (NVFP4's 4-bit). Its device code
+ * is device/block_scaled_mainloop.cu, MXFP8 W8A16's kernels (gpu.c picks
+ * and parameterises them); the other modes run on the CPU backend. */
 #include "config.h"
+#include "tilepipe/plugin/kit/device_image.h"
+#if TP_HAVE_CUDA
+#include "plugins/block_scaled/device/block_scaled_mainloop.ltoir.h"
+#endif
 #include "tilepipe/plugin/kit/cpu_stage.h"
 #include "tilepipe/plugin/kit/tuning.h"
 #include "plugins/block_scaled/block_scaled.h"
 
 static tp_status init(const tp_host_api *host, void **state, char *err, size_t errlen) {
-  static const tp_kit_tuning_limits limits = {.tile_k = {128, 256}};
+  static const tp_kit_tuning_limits limits = {.tile_k = {64, 128, 256}};
   (void)host;
   return tp_kit_tuning_create(state, &limits, err, errlen);
 }
@@ -19,6 +24,8 @@ static const tp_payload_ops ops = {
     .plan = block_scaled_plan,
     .cpu_load = block_scaled_cpu_load,
     .cpu_mma = tp_kit_cpu_mma,
+    .gpu_plan = block_scaled_gpu_plan,
+    .gpu_args = block_scaled_gpu_args,
     .problem = block_scaled_problem,
 };
 
@@ -33,6 +40,9 @@ static const tp_plugin_desc desc = {
     .fini = tp_kit_tuning_fini,
     .set_option = tp_kit_tuning_set_option,
     .payload = &ops,
+#if TP_HAVE_CUDA
+    TP_KIT_DEVICE_IMAGE_FIELDS,
+#endif
 };
 
 const tp_plugin_desc *tp_plugin_entry(const tp_host_api *host) {

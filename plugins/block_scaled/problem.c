@@ -1,14 +1,16 @@
 /* plugins/block_scaled/problem.c: block_scaled's problem
- * (tilepipe/problem.h; the formats are plan.c's). A and B default to e4m3
- * (MXFP8), the one not given to the other's dtype. Both scale tensors are
+ * (tilepipe/problem.h; the formats are plan.c's). With neither dtype
+ * given, MXFP8 W8A16 (bf16 A, e4m3 B: the mode with a GPU kernel); A
+ * given, B follows it (e4m3 under bf16 A); B given, A follows it. W8A16
+ * has no a_scale. The scale tensors are
  * [rows, ceil(K/vec)], map {rows 1, k vec}, in opt->scale_layout (the
  * 128x4 tiled layout, or strided with opt->pad spare elements per row). A
  * K that is not a multiple of the vector still gets a scale per started
  * vector, so that its plan says why it refuses, not a shape of 0. Scale
  * values 2^e (1 + m) with e over -2..2 for ue8m0 (whose codes are powers
  * of two) and -2..1 for ue4m3, so in [1/4, 4]: their products keep an
- * f16 D far from overflow. The GPU would sum with wgmma's 14-bit running
- * sum. */
+ * f16 D far from overflow. The GPU sums fp8 products with wgmma's 14-bit
+ * running sum, W8A16's bf16 ones in f32. */
 #include "plugins/block_scaled/block_scaled.h"
 
 /* The scale values' exponents: from 2^-2, five octaves of ue8m0 (2^-2 ..
@@ -32,19 +34,23 @@ tp_status block_scaled_problem(void *state, tp_gemm_desc *desc, const tp_problem
                                tp_problem *out, char *err, size_t errlen) {
   (void)state;
   if (desc->a.dtype == TP_DTYPE_NONE)
-    desc->a.dtype = desc->b.dtype != TP_DTYPE_NONE ? desc->b.dtype : TP_DTYPE_E4M3;
+    desc->a.dtype = desc->b.dtype != TP_DTYPE_NONE ? desc->b.dtype : TP_DTYPE_BF16;
   if (desc->b.dtype == TP_DTYPE_NONE)
-    desc->b.dtype = desc->a.dtype;
+    desc->b.dtype = desc->a.dtype == TP_DTYPE_BF16 ? TP_DTYPE_E4M3 : desc->a.dtype;
   const bs_format *fmt = NULL;
   tp_status st = block_scaled_format(desc, &fmt, err, errlen);
   if (st != TP_OK)
     return st;
   const int64_t cols = (desc->k + fmt->vec - 1) / fmt->vec;
-  desc->a_scale = scales(fmt, desc->m, cols, opt);
   desc->b_scale = scales(fmt, desc->n, cols, opt);
   const int32_t count = fmt->scale == TP_DTYPE_UE8M0 ? UE8M0_EXP_COUNT : UE4M3_EXP_COUNT;
-  out->a_scale = (tp_scale_map){1, fmt->vec, 0, SCALE_EXP_MIN, count};
-  out->b_scale = out->a_scale;
-  out->acc_bits = TP_PROBLEM_ACC_BITS_WGMMA_FP8;
+  out->b_scale = (tp_scale_map){1, fmt->vec, 0, SCALE_EXP_MIN, count};
+  if (block_scaled_a_scaled(desc)) {
+    desc->a_scale = scales(fmt, desc->m, cols, opt);
+    out->a_scale = out->b_scale;
+    out->acc_bits = TP_PROBLEM_ACC_BITS_WGMMA_FP8;
+  } else { /* W8A16: B converted to bf16 exactly, bf16 products summed in f32 */
+    out->acc_bits = TP_PROBLEM_ACC_BITS_F32;
+  }
   return TP_OK;
 }

@@ -1,6 +1,8 @@
 /* plugins/kit/kernel_gpu_plan.c: the structured kernel's planner steps
  * composed as a payload's gpu_plan calls them (tilepipe/plugin/kernel/gpu_plan.h). */
 #include "tilepipe/plugin/kernel/gpu_plan.h"
+#include "tilepipe/plugin/kernel/params.h"
+#include "tilepipe/plugin/tile.h"
 
 tp_status tp_kernel_plan_finish(tp_kernel_plan *kp, const tp_kernel_request *rq,
                                 tp_payload_plan *plan, tp_gpu_launch *launch, char *err,
@@ -18,4 +20,16 @@ tp_status tp_kernel_plan_operands(const tp_kernel_request *rq, tp_payload_plan *
   if (st == TP_OK) st = tp_kernel_plan_operand_tensors(&kp, rq, plan, err, errlen);
   if (st == TP_OK) st = tp_kernel_plan_finish(&kp, rq, plan, launch, err, errlen);
   return st;
+}
+
+tp_status tp_kernel_plan_converted_b(const tp_kernel_request *rq, tp_payload_plan *plan,
+                                     tp_gpu_launch *launch, char *err, size_t errlen) {
+  tp_kernel_plan kp;
+  tp_status st = tp_kernel_plan_shape(&kp, rq, err, errlen);
+  if (st == TP_OK) st = tp_kernel_plan_operand_tensors(&kp, rq, plan, err, errlen);
+  if (st != TP_OK) return st;
+  plan->tensors[TP_KERNEL_CONVERTED_B].bytes = (uint32_t)kp.tile_n * TP_KERNEL_ROW_BYTES;
+  plan->tensors[TP_KERNEL_CONVERTED_B].align = TP_SWIZZLE_128B_ALIGN;
+  plan->num_tensors = TP_KERNEL_CONVERTED_B + 1;
+  return tp_kernel_plan_finish(&kp, rq, plan, launch, err, errlen);
 }

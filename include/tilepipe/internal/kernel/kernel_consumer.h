@@ -92,7 +92,8 @@ TP_KERNEL_FN void tp_kernel_consumer(const typename ML::params &p, uint32_t wg) 
     for (int32_t kb = w.kb_begin; kb < w.kb_end; ++kb) {
       tp_input_consumer_stage st = tp_input_consumer_acquire_stage(&cons);
       if (ML::converts && rows_in_m) {
-        const tp_kernel_converter c = {wg * 128u + threadIdx.x % 128u, t.warpgroups_in_m * 128u};
+        const tp_kernel_converter c = {wg * 128u + threadIdx.x % 128u, t.warpgroups_in_m * 128u,
+                                       t.m0, t.n0, kb};
         ML::template convert<BM, BN>(ms, p, &st, c);
         tp_fence_proxy_async_smem();
         /* A barrier id keeps one thread count: the two warpgroups meet on

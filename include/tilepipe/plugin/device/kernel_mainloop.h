@@ -135,9 +135,11 @@ enum { TP_KERNEL_BAR_CONSUMER_0 = 1, TP_KERNEL_BAR_CONVERT = 3, TP_KERNEL_BAR_MA
 
 /* What a mainloop's convert step is told: this thread's index among the
  * converters and their number (128 x the consumer warpgroups whose rows
- * start inside M). */
+ * start inside M), and where the stage lies: the tile's origin and the
+ * k-block (per-block data such as the scales of a row's K-group). */
 typedef struct tp_kernel_converter {
   uint32_t thread, threads;
+  int32_t m0, n0, kb;
 } tp_kernel_converter;
 
 /* The CTA's dynamic shared memory, 1024-aligned (128B-swizzled tiles need

@@ -27,6 +27,7 @@
 #include "tilepipe/internal/kernel/kernel_schedule.h"
 #include "tilepipe/plugin/device/tma.h"
 #include "tilepipe/plugin/device/warpgroup.h"
+#include "tilepipe/plugin/device/wgmma.h"
 #include "tilepipe/plugin/kernel/operands.h"
 #include "tilepipe/internal/pipeline/input_tile_pipeline.h"
 #include "tilepipe/internal/pipeline/storage.h"
@@ -133,6 +134,27 @@ TP_KERNEL_FN void tp_kernel_operand_addrs(const tp_input_consumer_stage *st, uin
   *a = tp_smem_addr(tp_input_consumer_stage_tile(st, 0, j)) +
        wg * TP_KERNEL_WARPGROUP_ROWS * TP_KERNEL_ROW_BYTES;
   *b = tp_smem_addr(tp_input_consumer_stage_tile(st, 1, j));
+}
+
+/* Consumer warpgroup wg's wgmma group over stage st when B was converted
+ * (tilepipe/plugin/device/kernel_mainloop.h, convert) into bf16 stage tensor
+ * TP_KERNEL_CONVERTED_B (tp_kernel_plan_converted_b): its 64 rows of bf16 A
+ * (tensor 0) by the tile's BN rows, four wgmma of 16 of K, issued and
+ * committed; into acc, adding to it when `accumulate`. */
+template <int BN>
+TP_KERNEL_FN void tp_kernel_mma_converted_b(float *acc, const tp_input_consumer_stage *st,
+                                            uint32_t wg, bool accumulate) {
+  constexpr int step_bytes = 32; /* K of one wgmma: 16 bf16 */
+  const uint32_t a = tp_smem_addr(tp_input_consumer_stage_tile(st, 0, 0)) +
+                     wg * TP_KERNEL_WARPGROUP_ROWS * TP_KERNEL_ROW_BYTES;
+  const uint32_t b = tp_smem_addr(tp_input_consumer_stage_tile(st, TP_KERNEL_CONVERTED_B, 0));
+  tp_wgmma_fence();
+#pragma unroll
+  for (int k = 0; k < TP_KERNEL_ROW_BYTES / step_bytes; ++k) {
+    tp_wgmma_bf16(BN, acc, tp_wgmma_desc_sw128(a + k * step_bytes),
+                  tp_wgmma_desc_sw128(b + k * step_bytes), accumulate || k > 0);
+  }
+  tp_wgmma_commit_group();
 }
 
 /* K-blocks of a decode-sized GEMM's first unit that its warm prefetches

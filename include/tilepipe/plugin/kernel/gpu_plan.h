@@ -53,6 +53,16 @@ tp_status tp_kernel_plan_finish(tp_kernel_plan *kp, const tp_kernel_request *rq,
 tp_status tp_kernel_plan_operands(const tp_kernel_request *rq, tp_payload_plan *plan,
                                   tp_gpu_launch *launch, char *err, size_t errlen);
 
+/* The whole of a gpu_plan for a mainloop that converts B in a stage
+ * transform (tilepipe/plugin/device/kernel_mainloop.h, convert): A's and
+ * B's k-tiles as stage tensors 0 and 1, then tensor TP_KERNEL_CONVERTED_B,
+ * which no load fills: the tile's rows of B as one k-block of a 16-bit
+ * dtype, 128 bytes a row, 128B-swizzled as wgmma reads them
+ * (tp_kernel_mma_converted_b, tilepipe/plugin/device/kernel_operands.h);
+ * then the rest (tp_kernel_plan_finish). */
+tp_status tp_kernel_plan_converted_b(const tp_kernel_request *rq, tp_payload_plan *plan,
+                                     tp_gpu_launch *launch, char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

@@ -25,6 +25,9 @@
 /* Bytes of a swizzled shared-memory row: an operand tile's k-block row, a
  * chunk row of D or C (the 128-byte swizzle span). */
 #define TP_KERNEL_ROW_BYTES 128
+/* The stage tensor a mainloop that converts B writes the 16-bit tile
+ * wgmma reads into (tp_kernel_plan_converted_b, tp_kernel_mma_converted_b). */
+#define TP_KERNEL_CONVERTED_B 2
 
 typedef struct tp_kernel_params {
   tp_tma_desc d; /* D [M, N]: boxes of tile_m rows x 128 bytes */

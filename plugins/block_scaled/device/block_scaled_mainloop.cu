@@ -1,0 +1,175 @@
+/* plugins/block_scaled/device/block_scaled_mainloop.cu: the block-scaled
+ * payload's mainloop on the core's structured kernel, MXFP8 W8A16 (bf16
+ * activations, MXFP8 weights):
+ *
+ *   acc(m, n) = sum_k A(m, k) * (B(n, k) * 2^(b_scale[n][k / 32] - 127))
+ *
+ * A stage holds a k-block of 64 of K: A as bf16 (tensor 0, 128-byte rows,
+ * 128B-swizzled) and B as e4m3 or e5m2 (tensor 1, 64-byte rows, unswizzled
+ * and packed), the skeleton's mixed-width operand loads
+ * (tilepipe/plugin/device/kernel_operands.h), and tensor 2, which no load
+ * fills: B scaled and converted to bf16 (128-byte rows, 128B-swizzled, as
+ * wgmma reads them: TP_KERNEL_CONVERTED_B). Per k-block the consumer warpgroups convert B into
+ * it together (the skeleton's convert step), each thread 16 elements of a
+ * row at a time with the scale of their 32-wide group, whose codes it
+ * loaded from global memory a k-block earlier (tile_begin for a unit's
+ * first); then each warpgroup multiplies its 64 rows of A by it in four
+ * bf16 wgmma of 16 of K (tp_kernel_mma_converted_b).
+ *
+ * Exactness: an fp8 value times a power of two has at most 4 significant
+ * bits and lies inside bf16's exponent range, so its bf16 is exact (up to
+ * products below 2^-126 that f32's subnormals round); bf16 x bf16
+ * products are exact in wgmma's f32 accumulation. The roundings are the
+ * f32 sums: W8A16 is judged as a bf16 GEMM.
+ *
+ * Invariants: K a multiple of 32 (the plan checks), so a k-block holds 2
+ * whole groups or, at the end of K, one and a zero-filled half whose
+ * scale is never read; rows of B past N and groups past K/32 take scale 1
+ * (their elements are TMA's zeros: a NaN code in the tiled layout's
+ * padding must not reach them).
+ *
+ * Built by build-aux/device.mk into LTO-IR that plugins/block_scaled/
+ * embeds; tests/test_gpu_block_scaled.c runs it, `tilepipe link` links it
+ * without a GPU. */
+#include <stdint.h>
+
+#include "plugins/block_scaled/device/block_scaled_params.h"
+#include "tilepipe/plugin/device/kernel.h"
+#include "tilepipe/plugin/device/kernel_operands.h"
+
+/* ue8m0 code s as the f32 2^(s - 127): 0 is the subnormal 2^-127, 255 NaN. */
+static __device__ __forceinline__ float bs_ue8m0(uint32_t s) {
+  return __uint_as_float(s == 0u ? 0x00400000u : s == 255u ? 0x7fc00000u : s << 23);
+}
+
+/* Scale code (n, g) of B, or 127 (scale 1) past N or past K's groups. */
+static __device__ __forceinline__ uint32_t bs_scale_code(const tp_block_scaled_params &p,
+                                                         int32_t n, int32_t g) {
+  if (n >= p.kernel.n || g >= p.b_scale_cols) return 127u;
+  const int64_t off =
+      p.b_scale_tiled
+          ? ((int64_t)(n / 128) * ((p.b_scale_cols + 3) / 4) + g / 4) * 512 + (n % 32) * 16 +
+                (n % 128) / 32 * 4 + g % 4
+          : (int64_t)n * p.b_scale_ld + g;
+  return __ldg(p.b_scale + off);
+}
+
+/* bf16x2 of two fp8 (the low 16 bits of v, the lower byte first) times s:
+ * fp8 to f16 exactly (cvt), to f32, the scale, then to bf16 (exact: at
+ * most 4 significant bits). Placing the fp8 bits under bf16's exponent
+ * and one bf16 multiply takes as many instructions, all on the integer
+ * and FMA pipes, and ran 13-16% slower on the H100 (bench/results/
+ * 2026-11-27-h100-block-scaled-w8a16.txt). */
+template <bool E5M2>
+static __device__ __forceinline__ uint32_t bs_bf16x2(uint32_t v, float s) {
+  uint32_t h;
+  const unsigned short two = (unsigned short)v;
+  if (E5M2)
+    asm("cvt.rn.f16x2.e5m2x2 %0, %1;" : "=r"(h) : "h"(two));
+  else
+    asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h) : "h"(two));
+  float lo, hi;
+  asm("{.reg .b16 l, u;\n\tmov.b32 {l, u}, %2;\n\tcvt.f32.f16 %0, l;\n\tcvt.f32.f16 %1, u;}"
+      : "=f"(lo), "=f"(hi)
+      : "r"(h));
+  uint32_t out;
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(out) : "f"(hi * s), "f"(lo * s));
+  return out;
+}
+
+/* Converter `thread` of `threads` handles 16-byte chunks i = thread +
+ * j * threads (j < BS_CHUNKS(BN)) of B's tile: row i / 4, chunk i % 4. */
+#define BS_CHUNKS(BN) (((BN) * 4 + 127) / 128)
+
+/* The scale codes of this thread's chunks in k-block kb, into codes[j]
+ * (127 past the tile's chunks): loads issued a k-block ahead of their use,
+ * so that their latency hides under the mma and the next stage's wait. */
+template <int BN>
+static __device__ __forceinline__ void bs_load_codes(const tp_block_scaled_params &p,
+                                                     uint32_t *codes, uint32_t thread,
+                                                     uint32_t threads, int32_t n0, int32_t kb) {
+  const int32_t g0 = kb * (TP_KERNEL_ROW_BYTES / 2 / BLOCK_SCALED_MX_VEC);
+#pragma unroll
+  for (int j = 0; j < BS_CHUNKS(BN); ++j) {
+    const uint32_t i = thread + (uint32_t)j * threads;
+    codes[j] = i < BN * 4u ? bs_scale_code(p, n0 + (int32_t)(i / 4u), g0 + (int32_t)(i % 4u / 2u))
+                           : 127u;
+  }
+}
+
+/* B's fp8 tile (BN rows of 64 bytes, tensor 1) into scaled bf16 (BN rows
+ * of 128 bytes, tensor 2), each chunk with its code: each 16 bytes (row r,
+ * chunk q of 4) become 16-byte chunks 2q and 2q + 1 of row r, which the
+ * 128-byte swizzle places at chunk index c ^ (r % 8). Consecutive threads
+ * read consecutive 16 bytes, and each 8 of them write 8 distinct chunk
+ * columns: no bank conflict either way. */
+template <int BN, bool E5M2>
+static __device__ __forceinline__ void bs_convert_tile(const tp_input_consumer_stage *st,
+                                                       const uint32_t *codes,
+                                                       const tp_kernel_converter &c) {
+  const uint4 *src = (const uint4 *)tp_input_consumer_stage_tile(st, 1, 0);
+  unsigned char *dst =
+      (unsigned char *)tp_input_consumer_stage_tile(st, TP_KERNEL_CONVERTED_B, 0);
+#pragma unroll
+  for (int j = 0; j < BS_CHUNKS(BN); ++j) {
+    const uint32_t i = c.thread + (uint32_t)j * c.threads;
+    if (i >= BN * 4u) break;
+    const uint32_t r = i / 4u, q = i % 4u;
+    const float s = bs_ue8m0(codes[j]);
+    const uint4 w = src[i];
+    unsigned char *row = dst + r * TP_KERNEL_ROW_BYTES;
+    *(uint4 *)(row + ((2u * q) ^ (r % 8u)) * 16u) =
+        make_uint4(bs_bf16x2<E5M2>(w.x, s), bs_bf16x2<E5M2>(w.x >> 16, s),
+                   bs_bf16x2<E5M2>(w.y, s), bs_bf16x2<E5M2>(w.y >> 16, s));
+    *(uint4 *)(row + ((2u * q + 1u) ^ (r % 8u)) * 16u) =
+        make_uint4(bs_bf16x2<E5M2>(w.z, s), bs_bf16x2<E5M2>(w.z >> 16, s),
+                   bs_bf16x2<E5M2>(w.w, s), bs_bf16x2<E5M2>(w.w >> 16, s));
+  }
+}
+
+struct bs_w8a16_mainloop : tp_kernel_operands_mainloop<16, 8> {
+  typedef tp_block_scaled_params params;
+  static constexpr bool converts = true;
+
+  /* The scale codes of this thread's chunks in the next k-block. */
+  template <int BM, int BN>
+  struct consumer_state {
+    uint32_t codes[BS_CHUNKS(BN)];
+  };
+
+  /* The unit's first k-block's codes, as its converters will split it. */
+  template <int BM, int BN>
+  static __device__ __forceinline__ void tile_begin(consumer_state<BM, BN> &s, const params &p,
+                                                    const tp_kernel_tile &t, uint32_t wg) {
+    bs_load_codes<BN>(p, s.codes, wg * 128u + threadIdx.x % 128u, t.warpgroups_in_m * 128u,
+                      t.n0, t.kb_begin);
+  }
+
+  /* This k-block's conversion with the codes loaded a k-block ago, then
+   * the next k-block's codes. */
+  template <int BM, int BN>
+  static __device__ __forceinline__ void convert(consumer_state<BM, BN> &s, const params &p,
+                                                 const tp_input_consumer_stage *st,
+                                                 const tp_kernel_converter &c) {
+    if (p.b_e5m2)
+      bs_convert_tile<BN, true>(st, s.codes, c);
+    else
+      bs_convert_tile<BN, false>(st, s.codes, c);
+    bs_load_codes<BN>(p, s.codes, c.thread, c.threads, c.n0, c.kb + 1);
+  }
+
+  template <int BM, int BN>
+  static __device__ __forceinline__ void mma(consumer_state<BM, BN> &, const params &, float *acc,
+                                             const tp_input_consumer_stage *st, uint32_t wg,
+                                             bool accumulate) {
+    tp_kernel_mma_converted_b<BN>(acc, st, wg, accumulate);
+  }
+};
+
+/* Every tile and D of tilepipe/plugin/kernel/tiles.h, named
+ * tp_block_scaled_bf16_mx8_<D>_<BM>x<BN>_c<CM> (gpu.c asks for them by
+ * name). */
+#define BS_W8A16_KERNEL(BM, BN, CM, D_NAME, DT, SPEED, OPERANDS)                           \
+  TP_KERNEL_ENTRY(TP_KERNEL_NAME(tp_block_scaled, OPERANDS, BM, BN, CM, D_NAME),           \
+                  bs_w8a16_mainloop, BM, BN, DT, CM)
+TP_KERNEL_FOR_EACH_INSTANCE(BS_W8A16_KERNEL, bf16_mx8)
