@@ -457,7 +457,13 @@ static tp_status plan_slot(loaded *l, const tp_gemm_desc *desc, tp_backend backe
 }
 
 /* Whether the shipped plugins carry LTO-IR: all of them, in a CUDA build. */
-static int carries_device_code(void) { return TP_HAVE_CUDA; }
+static int carries_device_code(void) {
+#if TP_HAVE_CUDA
+  return 1;
+#else
+  return 0;
+#endif
+}
 
 START_TEST(test_descriptors) {
   const char *names[5] = {"standard", "blockwise_fp8", "block_scaled", "store", "residual"};
