@@ -1,8 +1,9 @@
 /* plugins/block_scaled/cpu.c: the block-scaled producer on the CPU. Besides
  * A and B, k-block kb stages each operand row's scales for the K-groups the
- * block covers, decoded to f32 (A's all 1 under bf16 activations): groups whose K lies past the matrix are
- * staged as 0 and never read (in the tiled layout they are padding that may
- * hold anything, NaN codes included). */
+ * block covers, decoded to f32 (A's all 1 under bf16 activations): groups
+ * whose K lies past the matrix are staged as 0 and never read (in the
+ * tiled layout they are padding that may hold anything, NaN codes
+ * included). */
 #include "tilepipe/plugin/dtype_codec.h"
 #include "plugins/block_scaled/block_scaled.h"
 #include "tilepipe/plugin/kit/cpu_stage.h"
