@@ -11,6 +11,7 @@
  * that run nvJitLink are test_tool_link.sh's (`tilepipe link`). */
 #include <dlfcn.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -178,6 +179,36 @@ START_TEST(test_tile_not_taken) {
 }
 END_TEST
 
+/* A payload with no device code whose plan takes the problem (the
+ * fixture): the link check refuses it after the plan, naming it. */
+START_TEST(test_plugin_without_device_code) {
+  tu_setup();
+  tp_plugin_info store;
+  ck_assert_int_eq(tp_registry_find(reg, "store", &store), TP_OK);
+  char ini[2048];
+  ck_assert_int_lt(snprintf(ini, sizeof ini,
+                            "[plain]\nkind = payload\nlibrary = fixture_no_device\n"
+                            "[store]\nkind = epilogue\nlibrary = %s\n",
+                            store.library),
+                   (int)sizeof ini);
+  tp_registry *own;
+  ck_assert_msg(tu_open(&own, "nodevice.ini", ini) == TP_OK, "%s", tp_error_message());
+  tp_gemm_desc desc = problem("standard", TP_DTYPE_BF16, TP_DTYPE_BF16);
+  tp_link_result r = {.struct_size = sizeof r};
+  const tp_status st = tp_link_check(own, "plain", "store", &desc, &r);
+  ck_assert_int_eq(r.planned, 1);
+  ck_assert_str_eq(r.kernel, "");
+#if TP_HAVE_CUDA
+  ck_assert_int_eq(st, TP_ERR_UNSUPPORTED);
+  TU_ASSERT_HAS(tp_error_message(), "payload 'fixture_no_device' carries no GPU kernel");
+#else
+  ck_assert_int_eq(st, TP_ERR_NO_DEVICE);
+#endif
+  tp_registry_close(own);
+  tu_teardown();
+}
+END_TEST
+
 START_TEST(test_tuning_gets_a_state_of_its_own) {
   tu_setup();
   tp_registry *own;
@@ -219,6 +250,7 @@ int main(void) {
   tcase_add_test(tc, test_arguments);
   tcase_add_test(tc, test_refused_problem);
   tcase_add_test(tc, test_payload_without_device_code);
+  tcase_add_test(tc, test_plugin_without_device_code);
   tcase_add_test(tc, test_tuning_refusals);
   tcase_add_test(tc, test_tile_not_taken);
   tcase_add_test(tc, test_tuning_gets_a_state_of_its_own);
