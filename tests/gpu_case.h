@@ -7,7 +7,7 @@
  * describes the problem (tilepipe/reference.h: its scale tensors and
  * what they mean). run_case draws fresh random inputs from its seed (a
  * program may ask for scales wider than the payload's own: f32 matrices
- * 2^-20 .. 2^20, ue8m0 codes 2^-64 .. 2^64, each 2^-4 .. 2^4 under an f16
+ * 2^-20 .. 2^20, B's ue8m0 codes 2^-64 .. 2^64, each 2^-4 .. 2^4 under an f16
  * D), lays every row
  * out 16-byte aligned after `pad` spare elements (TMA's rule), poisons D
  * with NaN (0xFF bytes) on the device before every run, and checks every
