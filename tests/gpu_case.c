@@ -10,6 +10,8 @@
 
 tp_registry *gpu_case_registry;
 int gpu_case_wide_scales;
+tp_status (*gpu_case_expect)(tp_ref_problem *, tp_ref_epilogue, char *, size_t) =
+    tp_ref_problem_expect;
 
 /* f32 scales drawn over 2^-e .. 2^e, so that each k-block's and each B
  * block's weight in a sum differs by orders of magnitude (an absent or
@@ -25,12 +27,12 @@ static void fill_wide_scales(const tp_tensor *t, uint64_t seed, double e) {
     }
 }
 
-/* b_scale's ue8m0 codes drawn over 2^-e .. 2^e: every byte of the buffer
- * (a strided layout's row padding and the tiled layout's, never read,
- * too). */
-static void fill_wide_codes(tp_ref_problem *prob, uint64_t seed, int e) {
+/* A scale tensor's ue8m0 codes drawn over 2^-e .. 2^e: every byte of the
+ * buffer (a strided layout's row padding and the tiled layout's, never
+ * read, too). */
+static void fill_wide_codes(tp_ref_problem *prob, tp_ref_tensor which, uint64_t seed, int e) {
   int64_t bytes = 0;
-  unsigned char *codes = tp_ref_problem_buffer(prob, TP_REF_B_SCALE, &bytes);
+  unsigned char *codes = tp_ref_problem_buffer(prob, which, &bytes);
   for (int64_t i = 0; i < bytes; i++)
     codes[i] = (unsigned char)(127 - e + (int)(tp_seeded_bits(seed, (uint64_t)i) % (2u * e + 1)));
 }
@@ -68,15 +70,21 @@ void run_case_sf(const gpu_case *gc, tp_layout sf, uint64_t seed) {
     const double e = gc->d == TP_DTYPE_F16 ? 4.0 : 20.0;
     fill_wide_scales(&desc->a_scale, seed ^ 0xA5A5u, e);
     fill_wide_scales(&desc->b_scale, seed ^ 0x5A5Au, e);
-    /* B's ue8m0 codes 2^-64 .. 2^64 (MXFP8 W8A16, A unscaled), where a
-     * 4096-long sum of 448 x 2^64 and A's values stays far inside f32 and
-     * bf16 (2^128); a scaled A would need the range shared between them. */
-    if (desc->b_scale.dtype == TP_DTYPE_UE8M0)
-      fill_wide_codes(prob, seed ^ 0x3C3Cu, gc->d == TP_DTYPE_F16 ? 4 : 64);
+    /* ue8m0 codes: B's 2^-64 .. 2^64 where A is unscaled (MXFP8 W8A16),
+     * a 4096-long sum of 448 x 2^64 and A's values staying far inside f32
+     * and bf16 (2^128); 2^-12 .. 2^12 each where both are (W8A8), so that
+     * a 128-wide block mixes exact shifts, partial and whole flushes
+     * (block_scaled_mainloop.cu); 2^-4 .. 2^4 under an f16 D. */
+    if (desc->b_scale.dtype == TP_DTYPE_UE8M0) {
+      const int a_scaled = desc->a_scale.dtype == TP_DTYPE_UE8M0;
+      const int ce = gc->d == TP_DTYPE_F16 ? 4 : a_scaled ? 12 : 64;
+      fill_wide_codes(prob, TP_REF_B_SCALE, seed ^ 0x3C3Cu, ce);
+      if (a_scaled) fill_wide_codes(prob, TP_REF_A_SCALE, seed ^ 0xC3C3u, ce);
+    }
   }
   const tp_ref_epilogue epi =
       strcmp(gc->epilogue, "residual") == 0 ? TP_REF_RESIDUAL : TP_REF_STORE;
-  ck_assert_msg(tp_ref_problem_expect(prob, epi, err, sizeof err) == TP_OK, "%s", err);
+  ck_assert_msg(gpu_case_expect(prob, epi, err, sizeof err) == TP_OK, "%s", err);
   ck_assert_msg(tp_ref_problem_upload(prob, err, sizeof err) == TP_OK, "%s", err);
 
   tp_plan *plan = NULL;

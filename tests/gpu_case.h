@@ -7,9 +7,9 @@
  * describes the problem (tilepipe/reference.h: its scale tensors and
  * what they mean). run_case draws fresh random inputs from its seed (a
  * program may ask for scales wider than the payload's own: f32 matrices
- * 2^-20 .. 2^20, B's ue8m0 codes 2^-64 .. 2^64, each 2^-4 .. 2^4 under an f16
- * D), lays every row
- * out 16-byte aligned after `pad` spare elements (TMA's rule), poisons D
+ * 2^-20 .. 2^20, ue8m0 codes 2^-64 .. 2^64 for B alone, 2^-12 .. 2^12 for
+ * A and B, each 2^-4 .. 2^4 under an f16 D), lays every row out 16-byte
+ * aligned after `pad` spare elements (TMA's rule), poisons D
  * with NaN (0xFF bytes) on the device before every run, and checks every
  * element against a bound derived from the dtypes' roundoff
  * (tp_ref_problem_check), and that no run wrote D's row padding. */
@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "tests/tuned_registry.h"
+#include "tilepipe/reference.h"
 #include "tilepipe/tilepipe.h"
 
 typedef struct gpu_case {
@@ -37,6 +38,12 @@ typedef struct gpu_case {
  * and whether the program redraws f32 scale matrices wide (above). */
 extern tp_registry *gpu_case_registry;
 extern int gpu_case_wide_scales;
+/* What a case's D is judged against: by default the reference of the
+ * problem as drawn (tp_ref_problem_expect); a program whose kernel
+ * computes a documented transform of it (block_scaled's MXFP8 W8A8 fold)
+ * sets its own, which may change the host inputs only to restore them. */
+extern tp_status (*gpu_case_expect)(tp_ref_problem *prob, tp_ref_epilogue epi, char *err,
+                                    size_t errlen);
 
 void run_case(const gpu_case *gc, uint64_t seed);
 /* The same with the scales in layout sf (block-scaled payloads; run_case's

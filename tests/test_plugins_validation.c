@@ -146,8 +146,8 @@ START_TEST(test_auto_says_why_cpu) {
 #endif
   /* Rows 16-byte aligned, so that a GPU takes the descriptor. */
   const tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = reg,
-                                    .payload = "block_scaled", .a = TP_DTYPE_E4M3,
-                                    .b = TP_DTYPE_E5M2, .d = TP_DTYPE_BF16,
+                                    .payload = "block_scaled", .a = TP_DTYPE_E2M1,
+                                    .b = TP_DTYPE_E2M1, .d = TP_DTYPE_BF16,
                                     .sf_layout = TP_LAYOUT_SF_128X4, .m = 100, .n = 300,
                                     .k = 256, .align_rows = 1, .alpha = 1.0f};
   test_problem p = problem_of(&spec);
@@ -161,7 +161,7 @@ START_TEST(test_auto_says_why_cpu) {
   ASSERT_HAS(text, "block_scaled x store on cpu: tile ");
   ASSERT_HAS(text, why);
 #if TP_HAVE_CUDA
-  ck_assert_msg(strstr(text, "(MXFP8, both scaled) has no GPU kernel; the CPU backend runs it") ||
+  ck_assert_msg(strstr(text, "(NVFP4) has no GPU kernel; the CPU backend runs it") ||
                     strstr(text, "CUDA driver"),
                 "\"%s\" gives no reason for the CPU", text);
 #endif
@@ -473,9 +473,9 @@ START_TEST(test_descriptors) {
     ck_assert_str_eq(l.desc->version, PACKAGE_VERSION);
     ck_assert_int_eq(l.desc->abi_major, TP_PLUGIN_ABI_MAJOR);
     ck_assert_uint_eq(l.desc->struct_size, sizeof(tp_plugin_desc));
-    /* standard's device code comes as one image per operand pair (below),
-     * the others' as one image. */
-    const int grouped = strcmp(names[i], "standard") == 0;
+    /* standard's and block_scaled's device code comes as one image per
+     * operand group (below), the others' as one image. */
+    const int grouped = strcmp(names[i], "standard") == 0 || strcmp(names[i], "block_scaled") == 0;
     if (carries_device_code()) {
       ck_assert(grouped ? l.desc->device_images != NULL : l.desc->device_image != NULL);
       ck_assert_uint_gt(grouped ? l.desc->num_device_images : l.desc->device_image_size, 0);
@@ -859,21 +859,27 @@ START_TEST(test_cuda_plans) {
   problem_free(&p);
 
   /* block_scaled's tile K is one 128-byte row of the wider operand: 64,
-   * 128 or 256. Its plan refuses the CUDA backend for the modes without a
-   * GPU kernel (W8A8 here), after the checks of the CPU's. */
+   * 128 or 256. Its plan refuses the CUDA backend for NVFP4, which has no
+   * GPU kernel, after the checks of the CPU's; MXFP8's tiles are
+   * gpu_plan's. */
   l = load("block_scaled");
   ck_assert_int_eq(set(&l, "tile", "128x128x32", err, sizeof err), TP_ERR_INVALID_ARGUMENT);
   ASSERT_HAS(err, "K must be 64, 128 or 256");
-  p = mxfp8(TP_LAYOUT_SF_128X4);
+  p = nvfp4(TP_LAYOUT_SF_128X4);
   ck_assert_int_eq(plan_slot(&l, &p.desc, TP_BACKEND_CUDA, &out, err, sizeof err),
                    TP_ERR_UNSUPPORTED);
-  ASSERT_HAS(err, "A e4m3 x B e5m2 (MXFP8, both scaled) has no GPU kernel");
+  ASSERT_HAS(err, "A e2m1 x B e2m1 (NVFP4) has no GPU kernel; the CPU backend runs it, the GPU "
+                  "kernels take MXFP8");
   p.desc.b_scale.dtype = TP_DTYPE_NONE;
   ck_assert_int_eq(plan_slot(&l, &p.desc, TP_BACKEND_CUDA, &out, err, sizeof err),
                    TP_ERR_INVALID_ARGUMENT);
   ASSERT_HAS(err, "b_scale is missing");
   problem_free(&p);
   p = mxfp8_w8a16(TP_LAYOUT_STRIDED);
+  ck_assert_int_eq(plan_slot(&l, &p.desc, TP_BACKEND_CUDA, &out, err, sizeof err), TP_OK);
+  ck_assert_uint_eq(out.num_tensors, 0);
+  problem_free(&p);
+  p = mxfp8(TP_LAYOUT_SF_128X4);
   ck_assert_int_eq(plan_slot(&l, &p.desc, TP_BACKEND_CUDA, &out, err, sizeof err), TP_OK);
   ck_assert_uint_eq(out.num_tensors, 0);
   problem_free(&p);

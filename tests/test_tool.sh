@@ -226,10 +226,10 @@ expect 3 'cannot describe the problem: .*B is bf16; block_scaled takes' -- \
   run $r --payload block_scaled --dtype bf16 -m 4 -n 4 -k 4
 expect 3 'cannot plan: .*packed e2m1 rows must hold whole bytes' -- \
   run $r --payload block_scaled --dtype e2m1 -m 4 -n 4 -k 3
-# Auto on the CPU says why not CUDA: MXFP8 W8A8 has no GPU kernel (where
-# there is a GPU), no driver, or no toolkit.
-expect 0 "^plan: +block_scaled x store on cpu: .*; auto chose the CPU: (.*A e4m3 x B e4m3 \\(MXFP8, both scaled\\) has no GPU kernel|CUDA driver|tilepipe was built without the CUDA toolkit)" -- \
-  run $r --payload block_scaled --dtype e4m3 -m 8 -n 8 -k 128
+# Auto on the CPU says why not CUDA: NVFP4 has no GPU kernel (where there
+# is a GPU), no driver, or no toolkit.
+expect 0 "^plan: +block_scaled x store on cpu: .*; auto chose the CPU: (.*A e2m1 x B e2m1 \\(NVFP4\\) has no GPU kernel|CUDA driver|tilepipe was built without the CUDA toolkit)" -- \
+  run $r --payload block_scaled --dtype e2m1 -m 8 -n 8 -k 128
 expect 3 'cannot open the registry' -- run --registry "$tmp/missing.ini" -m 4 -n 4 -k 4
 
 printf '# M N K\n64 64 64\n12 x 5\n' >"$tmp/bad_shapes.txt"
@@ -374,12 +374,14 @@ elif [ "$status" -eq 0 ]; then
   grep -Eq '^ +256 +256 +640 .*  ok \(rel [^)]*\)$' "$tmp/out" ||
     fail "bench --versus blockwise: row: $(grep -E '^ +256 ' "$tmp/out")"
   # block_scaled's MXFP8 W8A16 (a=bf16,b=e5m2): its kernel against the f64
-  # sample (cuBLASLt multiplies no bf16 x fp8); its W8A8 has no GPU kernel,
-  # and the CUDA backend says so, naming the mode.
+  # sample (cuBLASLt multiplies no bf16 x fp8); its W8A8 verified on CUDA;
+  # NVFP4 has no GPU kernel, and the CUDA backend says so, naming the format.
   expect 0 '^ +256 +256 +512 .*not compared' -- bench $r --payload block_scaled \
     --dtype a=bf16,b=e5m2 -m 256 -n 256 -k 512 --iters 20 --warmup 2
-  expect 3 "on cuda: payload 'block_scaled': A e4m3 x B e4m3 \\(MXFP8, both scaled\\) has no GPU kernel" -- \
-    run $r --backend cuda --payload block_scaled --dtype e4m3 -m 8 -n 8 -k 128
+  expect 0 'verify: .*: PASS$' -- run $r --backend cuda --verify --payload block_scaled \
+    --dtype a=e4m3,b=e5m2 -m 129 -n 200 -k 416
+  expect 3 "on cuda: payload 'block_scaled': A e2m1 x B e2m1 \\(NVFP4\\) has no GPU kernel" -- \
+    run $r --backend cuda --payload block_scaled --dtype e2m1 -m 8 -n 8 -k 128
 else
   fail "bench exited $status"
   sed 's/^/    /' "$tmp/out" >&2

@@ -265,10 +265,10 @@ START_TEST(test_refused_problems) {
   ASSERT_HAS(tp_error_message(), "warm standard x store: problem 0: tp_gemm_desc.struct_size is 0");
 #endif
 
-  tp_gemm_desc fp8 = problem("block_scaled", TP_DTYPE_E4M3, 256, 256, 256);
-  ck_assert_int_eq(tp_cache_warm(reg, "block_scaled", "store", &fp8, 1, &opt, &r),
+  tp_gemm_desc fp4 = problem("block_scaled", TP_DTYPE_E2M1, 256, 256, 256);
+  ck_assert_int_eq(tp_cache_warm(reg, "block_scaled", "store", &fp4, 1, &opt, &r),
                    TP_ERR_UNSUPPORTED);
-  ASSERT_HAS(tp_error_message(), "A e4m3 x B e4m3 (MXFP8, both scaled) has no GPU kernel");
+  ASSERT_HAS(tp_error_message(), "A e2m1 x B e2m1 (NVFP4) has no GPU kernel");
   ck_assert_int_eq(count_entries(cache), 0);
 }
 END_TEST

@@ -11,10 +11,10 @@
  * inner stride, row stride >= K/vec). NVFP4's fp32 global scales fold into
  * alpha.
  *
- * The GPU kernel (gpu.c) runs MXFP8 W8A16. Asked for the CUDA backend,
- * plan validates as for the CPU, then refuses the other modes with
- * TP_ERR_UNSUPPORTED (under TP_BACKEND_AUTO the core then plans them on
- * the CPU) and leaves W8A16's tiles to gpu_plan. */
+ * The GPU kernels (gpu.c) run MXFP8, W8A16 and W8A8. Asked for the CUDA
+ * backend, plan validates as for the CPU, then refuses NVFP4 with
+ * TP_ERR_UNSUPPORTED (under TP_BACKEND_AUTO the core then plans it on the
+ * CPU) and leaves MXFP8's tiles to gpu_plan. */
 #include <stdio.h>
 #include <string.h>
 
@@ -104,10 +104,10 @@ tp_status block_scaled_plan(void *state, const tp_gemm_desc *desc, tp_backend ba
   if (st != TP_OK)
     return st;
   if (backend == TP_BACKEND_CUDA) {
-    if (block_scaled_a_scaled(desc))
+    if (fmt != &mxfp8)
       return tp_kit_fail(err, errlen, TP_ERR_UNSUPPORTED,
-                         "A %s x B %s (%s, both scaled) has no GPU kernel; the CPU backend runs "
-                         "it, the GPU kernel takes MXFP8 W8A16 (bf16 A, e4m3 or e5m2 B)",
+                         "A %s x B %s (%s) has no GPU kernel; the CPU backend runs it, the GPU "
+                         "kernels take MXFP8 (e4m3 or e5m2 B, with bf16 or MXFP8 A)",
                          tp_codec_name(desc->a.dtype), tp_codec_name(desc->b.dtype), fmt->name);
     memset(out, 0, sizeof *out);
     return TP_OK;

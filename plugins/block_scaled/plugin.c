@@ -2,16 +2,33 @@
  * entry point. Its tuning keys are the kit's (tilepipe/plugin/kit/tuning.h),
  * tile K one 128-byte row of the wider operand: 64 (MXFP8 W8A16's bf16
  * A), 128 (MXFP8's 8-bit operands) or 256 (NVFP4's 4-bit). Its device code
- * is device/block_scaled_mainloop.cu, MXFP8 W8A16's kernels (gpu.c picks
- * and parameterises them); the other modes run on the CPU backend. */
+ * is device/block_scaled_mainloop.cu, MXFP8's kernels (W8A16 and W8A8;
+ * gpu.c picks and parameterises them), one image per operand group, each
+ * listing the kernels it holds; NVFP4 runs on the CPU backend. */
 #include "config.h"
 #include "tilepipe/plugin/kit/device_image.h"
-#if TP_HAVE_CUDA
-#include "plugins/block_scaled/device/block_scaled_mainloop.ltoir.h"
-#endif
 #include "tilepipe/plugin/kit/cpu_stage.h"
 #include "tilepipe/plugin/kit/tuning.h"
 #include "plugins/block_scaled/block_scaled.h"
+#include "plugins/block_scaled/device/block_scaled_params.h"
+#include "tilepipe/plugin/kernel/tiles.h"
+
+#if TP_HAVE_CUDA
+#include "plugins/block_scaled/device/block_scaled_mainloop.ltoir.h"
+
+/* Each group's kernel names, spelled as the .cu spells them (tiles.h). */
+#define BS_KERNEL_NAME(BM, BN, CM, D_NAME, DT, SPEED, NAME) \
+  "tp_block_scaled_" #NAME "_" TP_KERNEL_SUFFIX_STR(BM, BN, CM, D_NAME),
+#define BS_KERNEL_NAMES(NAME, A, B)                 \
+  static const char *const kernels_##NAME[] = { \
+      TP_KERNEL_FOR_EACH_INSTANCE(BS_KERNEL_NAME, NAME)};
+TP_BLOCK_SCALED_OPERANDS(BS_KERNEL_NAMES)
+
+#define BS_IMAGE(NAME, A, B)                                                                \
+  {kernels_##NAME, sizeof kernels_##NAME / sizeof kernels_##NAME[0], tp_device_blob_##NAME, \
+   sizeof tp_device_blob_##NAME},
+static const tp_device_image images[] = {TP_BLOCK_SCALED_OPERANDS(BS_IMAGE)};
+#endif
 
 static tp_status init(const tp_host_api *host, void **state, char *err, size_t errlen) {
   static const tp_kit_tuning_limits limits = {.tile_k = {64, 128, 256}};
@@ -41,7 +58,7 @@ static const tp_plugin_desc desc = {
     .set_option = tp_kit_tuning_set_option,
     .payload = &ops,
 #if TP_HAVE_CUDA
-    TP_KIT_DEVICE_IMAGE_FIELDS,
+    TP_KIT_DEVICE_IMAGES_FIELDS(images),
 #endif
 };
 

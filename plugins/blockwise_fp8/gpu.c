@@ -6,21 +6,17 @@
  * k-tile is one 128-wide scale block and a k-block (a stage) a step of
  * BLOCKWISE_STEP_BLOCKS of them, tiles are at most BLOCKWISE_MAX_TILE_N
  * wide, and each k-tile of a stage holds the block's A and B tiles and its
- * row of a_scale for the tile's rows (tile_m f32, loaded by TMA).
+ * row of a_scale for the tile's rows (tile_m f32, loaded by TMA: the
+ * two-level accumulation's row factors, tp_kernel_plan_row_factors).
  * gpu_args fills the kernel's parameters for each run (tilepipe/plugin/kernel/
  * args.h), a_scale's TMA descriptor and where B's scales are. */
 #include <stddef.h>
 
 #include "plugins/blockwise_fp8/blockwise_fp8.h"
 #include "plugins/blockwise_fp8/device/blockwise_fp8_params.h"
-#include "tilepipe/plugin/kit/error.h"
 #include "tilepipe/plugin/kit/tuning.h"
 #include "tilepipe/plugin/kernel/args.h"
 #include "tilepipe/plugin/kernel/gpu_plan.h"
-
-/* a_scale's TMA boxes land 16-byte aligned; 128 keeps them off the tiles'
- * swizzle rows' banks. */
-#define BLOCKWISE_SCALE_ALIGN 128u
 
 tp_status blockwise_gpu_plan(void *state, const tp_gemm_desc *desc, const tp_gpu_info *gpu,
                              const tp_epilogue_plan *epi, tp_payload_plan *plan,
@@ -40,22 +36,7 @@ tp_status blockwise_gpu_plan(void *state, const tp_gemm_desc *desc, const tp_gpu
                                 .k_group = BLOCKWISE_STEP_BLOCKS,
                                 .max_tile_n = BLOCKWISE_MAX_TILE_N,
                                 .n_block = BLOCKWISE_BLOCK};
-  tp_kernel_plan kp;
-  tp_status st = tp_kernel_plan_shape(&kp, &rq, err, errlen);
-  if (st == TP_OK) st = tp_kernel_plan_operand_tensors(&kp, &rq, plan, err, errlen);
-  if (st != TP_OK) return st;
-  plan->tensors[2].bytes = (uint32_t)kp.tile_m * (uint32_t)sizeof(float); /* a_scale */
-  plan->tensors[2].align = BLOCKWISE_SCALE_ALIGN;
-  /* The kernels reach a stage's k-tiles as offsets from its first (one
-   * TMA box fills the scale rows): every tile must end on its alignment. */
-  for (uint32_t i = 0; i < 3; i++)
-    if (plan->tensors[i].bytes % plan->tensors[i].align != 0)
-      return tp_kit_fail(err, errlen, TP_ERR_INTERNAL,
-                         "blockwise_fp8: stage tensor %u's tiles (%u bytes) are not whole %u-byte "
-                         "units: its k-tiles would not lie back to back",
-                         i, plan->tensors[i].bytes, plan->tensors[i].align);
-  plan->num_tensors = 3;
-  return tp_kernel_plan_finish(&kp, &rq, plan, launch, err, errlen);
+  return tp_kernel_plan_row_factors(&rq, 0, plan, launch, err, errlen);
 }
 
 tp_status blockwise_gpu_args(const tp_payload_plan *plan, const tp_epilogue_plan *epi,

@@ -26,19 +26,6 @@
 #include "tilepipe/plugin/device/kernel.h"
 #include "tilepipe/plugin/device/kernel_operands.h"
 #include "tilepipe/plugin/device/wgmma.h"
-#include "tilepipe/dtype.h"
-
-/* One wgmma of K step A x B over a BN-wide tile. */
-template <int A, int B, int BN>
-static __device__ __forceinline__ void standard_wgmma(float *acc, uint64_t da, uint64_t db,
-                                                      int accumulate) {
-  if (A == TP_DTYPE_BF16) tp_wgmma_bf16(BN, acc, da, db, accumulate);
-  else if (A == TP_DTYPE_F16) tp_wgmma_f16(BN, acc, da, db, accumulate);
-  else if (A == TP_DTYPE_E4M3 && B == TP_DTYPE_E4M3) tp_wgmma_e4m3_e4m3(BN, acc, da, db, accumulate);
-  else if (A == TP_DTYPE_E4M3) tp_wgmma_e4m3_e5m2(BN, acc, da, db, accumulate);
-  else if (B == TP_DTYPE_E4M3) tp_wgmma_e5m2_e4m3(BN, acc, da, db, accumulate);
-  else tp_wgmma_e5m2_e5m2(BN, acc, da, db, accumulate);
-}
 
 /* The size of A's dtype (B's: a pair is 16-bit or 8-bit). */
 template <int A>
@@ -76,8 +63,8 @@ struct standard_mainloop : tp_kernel_operands_mainloop<standard_k<A>::elem_bytes
     tp_wgmma_fence();
 #pragma unroll
     for (int k = 0; k < steps; ++k) {
-      standard_wgmma<A, B, BN>(acc, tp_wgmma_desc_sw128(a + k * step_bytes),
-                               tp_wgmma_desc_sw128(b + k * step_bytes), accumulate || k > 0);
+      tp_wgmma_typed<A, B>(BN, acc, tp_wgmma_desc_sw128(a + k * step_bytes),
+                           tp_wgmma_desc_sw128(b + k * step_bytes), accumulate || k > 0);
     }
     tp_wgmma_commit_group();
   }

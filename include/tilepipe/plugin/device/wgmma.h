@@ -23,6 +23,7 @@
 
 #include <stdint.h>
 
+#include "tilepipe/dtype.h"
 #include "tilepipe/plugin/device/wgmma_ops.h"
 
 /* Descriptor of a K-major, 128B-swizzled tile starting at smem address
@@ -46,6 +47,20 @@ TP_WGMMA_FN void tp_wgmma_commit_group(void) {
 template <int N>
 TP_WGMMA_FN void tp_wgmma_wait_group(void) {
   asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
+}
+
+/* One wgmma (m64nNk16 for 16-bit A and B, m64nNk32 for 8-bit) of the
+ * compile-time dtype pair A x B (bf16 x bf16, f16 x f16, or fp8 x fp8 in
+ * any pairing: Hopper has no wgmma of mixed widths). */
+template <int A, int B>
+TP_WGMMA_FN void tp_wgmma_typed(int n, float *d, uint64_t desc_a, uint64_t desc_b,
+                                int accumulate) {
+  if (A == TP_DTYPE_BF16) tp_wgmma_bf16(n, d, desc_a, desc_b, accumulate);
+  else if (A == TP_DTYPE_F16) tp_wgmma_f16(n, d, desc_a, desc_b, accumulate);
+  else if (A == TP_DTYPE_E4M3 && B == TP_DTYPE_E4M3) tp_wgmma_e4m3_e4m3(n, d, desc_a, desc_b, accumulate);
+  else if (A == TP_DTYPE_E4M3) tp_wgmma_e4m3_e5m2(n, d, desc_a, desc_b, accumulate);
+  else if (B == TP_DTYPE_E4M3) tp_wgmma_e5m2_e4m3(n, d, desc_a, desc_b, accumulate);
+  else tp_wgmma_e5m2_e5m2(n, d, desc_a, desc_b, accumulate);
 }
 
 /* Keeps the compiler from moving accumulator reads/writes across an

@@ -63,6 +63,19 @@ tp_status tp_kernel_plan_operands(const tp_kernel_request *rq, tp_payload_plan *
 tp_status tp_kernel_plan_converted_b(const tp_kernel_request *rq, tp_payload_plan *plan,
                                      tp_gpu_launch *launch, char *err, size_t errlen);
 
+/* The whole of a gpu_plan for a two-level accumulation
+ * (tilepipe/plugin/device/promote.h): A's and B's k-tiles as stage tensors
+ * 0 and 1, then tensor TP_KERNEL_ROW_FACTORS, tile_m f32 per k-tile (the
+ * rows' scales of each k-tile: TMA-loaded, or written by a convert step),
+ * and, where extra_bytes > 0, tensor TP_KERNEL_ROW_FACTORS + 1 of that
+ * many bytes a k-tile (128-byte aligned: the mainloop's own, e.g. scale
+ * codes for its convert step); every k-tile a whole number of its
+ * alignment, so that a stage's k-tiles of one tensor lie back to back;
+ * then the rest (tp_kernel_plan_finish). */
+tp_status tp_kernel_plan_row_factors(const tp_kernel_request *rq, uint32_t extra_bytes,
+                                     tp_payload_plan *plan, tp_gpu_launch *launch, char *err,
+                                     size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

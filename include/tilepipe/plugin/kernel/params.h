@@ -28,6 +28,10 @@
 /* The stage tensor a mainloop that converts B writes the 16-bit tile
  * wgmma reads into (tp_kernel_plan_converted_b, tp_kernel_mma_converted_b). */
 #define TP_KERNEL_CONVERTED_B 2
+/* The stage tensor of a two-level accumulation's row factors: tile_m f32
+ * per k-tile (tp_kernel_plan_row_factors; tilepipe/plugin/device/promote.h
+ * reads them). */
+#define TP_KERNEL_ROW_FACTORS 2
 
 typedef struct tp_kernel_params {
   tp_tma_desc d; /* D [M, N]: boxes of tile_m rows x 128 bytes */

@@ -1,0 +1,150 @@
+/* tilepipe/plugin/device/promote.h: two-level accumulation, for mainloops
+ * whose products carry a scale per block of 128 of K (blockwise FP8,
+ * block_scaled's MXFP8 W8A8):
+ *
+ *   acc(m, n) += f_j(m) * sum_{k in block j} A(m, k) B(n, k)
+ *
+ * with f_j(m) = row_j(m) * col_j: a factor per row of the tile, read from
+ * the stage (k-tile j of stage tensor TP_KERNEL_ROW_FACTORS, tile_m f32,
+ * which the plan adds: tp_kernel_plan_row_factors), times
+ * one for all of the tile's columns (the tile lies in one block of B's,
+ * the mainloop's n_block), which the mainloop keeps in tp_promote_state.b.
+ *
+ * A step of the skeleton's k-loop (one stage) holds SUB blocks (the
+ * plan's k_group), each a k-tile of A's and B's stage tensors. Each
+ * block's four k32 wgmma, over the tile's whole width, go into one of
+ * TMPS temporary accumulators in turn, and each temporary is promoted into
+ * the skeleton's f32 accumulator (one FFMA per element), with two while
+ * the next block's group runs; only the step's last promotion waits for
+ * the drain
+ * (tp_promote_last, from the mainloop's k_block_done, groups_in_flight 0:
+ * a group in flight across the skeleton's k-loop while the loop reads
+ * accumulators makes ptxas serialize the wgmma, docs/kernel.md).
+ *
+ * Registers: acc and two temporaries take 3 x BN / 2, 192 of the
+ * consumers' 232 at BN 128, the widest such a mainloop takes; one
+ * temporary (TMPS 1) leaves its promotions to overlap the other
+ * warpgroup's groups, and 64 registers to a convert step. */
+#ifndef TILEPIPE_PLUGIN_DEVICE_PROMOTE_H
+#define TILEPIPE_PLUGIN_DEVICE_PROMOTE_H
+
+#include <stdint.h>
+
+#include "tilepipe/plugin/device/kernel_operands.h"
+#include "tilepipe/plugin/device/wgmma.h"
+
+/* The registers a consumer warpgroup keeps for it: TMPS temporaries (1
+ * or 2; wgmma holds their registers as long as the kernel runs, so one
+ * leaves 64 more at BN 128 to a mainloop that converts beside a group in
+ * flight). */
+template <int BN, int SUB, int TMPS>
+struct tp_promote_state {
+  float tmp[TMPS][BN / 2]; /* wgmma's fragment layout */
+  float f[2];              /* the step's last block's factors, per row of the thread */
+  float b[SUB];            /* the step's column factors, set by the mainloop */
+};
+
+/* The loader's part for step kb: each of its SUB blocks' A and B tiles
+ * (128 of K of 8-bit operands) as k-tile j of stage tensors 0 and 1 (a
+ * stage's k-tiles lie back to back, so tile j sits j tiles past tile 0;
+ * blocks past K arrive zero-filled), completing on the stage's barrier,
+ * whose bytes the mainloop has announced. */
+template <int BM, int BN, int CLUSTER_M, int SUB>
+TP_KERNEL_FN void tp_promote_load_operands(const tp_kernel_operands &ab,
+                                           const tp_input_producer_stage *st,
+                                           const tp_kernel_tile &t, int32_t kb) {
+  tp_mbar *full = tp_input_producer_stage_barrier(st);
+  unsigned char *a = (unsigned char *)tp_input_producer_stage_tile(st, 0, 0);
+  unsigned char *b = (unsigned char *)tp_input_producer_stage_tile(st, 1, 0);
+#pragma unroll
+  for (int j = 0; j < SUB; ++j) {
+    const int32_t k0 = (kb * SUB + j) * TP_KERNEL_ROW_BYTES;
+    tp_kernel_load_b<BN, CLUSTER_M>(ab, b + j * BN * TP_KERNEL_ROW_BYTES, full, k0, t);
+    tp_kernel_load_a(ab, a + j * BM * TP_KERNEL_ROW_BYTES, full, k0, t);
+  }
+}
+
+/* Issues and commits one block's group into tmp: the rows of A at a x the
+ * BN rows of B at b, 128 bytes of K of 8-bit A x B dtypes. */
+template <int A, int B, int BN>
+TP_KERNEL_FN void tp_promote_issue(float *tmp, uint32_t a, uint32_t b) {
+  constexpr int step_bytes = 32; /* K of one wgmma */
+#pragma unroll
+  for (int i = 0; i < BN / 2; ++i) asm volatile("" : "=f"(tmp[i]));
+  tp_wgmma_fence();
+#pragma unroll
+  for (int k = 0; k < TP_KERNEL_ROW_BYTES / step_bytes; ++k) {
+    tp_wgmma_typed<A, B>(BN, tmp, tp_wgmma_desc_sw128(a + k * step_bytes),
+                         tp_wgmma_desc_sw128(b + k * step_bytes), k > 0);
+  }
+  tp_wgmma_commit_group();
+}
+
+/* acc (+)= f[row] x tmp over the thread's fragment of H columns (wgmma.h: tmp[4j + 2h
+ * + e] is row h of the thread, column 8j + 2(l%4) + e). A loop of its own for each of
+ * acc's cases, since a select per element would cost as much as the FFMA. */
+template <int H>
+TP_KERNEL_FN void tp_promote(float *tmp, const float (&f)[2], float *acc, bool first) {
+#pragma unroll
+  for (int i = 0; i < H / 2; ++i) tp_wgmma_fence_operand(tmp[i]);
+  if (first) {
+#pragma unroll
+    for (int i = 0; i < H / 2; ++i) acc[i] = f[i / 2 % 2] * tmp[i];
+  } else {
+#pragma unroll
+    for (int i = 0; i < H / 2; ++i) acc[i] = fmaf(f[i / 2 % 2], tmp[i], acc[i]);
+  }
+}
+
+/* The mainloop's mma: the step's groups in order, group j into
+ * temporary j % TMPS once group j - TMPS has retired and been promoted;
+ * all but the last group's promotion happen here, so that with two
+ * temporaries each promotion runs while the next group does. The thread's
+ * rows' factors are read before the groups are issued, so that their
+ * latency hides under them. A stage's k-tiles of one tensor lie back to
+ * back (the plan checks), so k-tile j sits j tiles past tile 0. */
+template <int A, int B, int BM, int BN, int SUB, int TMPS>
+TP_KERNEL_FN void tp_promote_mma(tp_promote_state<BN, SUB, TMPS> &s, float *acc,
+                                 const tp_input_consumer_stage *st, uint32_t wg,
+                                 bool accumulate) {
+  static_assert(TMPS == 1 || TMPS == 2, "one or two temporaries");
+  static_assert(SUB >= 2, "a step's first group is promoted before its last");
+  const uint32_t row =
+      wg * TP_KERNEL_WARPGROUP_ROWS + threadIdx.x % 128u / 32u * 16u + threadIdx.x % 32u / 4u;
+  const float *sa = (const float *)tp_input_consumer_stage_tile(st, TP_KERNEL_ROW_FACTORS, 0) + row;
+  float f[SUB][2];
+#pragma unroll
+  for (int j = 0; j < SUB; ++j) {
+    f[j][0] = sa[j * BM] * s.b[j];
+    f[j][1] = sa[j * BM + 8] * s.b[j];
+  }
+  uint32_t a, b;
+  tp_kernel_operand_addrs(st, 0, wg, &a, &b);
+#pragma unroll
+  for (int j = 0; j < SUB; ++j) {
+    if (j >= TMPS) {
+      /* group j - TMPS retired; with two temporaries j - 1 runs */
+      tp_wgmma_wait_group<TMPS - 1>();
+      tp_promote<BN>(s.tmp[j % TMPS], f[j - TMPS], acc, !accumulate && j == TMPS);
+    }
+    tp_promote_issue<A, B, BN>(s.tmp[j % TMPS], a + j * BM * TP_KERNEL_ROW_BYTES,
+                               b + j * BN * TP_KERNEL_ROW_BYTES);
+  }
+  if (TMPS == 2) {
+    /* group SUB - 2 retired; the last runs */
+    constexpr int q = SUB - 2;
+    tp_wgmma_wait_group<1>();
+    tp_promote<BN>(s.tmp[q % TMPS], f[q], acc, !accumulate && q == 0);
+  }
+  s.f[0] = f[SUB - 1][0];
+  s.f[1] = f[SUB - 1][1];
+}
+
+/* The step's last group's promotion, once it has retired (the mainloop's
+ * k_block_done). */
+template <int BN, int SUB, int TMPS>
+TP_KERNEL_FN void tp_promote_last(tp_promote_state<BN, SUB, TMPS> &s, float *acc) {
+  tp_promote<BN>(s.tmp[(SUB - 1) % TMPS], s.f, acc, false);
+}
+
+#endif
