@@ -273,7 +273,8 @@ START_TEST(fold_worst_case) {
       double sb_block[3] = {0.0, 0.0, 0.0}; /* per block of 128 rows of B */
       for (int64_t r = 0; r < n; r++)
         for (int64_t g = kb * 4; g < g1; g++)
-          sb_block[r / 128] = fmax(sb_block[r / 128], ldexp(1.0, *code_at(&desc->b_scale, r, g) - 127));
+          sb_block[r / 128] =
+              fmax(sb_block[r / 128], ldexp(1.0, *code_at(&desc->b_scale, r, g) - 127));
       for (int64_t i_m = 0; i_m < m; i_m++) {
         double sa = 0.0, asum = 0.0;
         for (int64_t g = kb * 4; g < g1; g++) {

@@ -51,7 +51,8 @@ tp_status block_scaled_gpu_plan(void *state, const tp_gemm_desc *desc, const tp_
                           .operands = operands,
                           .params_size = sizeof(tp_block_scaled_params),
                           .kernel_offset = offsetof(tp_block_scaled_params, kernel)};
-  if (!block_scaled_a_scaled(desc)) return tp_kernel_plan_converted_b(&rq, plan, launch, err, errlen);
+  if (!block_scaled_a_scaled(desc))
+    return tp_kernel_plan_converted_b(&rq, plan, launch, err, errlen);
   rq.k_elems = BLOCK_SCALED_FOLD_BLOCK;
   rq.k_group = BLOCK_SCALED_STEP_BLOCKS;
   rq.max_tile_n = BLOCK_SCALED_W8A8_MAX_TILE_N;

@@ -257,7 +257,8 @@ static __device__ __forceinline__ void bs_fold16(uint4 *chunk, uint32_t d) {
 #pragma unroll
   for (int i = 0; i < 2; ++i) {
     const uint2 v = half[i];
-    half[i] = normal ? make_uint2(bs_fold4<MANT>(v.x, keep, sub, d), bs_fold4<MANT>(v.y, keep, sub, d))
+    half[i] = normal ? make_uint2(bs_fold4<MANT>(v.x, keep, sub, d),
+                                  bs_fold4<MANT>(v.y, keep, sub, d))
                      : make_uint2(bs_fold_rounded<MANT>(v.x, d), bs_fold_rounded<MANT>(v.y, d));
   }
 }
@@ -275,6 +276,7 @@ struct bs_w8a8_mainloop : tp_kernel_mainloop_defaults {
   static constexpr int n_block = BLOCK_SCALED_FOLD_BLOCK; /* a tile's columns in one block of B */
   static constexpr int sub = BLOCK_SCALED_STEP_BLOCKS;    /* fold blocks a step */
   static constexpr bool converts = true;
+  static constexpr int64_t unit_bytes = BLOCK_SCALED_CODE_UNIT; /* a tiled layout's unit */
 
   /* The two-level accumulation's registers (its column factors b: the
    * step's B references, set by convert). */
@@ -319,12 +321,12 @@ struct bs_w8a8_mainloop : tp_kernel_mainloop_defaults {
       if (g >= units) break;
       unsigned char *dst = u + j * 2 * BLOCK_SCALED_CODE_UNIT;
       if (p.a_scale.tiled)
-        tp_bulk_load(dst, p.a_scale.data + ((int64_t)(t.m0 / 128) * units + g) * BLOCK_SCALED_CODE_UNIT,
-                     BLOCK_SCALED_CODE_UNIT, full);
+        tp_bulk_load(dst, p.a_scale.data + ((int64_t)(t.m0 / 128) * units + g) * unit_bytes,
+                     unit_bytes, full);
       if (p.b_scale.tiled)
-        tp_bulk_load(dst + BLOCK_SCALED_CODE_UNIT,
-                     p.b_scale.data + ((int64_t)(t.n0 / 128) * units + g) * BLOCK_SCALED_CODE_UNIT,
-                     BLOCK_SCALED_CODE_UNIT, full);
+        tp_bulk_load(dst + unit_bytes,
+                     p.b_scale.data + ((int64_t)(t.n0 / 128) * units + g) * unit_bytes,
+                     unit_bytes, full);
     }
   }
 

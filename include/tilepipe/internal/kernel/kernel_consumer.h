@@ -11,8 +11,9 @@
  * (every warpgroup whose rows start inside M takes part, then waits for
  * the others), while the group before it runs: as it takes the stage
  * with groups_in_flight() == 1, else a k-block ahead (the unit's first
- * stage up front). Then tile_end, split-K, and the epilogue (kernel_epilogue.h), after which it goes on with the next
- * unit's mainloop while the store warp drains the tile's chunks. */
+ * stage up front). Then tile_end, split-K, and the epilogue
+ * (kernel_epilogue.h), after which it goes on with the next unit's
+ * mainloop while the store warp drains the tile's chunks. */
 #ifndef TILEPIPE_INTERNAL_KERNEL_KERNEL_CONSUMER_H
 #define TILEPIPE_INTERNAL_KERNEL_KERNEL_CONSUMER_H
 
