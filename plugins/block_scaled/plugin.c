@@ -11,23 +11,14 @@
 #include "tilepipe/plugin/kit/tuning.h"
 #include "plugins/block_scaled/block_scaled.h"
 #include "plugins/block_scaled/device/block_scaled_params.h"
-#include "tilepipe/plugin/kernel/tiles.h"
 
 #if TP_HAVE_CUDA
 #include "plugins/block_scaled/device/block_scaled_mainloop.ltoir.h"
 
-/* Each group's kernel names, spelled as the .cu spells them (tiles.h). */
-#define BS_KERNEL_NAME(BM, BN, CM, D_NAME, DT, SPEED, NAME) \
-  "tp_block_scaled_" #NAME "_" TP_KERNEL_SUFFIX_STR(BM, BN, CM, D_NAME),
-#define BS_KERNEL_NAMES(NAME, A, B)                 \
-  static const char *const kernels_##NAME[] = { \
-      TP_KERNEL_FOR_EACH_INSTANCE(BS_KERNEL_NAME, NAME)};
-TP_BLOCK_SCALED_OPERANDS(BS_KERNEL_NAMES)
-
-#define BS_IMAGE(NAME, A, B)                                                                \
-  {kernels_##NAME, sizeof kernels_##NAME / sizeof kernels_##NAME[0], tp_device_blob_##NAME, \
-   sizeof tp_device_blob_##NAME},
-static const tp_device_image images[] = {TP_BLOCK_SCALED_OPERANDS(BS_IMAGE)};
+/* One image per operand group (device_image.h). */
+#define TP_KIT_IMAGE_PREFIX "tp_block_scaled"
+TP_BLOCK_SCALED_OPERANDS(TP_KIT_IMAGE_KERNELS)
+static const tp_device_image images[] = {TP_BLOCK_SCALED_OPERANDS(TP_KIT_IMAGE)};
 #endif
 
 static tp_status init(const tp_host_api *host, void **state, char *err, size_t errlen) {

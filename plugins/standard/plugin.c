@@ -10,23 +10,14 @@
 #include "tilepipe/plugin/kit/tuning.h"
 #include "plugins/standard/device/standard_params.h"
 #include "plugins/standard/standard.h"
-#include "tilepipe/plugin/kernel/tiles.h"
 
 #if TP_HAVE_CUDA
 #include "plugins/standard/device/standard_mainloop.ltoir.h"
 
-/* Each pair's kernel names, spelled as the .cu spells them (tiles.h). */
-#define STANDARD_KERNEL_NAME(BM, BN, CM, D_NAME, DT, SPEED, NAME) \
-  "tp_standard_" #NAME "_" TP_KERNEL_SUFFIX_STR(BM, BN, CM, D_NAME),
-#define STANDARD_KERNEL_NAMES(NAME, A, B)   \
-  static const char *const kernels_##NAME[] = { \
-      TP_KERNEL_FOR_EACH_INSTANCE(STANDARD_KERNEL_NAME, NAME)};
-TP_STANDARD_OPERANDS(STANDARD_KERNEL_NAMES)
-
-#define STANDARD_IMAGE(NAME, A, B)                                                    \
-  {kernels_##NAME, sizeof kernels_##NAME / sizeof kernels_##NAME[0], tp_device_blob_##NAME, \
-   sizeof tp_device_blob_##NAME},
-static const tp_device_image images[] = {TP_STANDARD_OPERANDS(STANDARD_IMAGE)};
+/* One image per operand pair (device_image.h). */
+#define TP_KIT_IMAGE_PREFIX "tp_standard"
+TP_STANDARD_OPERANDS(TP_KIT_IMAGE_KERNELS)
+static const tp_device_image images[] = {TP_STANDARD_OPERANDS(TP_KIT_IMAGE)};
 #endif
 
 /* Tile K: 64 for its 16-bit operands, 128 for fp8; every tile of the

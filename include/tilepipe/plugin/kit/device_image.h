@@ -30,6 +30,28 @@
 #ifndef TILEPIPE_PLUGIN_KIT_DEVICE_IMAGE_H
 #define TILEPIPE_PLUGIN_KIT_DEVICE_IMAGE_H
 
+#include "tilepipe/plugin/kernel/tiles.h"
+
+/* The images of a payload whose kernels come in groups (its device code
+ * built once per group NAME with -DTP_DEVICE_GROUP=NAME, one kernel per
+ * instance of the tile table, tilepipe/plugin/kernel/tiles.h): from the
+ * one X-macro list of its groups, LIST(X) expanding X(NAME, ...) per group,
+ * and TP_KIT_IMAGE_PREFIX, its kernels' name prefix, each group's kernel
+ * names as the device code spells them, then the images:
+ *
+ *     #define TP_KIT_IMAGE_PREFIX "tp_standard"
+ *     TP_STANDARD_OPERANDS(TP_KIT_IMAGE_KERNELS)
+ *     static const tp_device_image images[] = {TP_STANDARD_OPERANDS(TP_KIT_IMAGE)};
+ */
+#define TP_KIT_IMAGE_KERNEL_NAME_(BM, BN, CM, D_NAME, DT, SPEED, NAME) \
+  TP_KIT_IMAGE_PREFIX "_" #NAME "_" TP_KERNEL_SUFFIX_STR(BM, BN, CM, D_NAME),
+#define TP_KIT_IMAGE_KERNELS(NAME, ...)                  \
+  static const char *const tp_kit_kernels_##NAME[] = { \
+      TP_KERNEL_FOR_EACH_INSTANCE(TP_KIT_IMAGE_KERNEL_NAME_, NAME)};
+#define TP_KIT_IMAGE(NAME, ...)                                                       \
+  {tp_kit_kernels_##NAME, sizeof tp_kit_kernels_##NAME / sizeof tp_kit_kernels_##NAME[0], \
+   tp_device_blob_##NAME, sizeof tp_device_blob_##NAME},
+
 #define TP_KIT_DEVICE_IMAGE_FIELDS                                                 \
   .cuda_version = TP_DEVICE_CUDA_VERSION, .device_image = tp_device_blob,          \
   .device_image_size = sizeof(tp_device_blob)
