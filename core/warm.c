@@ -113,8 +113,10 @@ static tp_status plan_one(warm *w, const tp_binding *base, const tp_gemm_desc *d
   if (st == TP_OK) st = tp_cuda_link_plan(&b, desc, gpu, &launch, link);
   if (st != TP_OK) return st;
   for (size_t k = 0; k < w->count; k++)
-    if (strcmp(w->links[k].kernels_used, link->kernels_used) == 0) return TP_OK;
-  w->kernels[w->count++] = link->kernels_used + strlen("-kernels-used=");
+    if (strcmp(w->links[k].kernels_used[0], link->kernels_used[0]) == 0 &&
+        strcmp(w->links[k].kernels_used[1], link->kernels_used[1]) == 0)
+      return TP_OK;
+  w->kernels[w->count++] = link->kernels_used[0] + strlen("-kernels-used=");
   return TP_OK;
 }
 

@@ -526,6 +526,66 @@ START_TEST(grouped_payload_links_its_image) {
 }
 END_TEST
 
+/* A prologue (tp_gpu_launch.prologue) is linked beside the kernel from
+ * the kernel's image, its report required; a launch that names one with
+ * an impossible block is refused before any link. */
+START_TEST(prologue_links_with_its_kernel) {
+  char ini[1024], text[1024];
+  ck_assert_int_lt(snprintf(ini, sizeof ini, "%s/prologue.ini", base_dir), (int)sizeof ini);
+  snprintf(text, sizeof text,
+           "[grouped]\nkind = payload\nlibrary = %s/fixture_grouped_link.so\n"
+           "[hook]\nkind = epilogue\nlibrary = %s/fixture_test_hook.so\n",
+           TP_TEST_PLUGIN_DIR, TP_TEST_PLUGIN_DIR);
+  FILE *f = fopen(ini, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs(text, f);
+  ck_assert_int_eq(fclose(f), 0);
+  tp_registry *reg;
+  ck_assert_msg(tp_registry_open(&reg, ini) == TP_OK, "%s", tp_error_message());
+  tp_kernel_cache *c;
+  ck_assert_int_eq(tp_kernel_cache_create(&c, NULL), TP_OK);
+  tp_cuda_link li;
+  tp_gpu_launch launch;
+  const tp_kernel_entry *e = grouped_link(reg, c, 64, &li, &launch);
+  ck_assert_msg(e != NULL, "%s", tp_error_message());
+  ck_assert_str_eq(launch.kernel, "tp_test_axpy");
+  ck_assert_str_eq(launch.prologue, "tp_test_ws");
+  ck_assert_uint_eq(li.request.num_options, 2);
+  ck_assert_str_eq(li.request.options[0], "-kernels-used=tp_test_axpy");
+  ck_assert_str_eq(li.request.options[1], "-kernels-used=tp_test_ws");
+  tp_link_stats stats;
+  ck_assert_int_eq(tp_link_log_stats(e->info_log, "tp_test_axpy", &stats), TP_OK);
+  ck_assert_int_eq(tp_link_log_stats(e->info_log, "tp_test_ws", &stats), TP_OK);
+  /* without one, the kernel's link keeps that kernel alone */
+  e = grouped_link(reg, c, 2, &li, &launch);
+  ck_assert_msg(e != NULL, "%s", tp_error_message());
+  ck_assert_str_eq(launch.prologue, "");
+  ck_assert_uint_eq(li.request.num_options, 1);
+  ck_assert_int_ne(tp_link_log_stats(e->info_log, "tp_test_ws", &stats), TP_OK);
+
+  tp_binding b;
+  ck_assert_int_eq(tp_binding_resolve(&b, reg, "grouped", "hook"), TP_OK);
+  tp_gemm_desc desc;
+  for (int64_t m = 65; m <= 66; ++m) {
+    tp_gemm_desc_init(&desc, m, 64, 64);
+    desc.a = tp_tensor_matrix(TP_DTYPE_BF16, m, 64, 64, NULL);
+    desc.b = tp_tensor_matrix(TP_DTYPE_BF16, 64, 64, 64, NULL);
+    desc.d = tp_tensor_matrix(TP_DTYPE_BF16, m, 64, 64, NULL);
+    ck_assert_int_eq(tp_binding_plan(&b, &desc, TP_BACKEND_CUDA), TP_OK);
+    const tp_status st = tp_cuda_link_check(&b, &desc, tp_link_target_default(), &launch, &stats);
+    if (m == 65) { /* a prologue the image does not hold */
+      ck_assert_int_eq(st, TP_ERR_NOT_FOUND);
+      ck_assert_ptr_nonnull(strstr(tp_error_message(), "prologue tp_test_nowhere"));
+    } else {
+      ck_assert_int_eq(st, TP_ERR_PLUGIN);
+      ck_assert_ptr_nonnull(strstr(tp_error_message(), "prologue tp_test_ws has 2048 threads"));
+    }
+  }
+  tp_kernel_cache_destroy(c);
+  tp_registry_close(reg);
+}
+END_TEST
+
 START_TEST(bad_requests) {
   tp_kernel_cache *c;
   ck_assert_int_eq(tp_kernel_cache_create(&c, NULL), TP_OK);
@@ -846,6 +906,7 @@ int main(void) {
   tcase_add_test(cache, stale_entry_is_rebuilt);
   tcase_add_test(cache, key_covers_what_the_cubin_depends_on);
   tcase_add_test(cache, grouped_payload_links_its_image);
+  tcase_add_test(cache, prologue_links_with_its_kernel);
   tcase_add_test(cache, bad_requests);
   tcase_add_test(cache, unwritable_folder_costs_only_the_disk);
   tcase_add_test(cache, nested_folder_is_created);

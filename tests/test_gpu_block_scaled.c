@@ -4,9 +4,9 @@
  * scale exactly:
  *
  *   W8A16 (bf16 A, MXFP8 B): exact conversion, judged as a bf16 GEMM;
- *   W8A8 (MXFP8 A and B, every fp8 pairing): the kernel folds each block
- *     of 128 of K's scales into its elements (block_scaled_mainloop.cu,
- *     docs/payloads.md). Its D is judged against the reference of the
+ *   W8A8 (MXFP8 A and B, every fp8 pairing): a prologue folds each block
+ *     of 128 of K's scales into its elements (device/fold.h,
+ *     docs/payloads.md) for blockwise FP8's kernel. Its D is judged against the reference of the
  *     folded problem, folded here on the values, independently of the
  *     kernel's bit arithmetic, under the usual bound; and, in the worst
  *     case (blocks mixing scales 2^40 apart), against the reference of the

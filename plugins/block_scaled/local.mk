@@ -22,13 +22,16 @@ BLOCK_SCALED_GROUPS = ${shell sed -n 's/^ *X(\([a-z0-9_]*\), *TP_DTYPE_.*/\1/p' 
 	$(srcdir)/plugins/block_scaled/device/block_scaled_params.h}
 BLOCK_SCALED_GROUP_BLOBS = \
 	$(BLOCK_SCALED_GROUPS:%=plugins/block_scaled/device/block_scaled_mainloop.%.ltoir.fatbin)
-EXTRA_DIST += plugins/block_scaled/device/block_scaled_mainloop.cu
+EXTRA_DIST += plugins/block_scaled/device/block_scaled_mainloop.cu \
+	plugins/block_scaled/device/fold.h
 if TP_HAVE_CUDA
 nodist_plugins_block_scaled_tp_block_scaled_la_SOURCES = \
 	plugins/block_scaled/device/block_scaled_mainloop.ltoir.h
 TP_DEVICE_BLOBS += plugins/block_scaled/device/block_scaled_mainloop.ltoir.h
 $(BLOCK_SCALED_GROUP_BLOBS): plugins/block_scaled/device/block_scaled_mainloop.%.ltoir.fatbin: \
-		$(srcdir)/plugins/block_scaled/device/block_scaled_mainloop.cu $(TP_DEVICE_HEADER_DEPS)
+		$(srcdir)/plugins/block_scaled/device/block_scaled_mainloop.cu \
+		$(srcdir)/plugins/block_scaled/device/fold.h \
+		$(srcdir)/plugins/block_scaled/device/block_scaled_params.h $(TP_DEVICE_HEADER_DEPS)
 	@$(MKDIR_P) $(@D)
 	$(AM_V_GEN)$(NVCC) $(NVCC_DEVICE_FLAGS) -DTP_DEVICE_GROUP=$* $< -o $@
 plugins/block_scaled/device/block_scaled_mainloop.ltoir.h: $(BLOCK_SCALED_GROUP_BLOBS)

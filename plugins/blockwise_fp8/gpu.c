@@ -2,14 +2,12 @@
  * side.
  *
  * gpu_plan picks one of device/blockwise_fp8_mainloop.cu's kernels through
- * the planner for the structured kernel (tilepipe/plugin/kernel/gpu_plan.h): a
- * k-tile is one 128-wide scale block and a k-block (a stage) a step of
- * BLOCKWISE_STEP_BLOCKS of them, tiles are at most BLOCKWISE_MAX_TILE_N
- * wide, and each k-tile of a stage holds the block's A and B tiles and its
- * row of a_scale for the tile's rows (tile_m f32, loaded by TMA: the
- * two-level accumulation's row factors, tp_kernel_plan_row_factors).
- * gpu_args fills the kernel's parameters for each run (tilepipe/plugin/kernel/
- * args.h), a_scale's TMA descriptor and where B's scales are. */
+ * the planner for the skeleton's blockwise-scaled mainloop
+ * (tp_kernel_plan_blockwise, tilepipe/plugin/kernel/gpu_plan.h: a k-tile
+ * one 128-wide scale block, a stage TP_BLOCKWISE_STEP_BLOCKS of them, and
+ * the rows' a_scale beside A). gpu_args fills the kernel's parameters for
+ * each run (tilepipe/plugin/kernel/args.h), a_scale's TMA descriptor and
+ * where B's scales are. */
 #include <stddef.h>
 
 #include "plugins/blockwise_fp8/blockwise_fp8.h"
@@ -22,8 +20,6 @@ tp_status blockwise_gpu_plan(void *state, const tp_gemm_desc *desc, const tp_gpu
                              const tp_epilogue_plan *epi, tp_payload_plan *plan,
                              tp_gpu_launch *launch, char *err, size_t errlen) {
   const tp_kit_tuning *tu = state;
-  /* A k-tile is one scale block (the INI's tile K), a k-block a step of
-   * BLOCKWISE_STEP_BLOCKS of them. */
   const tp_kernel_request rq = {.desc = desc,
                                 .epilogue = epi,
                                 .gpu = gpu,
@@ -31,12 +27,8 @@ tp_status blockwise_gpu_plan(void *state, const tp_gemm_desc *desc, const tp_gpu
                                 .prefix = "tp_blockwise_fp8",
                                 .operands = "e4m3",
                                 .params_size = sizeof(tp_blockwise_fp8_params),
-                                .kernel_offset = offsetof(tp_blockwise_fp8_params, kernel),
-                                .k_elems = BLOCKWISE_BLOCK,
-                                .k_group = BLOCKWISE_STEP_BLOCKS,
-                                .max_tile_n = BLOCKWISE_MAX_TILE_N,
-                                .n_block = BLOCKWISE_BLOCK};
-  return tp_kernel_plan_row_factors(&rq, 0, plan, launch, err, errlen);
+                                .kernel_offset = offsetof(tp_blockwise_fp8_params, kernel)};
+  return tp_kernel_plan_blockwise(&rq, plan, launch, err, errlen);
 }
 
 tp_status blockwise_gpu_args(const tp_payload_plan *plan, const tp_epilogue_plan *epi,
@@ -49,17 +41,9 @@ tp_status blockwise_gpu_args(const tp_payload_plan *plan, const tp_epilogue_plan
   /* The core has checked every pointer for TMA's 16-byte alignment. */
   const tp_tensor *as = &desc->a_scale, *bs = &desc->b_scale;
   tp_status st = tp_kernel_operands_fill(&kp, desc, host, &p->ab, err, errlen);
-  if (st == TP_OK) {
-    tp_tma_2d r = {.dtype = TP_DTYPE_F32,
-                   .global = as->data,
-                   .rows = as->shape[0],
-                   .cols = as->shape[1],
-                   .row_stride = as->stride[0],
-                   .box_rows = BLOCKWISE_STEP_BLOCKS, /* the step's k-tiles, back to back */
-                   .box_cols = (uint32_t)kp.tile_m,
-                   .swizzle = 0};
-    st = host->tma_encode_2d(&p->a_scale, &r, err, errlen);
-  }
+  if (st == TP_OK)
+    st = tp_kernel_blockwise_a_scale(&kp, host, as->data, as->shape[0], as->shape[1],
+                                     as->stride[0], &p->a_scale, err, errlen);
   if (st == TP_OK) st = tp_kernel_args_fill(&kp, plan, desc, host, &p->kernel, err, errlen);
   p->b_scale = bs->data;
   p->b_scale_ld = bs->stride[0];

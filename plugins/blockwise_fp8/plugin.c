@@ -15,10 +15,11 @@
 #include "tilepipe/plugin/kit/tuning.h"
 
 /* The limits gpu.c plans within: tile K one scale block, widths that keep
- * a tile in one block of B's scales, no wider than BLOCKWISE_MAX_TILE_N. */
+ * a tile in one block of B's scales, no wider than TP_BLOCKWISE_MAX_TILE_N. */
 static tp_status init(const tp_host_api *host, void **state, char *err, size_t errlen) {
-  static const tp_kit_tuning_limits limits = {
-      .tile_k = {BLOCKWISE_BLOCK}, .max_tile_n = BLOCKWISE_MAX_TILE_N, .n_block = BLOCKWISE_BLOCK};
+  static const tp_kit_tuning_limits limits = {.tile_k = {BLOCKWISE_BLOCK},
+                                              .max_tile_n = TP_BLOCKWISE_MAX_TILE_N,
+                                              .n_block = BLOCKWISE_BLOCK};
   (void)host;
   return tp_kit_tuning_create(state, &limits, err, errlen);
 }

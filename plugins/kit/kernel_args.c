@@ -126,3 +126,11 @@ tp_status tp_kernel_operands_fill(const tp_kernel_plan *kp, const tp_gemm_desc *
   o->b_policy = one_row ? TP_TMA_L2_EVICT_FIRST : TP_TMA_L2_EVICT_NORMAL;
   return st;
 }
+
+tp_status tp_kernel_blockwise_a_scale(const tp_kernel_plan *kp, const tp_host_api *host,
+                                      const float *data, int64_t k_blocks, int64_t m, int64_t ld,
+                                      tp_tma_desc *out, char *err, size_t errlen) {
+  /* the step's k-tiles, back to back in the stage */
+  return encode(host, out, TP_DTYPE_F32, data, k_blocks, m, ld, TP_BLOCKWISE_STEP_BLOCKS,
+                (uint32_t)kp->tile_m, 0, err, errlen);
+}

@@ -39,29 +39,27 @@ tp_status tp_kernel_plan_converted_b(const tp_kernel_request *rq, tp_payload_pla
  * them off the tiles' swizzle rows' banks. */
 #define ROW_FACTORS_ALIGN 128u
 
-tp_status tp_kernel_plan_row_factors(const tp_kernel_request *rq, uint32_t extra_bytes,
-                                     tp_payload_plan *plan, tp_gpu_launch *launch, char *err,
-                                     size_t errlen) {
+tp_status tp_kernel_plan_blockwise(const tp_kernel_request *request, tp_payload_plan *plan,
+                                   tp_gpu_launch *launch, char *err, size_t errlen) {
+  tp_kernel_request rq = *request;
+  rq.k_elems = TP_BLOCKWISE_K;
+  rq.k_group = TP_BLOCKWISE_STEP_BLOCKS;
+  rq.max_tile_n = TP_BLOCKWISE_MAX_TILE_N;
+  rq.n_block = TP_BLOCKWISE_K;
   tp_kernel_plan kp;
-  tp_status st = tp_kernel_plan_shape(&kp, rq, err, errlen);
-  if (st == TP_OK) st = tp_kernel_plan_operand_tensors(&kp, rq, plan, err, errlen);
+  tp_status st = tp_kernel_plan_shape(&kp, &rq, err, errlen);
+  if (st == TP_OK) st = tp_kernel_plan_operand_tensors(&kp, &rq, plan, err, errlen);
   if (st != TP_OK) return st;
   plan->tensors[TP_KERNEL_ROW_FACTORS].bytes = (uint32_t)kp.tile_m * (uint32_t)sizeof(float);
   plan->tensors[TP_KERNEL_ROW_FACTORS].align = ROW_FACTORS_ALIGN;
-  const uint32_t tensors = TP_KERNEL_ROW_FACTORS + 1u + (extra_bytes > 0u);
-  if (extra_bytes > 0u) {
-    plan->tensors[TP_KERNEL_ROW_FACTORS + 1].bytes = extra_bytes;
-    plan->tensors[TP_KERNEL_ROW_FACTORS + 1].align = ROW_FACTORS_ALIGN;
-  }
+  plan->num_tensors = TP_KERNEL_ROW_FACTORS + 1u;
   /* The kernels reach a stage's k-tiles as offsets from its first (one
-   * TMA box may fill the row factors): every tile must end on its
-   * alignment. */
-  for (uint32_t i = 0; i < tensors; i++)
+   * TMA box fills the row factors): every tile must end on its alignment. */
+  for (uint32_t i = 0; i < plan->num_tensors; i++)
     if (plan->tensors[i].bytes % plan->tensors[i].align != 0)
       return tp_kit_fail(err, errlen, TP_ERR_INTERNAL,
                          "%s: stage tensor %u's tiles (%u bytes) are not whole %u-byte units: its "
                          "k-tiles would not lie back to back",
-                         rq->prefix, i, plan->tensors[i].bytes, plan->tensors[i].align);
-  plan->num_tensors = tensors;
-  return tp_kernel_plan_finish(&kp, rq, plan, launch, err, errlen);
+                         rq.prefix, i, plan->tensors[i].bytes, plan->tensors[i].align);
+  return tp_kernel_plan_finish(&kp, &rq, plan, launch, err, errlen);
 }

@@ -7,7 +7,8 @@
  * that the fixture's link_fixture_kernel(M) picks (one block of 384
  * threads, the epilogue's arguments as parameters), and its gpu_args
  * refuses. The fixture defines link_fixture_kernel and sets its device
- * code on link_fixture_desc()'s descriptor. */
+ * code on link_fixture_desc()'s descriptor; one that names prologues too
+ * (tp_gpu_launch.prologue) sets link_fixture_prologue. */
 #ifndef TP_TESTS_PLUGINS_LINK_FIXTURE_H
 #define TP_TESTS_PLUGINS_LINK_FIXTURE_H
 
@@ -18,6 +19,13 @@
 #include "tilepipe/plugin/epilogue_args.h"
 
 static const char *link_fixture_kernel(int64_t m);
+
+/* A prologue for M and its threads (one block), or NULL for none. */
+typedef struct link_fixture_prologue_choice {
+  const char *name;
+  uint32_t threads;
+} link_fixture_prologue_choice;
+static link_fixture_prologue_choice (*link_fixture_prologue)(int64_t m);
 
 static tp_status link_fixture_plan(void *state, const tp_gemm_desc *desc, tp_backend backend,
                                    tp_payload_plan *out, char *err, size_t errlen) {
@@ -38,6 +46,14 @@ static tp_status link_fixture_gpu_plan(void *state, const tp_gemm_desc *desc,
   for (int i = 0; i < 3; i++) launch->grid[i] = launch->block[i] = launch->cluster[i] = 1;
   launch->block[0] = 384;
   launch->params_size = sizeof(tp_epilogue_args);
+  const link_fixture_prologue_choice pro =
+      link_fixture_prologue != NULL ? link_fixture_prologue(desc->m)
+                                    : (link_fixture_prologue_choice){NULL, 0};
+  if (pro.name != NULL) {
+    snprintf(launch->prologue, sizeof launch->prologue, "%s", pro.name);
+    for (int i = 0; i < 3; i++) launch->prologue_grid[i] = launch->prologue_block[i] = 1;
+    launch->prologue_block[0] = pro.threads;
+  }
   return TP_OK;
 }
 

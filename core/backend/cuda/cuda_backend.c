@@ -6,13 +6,15 @@
  * to the payload's gpu_plan, which picks a kernel (an extern "C" name in
  * its LTO-IR) and its launch; the payload's LTO-IR that holds it (its one
  * image, or the group that lists the kernel: core/registry/device_code.h)
- * and the epilogue's are linked (only that kernel: -kernels-used), checked
- * and loaded through the kernel cache, whose key hashes those inputs; the
+ * and the epilogue's are linked (only that kernel and the payload's
+ * prologue, if it names one: -kernels-used), checked and loaded through
+ * the kernel cache, whose key hashes those inputs; the
  * workspace the payload asks for is allocated and zeroed once, in the
  * plan's context. Run time: the plugins write the parameter block on the
  * stack (payload: tensor maps and sizes; epilogue: its user bytes), then
- * one launch, which enters the plan's device (a context of another device
- * current is refused before anything is queued). */
+ * the prologue's launch, if any, and the kernel's, each of which enters
+ * the plan's device (a context of another device current is refused
+ * before anything is queued). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +42,8 @@ struct tp_cuda_plan {
   tp_gpu_launch launch;
   tp_cuda_kernel kernel;
   tp_cuda_dims dims;
+  tp_cuda_kernel prologue; /* launch.prologue's, where it names one */
+  tp_cuda_dims prologue_dims;
   void *workspace; /* launch.workspace_bytes of device memory, or NULL */
 };
 
@@ -95,6 +99,24 @@ static tp_status check_launch(const tp_binding *b, const tp_gpu_launch *l, const
     return tp_error_set(TP_ERR_PLUGIN, "payload '%s' asks for %u bytes of shared memory; %s has %u",
                         b->payload_name, l->smem_bytes, gpu->name, gpu->smem_per_block);
   }
+  if (memchr(l->prologue, '\0', sizeof l->prologue) == NULL) {
+    return tp_error_set(TP_ERR_PLUGIN, "payload '%s': its prologue's name is not terminated",
+                        b->payload_name);
+  }
+  if (l->prologue[0] != '\0') {
+    unsigned long threads = 1;
+    for (int i = 0; i < 3; i++) {
+      if (l->prologue_grid[i] == 0 || l->prologue_block[i] == 0)
+        return tp_error_set(TP_ERR_PLUGIN,
+                            "payload '%s': prologue %s has a grid or block dimension of 0",
+                            b->payload_name, l->prologue);
+      threads *= l->prologue_block[i];
+    }
+    if (threads > 1024)
+      return tp_error_set(TP_ERR_PLUGIN,
+                          "payload '%s': prologue %s has %lu threads a block (at most 1024)",
+                          b->payload_name, l->prologue, threads);
+  }
   return TP_OK;
 }
 
@@ -131,20 +153,24 @@ static tp_status plan_launch(tp_binding *b, const tp_gemm_desc *desc, const tp_g
   return st == TP_OK ? check_launch(b, launch, gpu) : st;
 }
 
-/* The link of the payload's kernel `kernel` with the epilogue's hook: the
- * payload's LTO-IR that holds the kernel and the epilogue's, only that
- * kernel kept. */
-static tp_status link_for(tp_cuda_link *li, const tp_binding *b, const char *kernel) {
+/* The link of the payload's kernel with the epilogue's hook: the
+ * payload's LTO-IR that holds the kernel and the epilogue's, only the
+ * kernel and the launch's prologue (if any) kept. */
+static tp_status link_for(tp_cuda_link *li, const tp_binding *b, const tp_gpu_launch *launch) {
   const void *data;
   size_t size;
-  tp_status st = tp_device_code_for_kernel(b->payload_plugin, kernel, &data, &size);
+  tp_status st = tp_device_code_for_kernel(b->payload_plugin, launch->kernel, &data, &size);
   if (st != TP_OK) return st;
   li->inputs[0] = (tp_jit_input){data, size, b->payload_name};
   li->inputs[1] = (tp_jit_input){b->epilogue_plugin->device_image,
                                  b->epilogue_plugin->device_image_size, b->epilogue_name};
-  snprintf(li->kernels_used, sizeof li->kernels_used, "-kernels-used=%s", kernel);
-  li->options[0] = li->kernels_used;
-  li->request = (tp_link_request){li->inputs, 2, TP_CUDA_LINK_ARCH, li->options, 1};
+  snprintf(li->kernels_used[0], sizeof li->kernels_used[0], "-kernels-used=%s", launch->kernel);
+  snprintf(li->kernels_used[1], sizeof li->kernels_used[1], "-kernels-used=%s",
+           launch->prologue);
+  li->options[0] = li->kernels_used[0];
+  li->options[1] = li->kernels_used[1];
+  const size_t options = launch->prologue[0] != '\0' ? 2 : 1;
+  li->request = (tp_link_request){li->inputs, 2, TP_CUDA_LINK_ARCH, li->options, options};
   return TP_OK;
 }
 
@@ -188,14 +214,23 @@ tp_status tp_cuda_plan_create(tp_cuda_plan **out, tp_binding *b, const tp_gemm_d
   }
 
   tp_cuda_link li;
-  st = link_for(&li, b, plan->launch.kernel);
+  const char *failed = plan->launch.kernel;
+  st = link_for(&li, b, &plan->launch);
   if (st == TP_OK)
     st = tp_cuda_kernel_get(&li.request, plan->launch.kernel, (int)plan->launch.smem_bytes,
                             &plan->kernel);
+  if (st == TP_OK && plan->launch.prologue[0] != '\0') {
+    failed = plan->launch.prologue;
+    st = tp_cuda_kernel_get(&li.request, plan->launch.prologue, 0, &plan->prologue);
+  }
   if (st != TP_OK) {
-    tp_error_wrap(st, "kernel %s", plan->launch.kernel);
+    tp_error_wrap(st, "kernel %s", failed);
     free(plan);
     return st;
+  }
+  for (int i = 0; i < 3; ++i) {
+    plan->prologue_dims.grid[i] = plan->launch.prologue_grid[i];
+    plan->prologue_dims.block[i] = plan->launch.prologue_block[i];
   }
   for (int i = 0; i < 3; ++i) {
     plan->dims.grid[i] = plan->launch.grid[i];
@@ -220,7 +255,7 @@ tp_status tp_cuda_link_plan(tp_binding *b, const tp_gemm_desc *desc, const tp_gp
                             tp_gpu_launch *launch, tp_cuda_link *link) {
   tp_status st = check_device_code(b->payload_plugin, b->epilogue_plugin);
   if (st == TP_OK) st = plan_launch(b, desc, gpu, launch);
-  if (st == TP_OK) st = link_for(link, b, launch->kernel);
+  if (st == TP_OK) st = link_for(link, b, launch);
   return st;
 }
 
@@ -232,7 +267,14 @@ tp_status tp_cuda_link_check(tp_binding *b, const tp_gemm_desc *desc, const tp_g
   const tp_kernel_entry *entry;
   st = tp_cuda_link_only(&li.request, &entry);
   if (st == TP_OK) st = tp_link_log_stats(entry->info_log, launch->kernel, stats);
-  return st == TP_OK ? TP_OK : tp_error_wrap(st, "kernel %s", launch->kernel);
+  if (st != TP_OK) return tp_error_wrap(st, "kernel %s", launch->kernel);
+  /* The prologue's report is checked with every other function's by the
+   * link; it must be there, or the plan would fail to load it. */
+  tp_link_stats prologue;
+  if (launch->prologue[0] != '\0' &&
+      (st = tp_link_log_stats(entry->info_log, launch->prologue, &prologue)) != TP_OK)
+    return tp_error_wrap(st, "prologue %s", launch->prologue);
+  return TP_OK;
 }
 
 tp_status tp_cuda_plan_run(const tp_cuda_plan *plan, const tp_gemm_desc *desc, void *stream) {
@@ -256,21 +298,29 @@ tp_status tp_cuda_plan_run(const tp_cuda_plan *plan, const tp_gemm_desc *desc, v
                           err[0] ? err : tp_status_string(st));
     }
   }
-  /* The launch enters the plan's device (its kernel's), or refuses a
+  /* Each launch enters the plan's device (its kernel's), or refuses a
    * context of another device, before it queues anything. */
   void *kernel_params[1] = {params};
+  if (plan->launch.prologue[0] != '\0' &&
+      (st = tp_cuda_launch(&plan->prologue, &plan->prologue_dims, (CUstream)stream, kernel_params,
+                           "run: the plan")) != TP_OK)
+    return st;
   return tp_cuda_launch(&plan->kernel, &plan->dims, (CUstream)stream, kernel_params,
                         "run: the plan");
 }
 
 int tp_cuda_plan_describe(const tp_cuda_plan *plan, char *buf, size_t size) {
   const tp_gpu_launch *l = &plan->launch;
-  return snprintf(buf, size,
-                  "kernel %s, grid %u, cluster %ux%u, %u bytes smem, %d registers, "
-                  "%llu bytes workspace, device %d",
-                  l->kernel, plan->dims.grid[0], l->cluster[0], l->cluster[1], l->smem_bytes,
-                  plan->kernel.stats.registers, (unsigned long long)l->workspace_bytes,
-                  plan->device);
+  const int n = snprintf(buf, size,
+                         "kernel %s, grid %u, cluster %ux%u, %u bytes smem, %d registers, "
+                         "%llu bytes workspace, device %d",
+                         l->kernel, plan->dims.grid[0], l->cluster[0], l->cluster[1],
+                         l->smem_bytes, plan->kernel.stats.registers,
+                         (unsigned long long)l->workspace_bytes, plan->device);
+  if (l->prologue[0] == '\0' || n < 0 || (size_t)n >= size) return n;
+  return n + snprintf(buf + n, size - (size_t)n, "; prologue %s, grid %ux%u, %d registers",
+                      l->prologue, l->prologue_grid[0], l->prologue_grid[1],
+                      plan->prologue.stats.registers);
 }
 
 /* Freed under the context that allocated it, whichever is current on the

@@ -33,12 +33,12 @@ tp_status tp_cuda_plan_run(const tp_cuda_plan *plan, const tp_gemm_desc *desc, v
 /* The link a plan makes: the payload's kernel with the epilogue's hook,
  * the payload's LTO-IR that holds the kernel (its device_image, or the one
  * of its device_images that lists it) and the epilogue's, only that kernel
- * kept (-kernels-used). It points into itself: fill it where it stays, and
- * do not copy it. */
+ * and the launch's prologue kept (-kernels-used). It points into itself:
+ * fill it where it stays, and do not copy it. */
 typedef struct tp_cuda_link {
   tp_jit_input inputs[2];
-  char kernels_used[160];
-  const char *options[1];
+  char kernels_used[2][160];
+  const char *options[2];
   tp_link_request request;
 } tp_cuda_link;
 
@@ -54,8 +54,9 @@ tp_status tp_cuda_link_plan(tp_binding *binding, const tp_gemm_desc *desc, const
 /* A plan's link without a GPU or a driver (tilepipe/link.h): binding's
  * plans made for the CUDA backend, the payload's gpu_plan for gpu's figures
  * (into *launch), then its link (as tp_cuda_link_plan's) through the
- * kernel cache (tp_cuda_link_only) with the ptxas report checked; *stats are
- * the chosen kernel's figures. The failures of tp_cuda_link_plan, and
+ * kernel cache (tp_cuda_link_only) with the ptxas report checked (a
+ * prologue's too, which must be in it); *stats are the chosen kernel's
+ * figures. The failures of tp_cuda_link_plan, and
  * TP_ERR_LINK for a failed link or log check. */
 tp_status tp_cuda_link_check(tp_binding *binding, const tp_gemm_desc *desc, const tp_gpu_info *gpu,
                              tp_gpu_launch *launch, tp_link_stats *stats);

@@ -45,9 +45,10 @@ extern "C" {
 
 /* 2.0: the structs below, and the tp_gemm_desc the slots read opening with
  * its struct_size (tilepipe/gemm.h). 2.1: a payload may describe its own
- * problem (tp_payload_ops.problem). */
+ * problem (tp_payload_ops.problem). 2.2: a GPU plan may run a prologue
+ * kernel before its kernel (tp_gpu_launch.prologue). */
 #define TP_PLUGIN_ABI_MAJOR 2
-#define TP_PLUGIN_ABI_MINOR 1
+#define TP_PLUGIN_ABI_MINOR 2
 #define TP_PLUGIN_ENTRY_NAME "tp_plugin_entry"
 
 #if defined(__GNUC__)
@@ -112,6 +113,17 @@ typedef struct tp_gpu_launch {
    * kernel that keeps counters there must leave them as it found them, and
    * runs of one plan must not overlap (one stream, or one plan per stream). */
   uint64_t workspace_bytes;
+  /* 2.2, optional: a kernel the core launches before `kernel` at every
+   * run, on the same stream, with the same parameter block, e.g. one that
+   * rewrites the operands into the workspace for the kernel to read: its
+   * extern "C" name, in the same LTO-IR as `kernel` ("" for none), and its
+   * grid and block (no cluster, no dynamic shared memory). It follows the
+   * stream's previous kernel as any launch does; `kernel`, a programmatic
+   * dependent (tilepipe/internal/kernel/grid_dependency.h), reads nothing
+   * before it has completed, and may start its setup once every CTA of the
+   * prologue has called tp_grid_launch_dependents. */
+  char prologue[96];
+  uint32_t prologue_grid[3], prologue_block[3];
 } tp_gpu_launch;
 
 /* What an epilogue decided for one GEMM. */

@@ -15,16 +15,14 @@
 /* K-elements sharing one scale (MXFP8's vector). */
 #define BLOCK_SCALED_MX_VEC 32
 
-/* MXFP8 W8A8: K of a fold block (four vectors: the block whose largest
- * scale the others are folded against), the blocks a stage holds (two:
- * one ran 25-30% slower on the H100), and the widest tile (a tile's
- * columns in one 128-row block of B). */
+/* MXFP8 W8A8: K of a fold block, four vectors, whose largest scale the
+ * others are folded against (the blockwise-scaled mainloop's scale block,
+ * TP_BLOCKWISE_K). */
 #define BLOCK_SCALED_FOLD_BLOCK 128
-#define BLOCK_SCALED_STEP_BLOCKS 2
-#define BLOCK_SCALED_W8A8_MAX_TILE_N 128
-/* Bytes of one unit of the 128x4 tiled scale layout: 128 rows x 4 codes
- * (one fold block of K), which W8A8's loader copies into each stage. */
-#define BLOCK_SCALED_CODE_UNIT 512
+/* Rows of an operand one CTA of the fold prologue folds (one unit of the
+ * 128x4 tiled scale layout: 128 rows x 4 codes, 512 bytes). */
+#define BLOCK_SCALED_FOLD_ROWS 128
+#define BLOCK_SCALED_FOLD_THREADS 256
 
 /* X(NAME, A, B): the operand groups with kernels, NAME their part of the
  * kernel name (tp_block_scaled_<NAME>_...), one LTO-IR image each:
@@ -46,14 +44,34 @@ typedef struct tp_block_scaled_codes {
   int32_t tiled;
 } tp_block_scaled_codes;
 
+/* W8A8's fold prologue (device/fold.h): the caller's fp8 operands, and
+ * where in the plan's workspace it writes them folded (K bytes a row) with
+ * their scales as the blockwise-scaled mainloop reads them (a_scale
+ * [ceil(K/128), M], rows a_scale_ld floats apart; b_scale [ceil(N/128),
+ * ceil(K/128)]). */
+typedef struct tp_block_scaled_fold {
+  const uint8_t *a, *b;
+  int64_t lda, ldb; /* bytes */
+  uint8_t *a_out, *b_out;
+  float *a_scale, *b_scale;
+  int64_t a_scale_ld;
+} tp_block_scaled_fold;
+
 typedef struct tp_block_scaled_params {
   /* W8A16: bf16 A (128-byte rows), fp8 B (64-byte rows), 64 of K a
-   * k-block; W8A8: fp8 A and B, 128-byte rows, a k-tile a fold block. */
+   * k-block, the caller's; W8A8: the folded fp8 A and B, 128 of K a
+   * k-tile. */
   tp_kernel_operands ab;
+  /* W8A8: the folded operands' scales, as tilepipe/plugin/device/
+   * blockwise_mainloop.h reads them. */
+  tp_tma_desc a_scale;
   tp_kernel_params kernel;
-  /* Read by the converting consumers from global memory; a_scale only
-   * under W8A8. */
-  tp_block_scaled_codes a_scale, b_scale;
+  const float *b_scale;
+  int64_t b_scale_ld;
+  /* The caller's codes: B's read by W8A16's converting consumers, both
+   * by W8A8's fold prologue. */
+  tp_block_scaled_codes a_codes, b_codes;
+  tp_block_scaled_fold fold;
   int32_t scale_cols; /* K/32 */
   int32_t b_e5m2;     /* W8A16's B dtype: 1 e5m2, 0 e4m3 */
 } tp_block_scaled_params;

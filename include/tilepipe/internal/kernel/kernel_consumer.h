@@ -7,11 +7,10 @@
  * the mainloop's k_block_done while the producer refills it: with
  * groups_in_flight() == 1 a stage stays held while the next k-block's
  * group is issued, so one group is always in flight behind the issue.
- * A mainloop with a convert step converts each stage before its mma
- * (every warpgroup whose rows start inside M takes part, then waits for
- * the others), while the group before it runs: as it takes the stage
- * with groups_in_flight() == 1, else a k-block ahead (the unit's first
- * stage up front). Then tile_end, split-K, and the epilogue
+ * A mainloop with a convert step converts each stage as it takes it,
+ * before its mma (every warpgroup whose rows start inside M takes part,
+ * then waits for the others), while the group before it runs. Then
+ * tile_end, split-K, and the epilogue
  * (kernel_epilogue.h), after which it goes on with the next unit's
  * mainloop while the store warp drains the tile's chunks. */
 #ifndef TILEPIPE_INTERNAL_KERNEL_KERNEL_CONSUMER_H
@@ -90,12 +89,6 @@ TP_KERNEL_FN void tp_kernel_consumer(const typename ML::params &p, uint32_t wg) 
   tp_input_consumer src = tp_input_pipeline_consumer(&ep, tp_arrival_warp());
   tp_kernel_walk wk = tp_kernel_walk_make<CLUSTER_M>(k);
   typename ML::template consumer_state<BM, BN> ms;
-  /* A mainloop that converts its stages and waits for each group converts
-   * a k-block ahead, between the issue of the group before and its wait,
-   * so that the conversion runs under a group (two stages held); one that
-   * keeps a group in flight converts each stage as it takes it, under the
-   * group before. */
-  constexpr bool ahead = ML::converts && in_flight == 0;
   /* Zeroed once: a warpgroup whose rows all lie past M never writes them,
    * and its dropped results should still come from defined values. */
   float acc[BN / 2];
@@ -117,21 +110,12 @@ TP_KERNEL_FN void tp_kernel_consumer(const typename ML::params &p, uint32_t wg) 
      * them. */
     const bool rows_in_m = wg < t.warpgroups_in_m;
     ML::template tile_begin<BM, BN>(ms, p, t, wg);
-    tp_input_consumer_stage held, next;
-    if (ahead) {
-      next = tp_input_consumer_acquire_stage(&cons);
-      if (rows_in_m) tp_kernel_convert_stage<ML, BM, BN>(ms, p, &next, t, wg, w.kb_begin);
-    }
+    tp_input_consumer_stage held;
     for (int32_t kb = w.kb_begin; kb < w.kb_end; ++kb) {
-      tp_input_consumer_stage st = ahead ? next : tp_input_consumer_acquire_stage(&cons);
-      if (ML::converts && !ahead && rows_in_m)
-        tp_kernel_convert_stage<ML, BM, BN>(ms, p, &st, t, wg, kb);
+      tp_input_consumer_stage st = tp_input_consumer_acquire_stage(&cons);
+      if (ML::converts && rows_in_m) tp_kernel_convert_stage<ML, BM, BN>(ms, p, &st, t, wg, kb);
       if (rows_in_m) ML::template mma<BM, BN>(ms, p, acc, &st, wg, kb > w.kb_begin);
       if (in_flight == 0) {
-        if (ahead && kb + 1 < w.kb_end) {
-          next = tp_input_consumer_acquire_stage(&cons);
-          if (rows_in_m) tp_kernel_convert_stage<ML, BM, BN>(ms, p, &next, t, wg, kb + 1);
-        }
         tp_wgmma_wait_group<0>();
         /* Each stage goes back to the producer before k_block_done: its
          * refill starts under the mainloop's step. */

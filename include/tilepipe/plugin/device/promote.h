@@ -1,30 +1,27 @@
 /* tilepipe/plugin/device/promote.h: two-level accumulation, for mainloops
- * whose products carry a scale per block of 128 of K (blockwise FP8,
- * block_scaled's MXFP8 W8A8):
+ * whose products carry a scale per block of 128 of K (the blockwise-scaled
+ * mainloop, tilepipe/plugin/device/blockwise_mainloop.h):
  *
  *   acc(m, n) += f_j(m) * sum_{k in block j} A(m, k) B(n, k)
  *
  * with f_j(m) = row_j(m) * col_j: a factor per row of the tile, read from
  * the stage (k-tile j of stage tensor TP_KERNEL_ROW_FACTORS, tile_m f32,
- * which the plan adds: tp_kernel_plan_row_factors), times
+ * which the plan adds: tp_kernel_plan_blockwise), times
  * one for all of the tile's columns (the tile lies in one block of B's,
  * the mainloop's n_block), which the mainloop keeps in tp_promote_state.b.
  *
  * A step of the skeleton's k-loop (one stage) holds SUB blocks (the
  * plan's k_group), each a k-tile of A's and B's stage tensors. Each
- * block's four k32 wgmma, over the tile's whole width, go into one of
- * TMPS temporary accumulators in turn, and each temporary is promoted into
- * the skeleton's f32 accumulator (one FFMA per element), with two while
- * the next block's group runs; only the step's last promotion waits for
- * the drain
+ * block's four k32 wgmma, over the tile's whole width, go into one of two
+ * temporary accumulators in turn, and each temporary is promoted into the
+ * skeleton's f32 accumulator (one FFMA per element) while the next
+ * block's group runs; only the step's last promotion waits for the drain
  * (tp_promote_last, from the mainloop's k_block_done, groups_in_flight 0:
  * a group in flight across the skeleton's k-loop while the loop reads
  * accumulators makes ptxas serialize the wgmma, docs/kernel.md).
  *
- * Registers: acc and two temporaries take 3 x BN / 2, 192 of the
- * consumers' 232 at BN 128, the widest such a mainloop takes; one
- * temporary (TMPS 1) leaves its promotions to overlap the other
- * warpgroup's groups, and 64 registers to a convert step. */
+ * Registers: acc and the two temporaries take 3 x BN / 2, 192 of the
+ * consumers' 232 at BN 128, the widest such a mainloop takes. */
 #ifndef TILEPIPE_PLUGIN_DEVICE_PROMOTE_H
 #define TILEPIPE_PLUGIN_DEVICE_PROMOTE_H
 
@@ -33,13 +30,10 @@
 #include "tilepipe/plugin/device/kernel_operands.h"
 #include "tilepipe/plugin/device/wgmma.h"
 
-/* The registers a consumer warpgroup keeps for it: TMPS temporaries (1
- * or 2; wgmma holds their registers as long as the kernel runs, so one
- * leaves 64 more at BN 128 to a mainloop that converts beside a group in
- * flight). */
-template <int BN, int SUB, int TMPS>
+/* The registers a consumer warpgroup keeps for it. */
+template <int BN, int SUB>
 struct tp_promote_state {
-  float tmp[TMPS][BN / 2]; /* wgmma's fragment layout */
+  float tmp[2][BN / 2]; /* wgmma's fragment layout */
   float f[2];              /* the step's last block's factors, per row of the thread */
   float b[SUB];            /* the step's column factors, set by the mainloop */
 };
@@ -97,17 +91,16 @@ TP_KERNEL_FN void tp_promote(float *tmp, const float (&f)[2], float *acc, bool f
 }
 
 /* The mainloop's mma: the step's groups in order, group j into
- * temporary j % TMPS once group j - TMPS has retired and been promoted;
- * all but the last group's promotion happen here, so that with two
- * temporaries each promotion runs while the next group does. The thread's
+ * temporary j % 2 once group j - 2 has retired and been promoted; all but
+ * the last group's promotion happen here, each while the next group
+ * runs. The thread's
  * rows' factors are read before the groups are issued, so that their
  * latency hides under them. A stage's k-tiles of one tensor lie back to
  * back (the plan checks), so k-tile j sits j tiles past tile 0. */
-template <int A, int B, int BM, int BN, int SUB, int TMPS>
-TP_KERNEL_FN void tp_promote_mma(tp_promote_state<BN, SUB, TMPS> &s, float *acc,
+template <int A, int B, int BM, int BN, int SUB>
+TP_KERNEL_FN void tp_promote_mma(tp_promote_state<BN, SUB> &s, float *acc,
                                  const tp_input_consumer_stage *st, uint32_t wg,
                                  bool accumulate) {
-  static_assert(TMPS == 1 || TMPS == 2, "one or two temporaries");
   static_assert(SUB >= 2, "a step's first group is promoted before its last");
   const uint32_t row =
       wg * TP_KERNEL_WARPGROUP_ROWS + threadIdx.x % 128u / 32u * 16u + threadIdx.x % 32u / 4u;
@@ -122,19 +115,19 @@ TP_KERNEL_FN void tp_promote_mma(tp_promote_state<BN, SUB, TMPS> &s, float *acc,
   tp_kernel_operand_addrs(st, 0, wg, &a, &b);
 #pragma unroll
   for (int j = 0; j < SUB; ++j) {
-    if (j >= TMPS) {
-      /* group j - TMPS retired; with two temporaries j - 1 runs */
-      tp_wgmma_wait_group<TMPS - 1>();
-      tp_promote<BN>(s.tmp[j % TMPS], f[j - TMPS], acc, !accumulate && j == TMPS);
+    if (j >= 2) {
+      /* group j - 2 retired; j - 1 runs */
+      tp_wgmma_wait_group<1>();
+      tp_promote<BN>(s.tmp[j % 2], f[j - 2], acc, !accumulate && j == 2);
     }
-    tp_promote_issue<A, B, BN>(s.tmp[j % TMPS], a + j * BM * TP_KERNEL_ROW_BYTES,
+    tp_promote_issue<A, B, BN>(s.tmp[j % 2], a + j * BM * TP_KERNEL_ROW_BYTES,
                                b + j * BN * TP_KERNEL_ROW_BYTES);
   }
-  if (TMPS == 2) {
+  {
     /* group SUB - 2 retired; the last runs */
     constexpr int q = SUB - 2;
     tp_wgmma_wait_group<1>();
-    tp_promote<BN>(s.tmp[q % TMPS], f[q], acc, !accumulate && q == 0);
+    tp_promote<BN>(s.tmp[q % 2], f[q], acc, !accumulate && q == 0);
   }
   s.f[0] = f[SUB - 1][0];
   s.f[1] = f[SUB - 1][1];
@@ -142,9 +135,9 @@ TP_KERNEL_FN void tp_promote_mma(tp_promote_state<BN, SUB, TMPS> &s, float *acc,
 
 /* The step's last group's promotion, once it has retired (the mainloop's
  * k_block_done). */
-template <int BN, int SUB, int TMPS>
-TP_KERNEL_FN void tp_promote_last(tp_promote_state<BN, SUB, TMPS> &s, float *acc) {
-  tp_promote<BN>(s.tmp[(SUB - 1) % TMPS], s.f, acc, false);
+template <int BN, int SUB>
+TP_KERNEL_FN void tp_promote_last(tp_promote_state<BN, SUB> &s, float *acc) {
+  tp_promote<BN>(s.tmp[(SUB - 1) % 2], s.f, acc, false);
 }
 
 #endif

@@ -34,16 +34,6 @@ TP_TMA_FN void tp_tma_load_2d(void *dst, const tp_tma_desc *desc, tp_mbar *bar, 
       : "memory");
 }
 
-/* A plain copy of `bytes` contiguous bytes (a multiple of 16, both ends
- * 16-byte aligned) into shared memory, completing on bar's transaction
- * count: the bulk copy of TMA, no descriptor. */
-TP_TMA_FN void tp_bulk_load(void *dst, const void *src, uint32_t bytes, tp_mbar *bar) {
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
-               " [%0], [%1], %2, [%3];" ::"r"(tp_smem_addr(dst)),
-               "l"((uint64_t)src), "r"(bytes), "r"(tp_smem_addr(bar))
-               : "memory");
-}
-
 /* tp_tma_load_2d with an L2 cache policy for the lines it brings in (one of
  * tilepipe/plugin/tma_desc.h's TP_TMA_L2_*). */
 TP_TMA_FN void tp_tma_load_2d_hint(void *dst, const tp_tma_desc *desc, tp_mbar *bar, int32_t c0,

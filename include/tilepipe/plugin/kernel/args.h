@@ -41,6 +41,14 @@ tp_status tp_kernel_operands_fill(const tp_kernel_plan *kp, const tp_gemm_desc *
                                   const tp_host_api *host, tp_kernel_operands *o, char *err,
                                   size_t errlen);
 
+/* The blockwise-scaled mainloop's a_scale descriptor (tilepipe/plugin/
+ * device/blockwise_mainloop.h): [k_blocks, m] f32 at data, rows ld floats
+ * apart (ld a multiple of 4 and data 16-byte aligned: TMA's), read in
+ * boxes of the step's TP_BLOCKWISE_STEP_BLOCKS rows x the plan's tile_m. */
+tp_status tp_kernel_blockwise_a_scale(const tp_kernel_plan *kp, const tp_host_api *host,
+                                      const float *data, int64_t k_blocks, int64_t m, int64_t ld,
+                                      tp_tma_desc *out, char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

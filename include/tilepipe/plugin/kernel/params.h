@@ -29,9 +29,18 @@
  * wgmma reads into (tp_kernel_plan_converted_b, tp_kernel_mma_converted_b). */
 #define TP_KERNEL_CONVERTED_B 2
 /* The stage tensor of a two-level accumulation's row factors: tile_m f32
- * per k-tile (tp_kernel_plan_row_factors; tilepipe/plugin/device/promote.h
+ * per k-tile (tp_kernel_plan_blockwise; tilepipe/plugin/device/promote.h
  * reads them). */
 #define TP_KERNEL_ROW_FACTORS 2
+/* The blockwise-scaled mainloop (tilepipe/plugin/device/blockwise_mainloop.h):
+ * a scale block's K (a k-tile), the blocks of a step (one stage: the
+ * consumers drain their wgmma once per step), and the widest tile (its
+ * columns lie in one 128-row block of B's scales; wider ones, through a
+ * temporary accumulator beside the skeleton's, spill or run slower:
+ * docs/kernel.md). */
+#define TP_BLOCKWISE_K 128
+#define TP_BLOCKWISE_STEP_BLOCKS 2
+#define TP_BLOCKWISE_MAX_TILE_N 128
 
 typedef struct tp_kernel_params {
   tp_tma_desc d; /* D [M, N]: boxes of tile_m rows x 128 bytes */
