@@ -467,11 +467,9 @@ static const tp_kernel_entry *grouped_link(tp_registry *reg, tp_kernel_cache *c,
   return st == TP_OK ? e : NULL;
 }
 
-/* A payload whose device code comes in images (fixture_grouped_link:
- * link_kernel's tp_test_axpy and tp_test_ws, link_ws_unbounded's kernel)
- * links the image that lists the chosen kernel, alone with the hook, and
- * the cache key names exactly those two inputs. */
-START_TEST(grouped_payload_links_its_image) {
+/* A registry of fixture_grouped_link ("grouped") and the test hook
+ * ("hook"). */
+static tp_registry *grouped_registry(void) {
   char ini[1024], text[1024];
   ck_assert_int_lt(snprintf(ini, sizeof ini, "%s/grouped.ini", base_dir), (int)sizeof ini);
   snprintf(text, sizeof text,
@@ -484,6 +482,15 @@ START_TEST(grouped_payload_links_its_image) {
   ck_assert_int_eq(fclose(f), 0);
   tp_registry *reg;
   ck_assert_msg(tp_registry_open(&reg, ini) == TP_OK, "%s", tp_error_message());
+  return reg;
+}
+
+/* A payload whose device code comes in images (fixture_grouped_link:
+ * link_kernel's tp_test_axpy and tp_test_ws, link_ws_unbounded's kernel)
+ * links the image that lists the chosen kernel, alone with the hook, and
+ * the cache key names exactly those two inputs. */
+START_TEST(grouped_payload_links_its_image) {
+  tp_registry *reg = grouped_registry();
   tp_kernel_cache *c;
   ck_assert_int_eq(tp_kernel_cache_create(&c, NULL), TP_OK);
   const tp_jit_input kernel = tp_test_blob_link_kernel(), hook = tp_test_blob_link_hook(),
@@ -530,18 +537,7 @@ END_TEST
  * the kernel's image, its report required; a launch that names one with
  * an impossible block is refused before any link. */
 START_TEST(prologue_links_with_its_kernel) {
-  char ini[1024], text[1024];
-  ck_assert_int_lt(snprintf(ini, sizeof ini, "%s/prologue.ini", base_dir), (int)sizeof ini);
-  snprintf(text, sizeof text,
-           "[grouped]\nkind = payload\nlibrary = %s/fixture_grouped_link.so\n"
-           "[hook]\nkind = epilogue\nlibrary = %s/fixture_test_hook.so\n",
-           TP_TEST_PLUGIN_DIR, TP_TEST_PLUGIN_DIR);
-  FILE *f = fopen(ini, "w");
-  ck_assert_ptr_nonnull(f);
-  fputs(text, f);
-  ck_assert_int_eq(fclose(f), 0);
-  tp_registry *reg;
-  ck_assert_msg(tp_registry_open(&reg, ini) == TP_OK, "%s", tp_error_message());
+  tp_registry *reg = grouped_registry();
   tp_kernel_cache *c;
   ck_assert_int_eq(tp_kernel_cache_create(&c, NULL), TP_OK);
   tp_cuda_link li;
