@@ -148,6 +148,7 @@ static tp_bench_row row(int64_t m, int64_t n, int64_t k, double ours_ms, double 
   r.ratio = lt_ms / ours_ms;
   r.ours_tflops = r.lt_tflops = r.store_ms = r.overhead = r.rel_diff = r.rel_bound = NAN;
   r.err_ours = r.err_lt = r.err_bound = NAN;
+  r.deq_ms = r.deq_speed = NAN;
   r.plan_ms = r.host_us = NAN;
   r.roofline.floor_ms = floor_ms;
   r.roofline.memory_ms = floor_ms;
@@ -173,6 +174,9 @@ static void fixed_rows(tp_bench_row *rows, int with_floor) {
     rows[i].err_bound = 0.0721;
     rows[i].err_samples = 16384;
   }
+  /* Row 0 against dequantize + cuBLASLt too. */
+  rows[0].deq_ms = 0.90;
+  rows[0].deq_speed = 1.5;
 }
 
 static char *draw(const tp_bench_row *rows, size_t count) {
@@ -447,6 +451,12 @@ START_TEST(test_records_carry_the_errors) {
   }
   csv_field(csv, 2, "err_ratio", field, sizeof field);
   ck_assert_str_eq(field, "2");
+  csv_field(csv, 1, "dequant_cublaslt_ms", field, sizeof field);
+  ck_assert_str_eq(field, "0.9");
+  csv_field(csv, 1, "dequant_speed", field, sizeof field);
+  ck_assert_str_eq(field, "1.5");
+  csv_field(csv, 2, "dequant_speed", field, sizeof field);
+  ck_assert_str_eq(field, "");
   csv_field(csv, 2, "back_to_back", field, sizeof field);
   ck_assert_str_eq(field, "8");
 
@@ -455,6 +465,8 @@ START_TEST(test_records_carry_the_errors) {
   char *json = slurp(dir, "run.json");
   ck_assert_ptr_null(strstr(json, "versus"));
   ck_assert_ptr_nonnull(strstr(json, "\"iters\": 50,\n  \"back_to_back\": 8,\n"));
+  ck_assert_ptr_nonnull(strstr(json, "\"dequant_cublaslt_ms\": 0.9, \"dequant_speed\": 1.5, "));
+  ck_assert_ptr_nonnull(strstr(json, "\"dequant_cublaslt_ms\": null, \"dequant_speed\": null, "));
   ck_assert_ptr_nonnull(strstr(json, "\"rel_bound\": null, \"tilepipe_err\": 0.0016, "
                                      "\"cublaslt_err\": 0.0015, \"err_ratio\": 1.06667, "
                                      "\"err_bound\": 0.0721, \"err_samples\": 16384, "));
@@ -549,7 +561,7 @@ START_TEST(test_versus_table) {
   tp_bench_meta plain = versus_meta();
   plain.versus_count = 0;
   const tp_bench_meta meta = versus_meta();
-  const tp_bench_columns c = {1, 0, 0}; /* the residual's store columns */
+  const tp_bench_columns c = {1, 0, 0, 0}; /* the residual's store columns */
   char *without = table(&plain, rows, ROWS, c), *with = table(&meta, rows, ROWS, c);
   /* The header: the first nine as ever, then each side's two. */
   char line[1024], plain_line[1024], field[64], plain_field[64];
@@ -712,6 +724,33 @@ START_TEST(test_versus_svg) {
 }
 END_TEST
 
+/* A problem cuBLASLt runs dequantized: the two columns after the ratio. */
+START_TEST(test_dequant_table) {
+  tp_bench_row rows[ROWS];
+  fixed_rows(rows, 0);
+  tp_bench_meta meta = record_meta;
+  const tp_bench_columns c = {0, 0, 0, 1};
+  char *text = NULL, line[1024], field[64];
+  size_t size = 0;
+  FILE *f = open_memstream(&text, &size);
+  ck_assert_ptr_nonnull(f);
+  tp_bench_table_header(f, &meta, c);
+  for (int i = 0; i < 2; i++) tp_bench_table_row(f, &meta, &rows[i], c);
+  ck_assert_int_eq(fclose(f), 0);
+  line_of(text, 0, line, sizeof line);
+  ck_assert_msg(strstr(line, "  ratio  deq+LT ms speed x  plan ms") != NULL, "%s", line);
+  line_of(text, 1, line, sizeof line);
+  field_of(line, 10, field, sizeof field);
+  ck_assert_str_eq(field, "0.9000");
+  field_of(line, 11, field, sizeof field);
+  ck_assert_str_eq(field, "1.500");
+  line_of(text, 2, line, sizeof line);
+  field_of(line, 10, field, sizeof field);
+  ck_assert_str_eq(field, "nan");
+  free(text);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("bench_output");
   TCase *tc = tcase_create("progress");
@@ -726,6 +765,7 @@ int main(void) {
   suite_add_tcase(s, tc);
   tc = tcase_create("records");
   tcase_add_test(tc, test_records_carry_the_errors);
+  tcase_add_test(tc, test_dequant_table);
   suite_add_tcase(s, tc);
   tc = tcase_create("versus");
   tcase_add_test(tc, test_versus_table);

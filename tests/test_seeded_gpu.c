@@ -13,10 +13,14 @@
  * payload and the row-scale fixture (tests/problem_registry.h) against the
  * reference library's tp_ref_problem_create of the same spec and seed,
  * buffer by buffer (the device's whole scale rows past the host's span
- * still 0xFF); and
- * the refusals of tensors the kernel cannot address. Exits 77 without a
+ * still 0xFF); the dequantization to bf16 (tp_seeded_device_dequantize)
+ * of block_scaled's problems, judged by the reference library: its f64
+ * GEMM of the dequantized operands, unscaled, equals its GEMM of the
+ * scaled problem (every product exact both ways); and the refusals of
+ * tensors the kernels cannot address. Exits 77 without a
  * usable GPU. Runs without fork (CUDA cannot be used in a child forked
  * after cuInit). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,6 +165,93 @@ START_TEST(test_problems) {
 }
 END_TEST
 
+/* Operand `which` of the device problem dev dequantized, copied back into
+ * a host bf16 [rows, k] tensor (data malloc'd). */
+static tp_tensor dequantized(const tp_seeded_problem *dev, int which) {
+  const int a = which == TP_REF_A;
+  const tp_gemm_desc *d = &dev->desc;
+  const int64_t rows = a ? d->m : d->n;
+  const tp_scale_map map = a ? dev->problem.a_scale : dev->problem.b_scale;
+  void *out = NULL;
+  char err[256] = "";
+  ck_assert(tp_device_alloc(&out, (size_t)(rows * d->k * 2)) == TP_OK);
+  ck_assert_msg(tp_seeded_device_dequantize(gen, a ? &d->a : &d->b,
+                                            map.rows > 0 ? (a ? &d->a_scale : &d->b_scale) : NULL,
+                                            map, out, err, sizeof err) == TP_OK,
+                "%s", err);
+  tp_tensor t =
+      tp_tensor_matrix(TP_DTYPE_BF16, rows, d->k, d->k, malloc((size_t)(rows * d->k * 2)));
+  ck_assert_ptr_nonnull(t.data);
+  ck_assert(tp_device_copy_from(t.data, out, (size_t)(rows * d->k * 2)) == TP_OK);
+  tp_device_free(out);
+  return t;
+}
+
+/* spec's problem made on the device and dequantized there: the reference
+ * GEMM of the bf16 operands equals the scaled problem's, element by
+ * element (f64 sums of exact products: within a few ulps of their
+ * magnitude). */
+static void check_dequantize(tp_ref_problem_spec spec, uint64_t seed) {
+  char err[1024] = "";
+  spec.struct_size = sizeof spec;
+  spec.registry = tp_test_problem_registry();
+  spec.align_rows = 1;
+  spec.payload = "block_scaled";
+  spec.d = TP_DTYPE_F32;
+  spec.alpha = 1;
+  tp_seeded_problem dev;
+  ck_assert_msg(tp_seeded_problem_create(&dev, gen, &spec, seed, err, sizeof err) == TP_OK, "%s",
+                err);
+  tp_ref_problem *host;
+  ck_assert_msg(tp_ref_problem_create(&host, &spec, seed, err, sizeof err) == TP_OK, "%s", err);
+  const tp_gemm_desc *scaled = tp_ref_problem_desc(host);
+  const int64_t cells = scaled->m * scaled->n;
+  double *want = malloc((size_t)cells * sizeof *want), *mag = malloc((size_t)cells * sizeof *mag);
+  double *got = malloc((size_t)cells * sizeof *got), *mag2 = malloc((size_t)cells * sizeof *mag2);
+  ck_assert(want && mag && got && mag2);
+  ck_assert_msg(tp_ref_gemm(scaled, tp_ref_problem_description(host), TP_REF_STORE, want, mag,
+                            err, sizeof err) == TP_OK,
+                "%s", err);
+  tp_gemm_desc plain = *scaled;
+  plain.a = dequantized(&dev, TP_REF_A);
+  plain.b = dequantized(&dev, TP_REF_B);
+  plain.a_scale = plain.b_scale = (tp_tensor){.dtype = TP_DTYPE_NONE};
+  tp_problem unscaled = *tp_ref_problem_description(host);
+  unscaled.a_scale = unscaled.b_scale = (tp_scale_map){0};
+  ck_assert_msg(tp_ref_gemm(&plain, &unscaled, TP_REF_STORE, got, mag2, err, sizeof err) == TP_OK,
+                "%s", err);
+  for (int64_t i = 0; i < cells; i++)
+    ck_assert_msg(fabs(got[i] - want[i]) <= 1e-12 * mag[i], "%s x %s: D[%lld] %.17g, want %.17g",
+                  tp_dtype_name(spec.a), tp_dtype_name(spec.b), (long long)i, got[i], want[i]);
+  free(plain.a.data);
+  free(plain.b.data);
+  free(want);
+  free(mag);
+  free(got);
+  free(mag2);
+  tp_ref_problem_destroy(host);
+  tp_seeded_problem_destroy(&dev);
+}
+
+START_TEST(test_dequantize) {
+  const tp_ref_problem_spec base = {.m = 70, .n = 130, .k = 96, .pad = 3};
+  tp_ref_problem_spec s = base;
+  s.a = TP_DTYPE_E4M3; /* MXFP8 W8A8, tiled */
+  s.b = TP_DTYPE_E5M2;
+  s.sf_layout = TP_LAYOUT_SF_128X4;
+  check_dequantize(s, 11);
+  s.sf_layout = TP_LAYOUT_STRIDED;
+  check_dequantize(s, 12);
+  s.a = TP_DTYPE_BF16; /* MXFP8 W8A16: A unscaled */
+  s.b = TP_DTYPE_E4M3;
+  check_dequantize(s, 13);
+  s = base; /* NVFP4: packed e2m1, ue4m3 per 16 */
+  s.a = s.b = TP_DTYPE_E2M1;
+  s.k = 160;
+  check_dequantize(s, 14);
+}
+END_TEST
+
 START_TEST(test_refusals) {
   char err[256] = "";
   void *dev = NULL;
@@ -176,6 +267,10 @@ START_TEST(test_refusals) {
   ck_assert_int_eq(tp_seeded_device_fill(gen, &no_data, OPERANDS, 1, err, sizeof err),
                    TP_ERR_INVALID_ARGUMENT);
   ck_assert_msg(strstr(err, "cannot fill a f32 tensor") != NULL, "%s", err);
+  ck_assert_int_eq(tp_seeded_device_dequantize(gen, &tiled, NULL, (tp_scale_map){0}, dev, err,
+                                               sizeof err),
+                   TP_ERR_INVALID_ARGUMENT);
+  ck_assert_msg(strstr(err, "dequantize: cannot address") != NULL, "%s", err);
   tp_device_free(dev);
 }
 END_TEST
@@ -197,6 +292,7 @@ int main(void) {
   tcase_add_test(tc, test_every_dtype);
   tcase_add_test(tc, test_launch_strides);
   tcase_add_test(tc, test_problems);
+  tcase_add_test(tc, test_dequantize);
   tcase_add_test(tc, test_refusals);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);

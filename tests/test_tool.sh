@@ -33,6 +33,8 @@
 #   blockwise_fp8 against cuBLASLt's blockwise FP8 gives a compared row
 #   with both sides' sampled errors, and a row cuBLASLt cannot take, M not
 #   a multiple of 4, "not compared" with the reason and our error alone;
+#   block_scaled (W8A16, W8A8) against cuBLASLt bf16 on its operands
+#   dequantized, compared, with the dequantize + cuBLASLt anchor timed;
 #   --versus with the same plugins under other section names gives a
 #   compared side of speed about 1, a broken section and a plan its
 #   epilogue refuses give "not compared" sides with their reasons, and the
@@ -337,6 +339,22 @@ elif [ "$status" -eq 0 ]; then
               $col["cublaslt_err"] == "" && $col["err_samples"] == 16384 }
     END { exit !(ok && NR == 3) }' "$tmp/bw.csv" ||
     fail "bench blockwise CSV: $(cat "$tmp/bw.csv")"
+  # block_scaled, whose scales cuBLASLt does not take: its side on A and B
+  # dequantized to bf16, compared and sampled; the second anchor
+  # (dequantize + cuBLASLt) timed, with its speed and geometric mean.
+  for spec in a=bf16,b=e4m3 e4m3; do
+    expect 0 "^cuBLASLt does not take these scales" -- bench $r --payload block_scaled \
+      --dtype $spec -m 256 -n 384 -k 640 --iters 20 --warmup 2 --csv "$tmp/bs.csv"
+    grep -Eq '^ +256 +384 +640 .* ok \(rel ' "$tmp/out" || fail "bench block_scaled $spec: not ok"
+    grep -q '^geometric mean of speed x over dequantize + cuBLASLt bf16' "$tmp/out" ||
+      fail "bench block_scaled $spec: no geometric mean over dequantize + cuBLASLt"
+    sed 's/"[^"]*"/""/g' "$tmp/bs.csv" | awk -F, '
+      NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+      NR == 2 { ok = $col["check"] == "ok" && $col["cublaslt_ms"] > 0 &&
+                $col["dequant_cublaslt_ms"] > $col["cublaslt_ms"] && $col["dequant_speed"] > 0 &&
+                $col["cublaslt_err"] > 0 && $col["err_samples"] > 0 }
+      END { exit !(ok && NR == 2) }' || fail "bench block_scaled $spec CSV: $(cat "$tmp/bs.csv")"
+  done
   # --versus: the build's own plugins under other names (what bench/ab.sh
   # writes for another build), a broken section, and, on a residual run,
   # the store epilogue, whose plan refuses C with beta = 1.
@@ -373,11 +391,8 @@ elif [ "$status" -eq 0 ]; then
     --versus blockwise_fp8_b
   grep -Eq '^ +256 +256 +640 .*  ok \(rel [^)]*\)$' "$tmp/out" ||
     fail "bench --versus blockwise: row: $(grep -E '^ +256 ' "$tmp/out")"
-  # block_scaled's MXFP8 W8A16 (a=bf16,b=e5m2): its kernel against the f64
-  # sample (cuBLASLt multiplies no bf16 x fp8); its W8A8 verified on CUDA;
-  # NVFP4 has no GPU kernel, and the CUDA backend says so, naming the format.
-  expect 0 '^ +256 +256 +512 .*not compared' -- bench $r --payload block_scaled \
-    --dtype a=bf16,b=e5m2 -m 256 -n 256 -k 512 --iters 20 --warmup 2
+  # block_scaled's W8A8 verified on CUDA; NVFP4 has no GPU kernel, and the
+  # CUDA backend says so, naming the format.
   expect 0 'verify: .*: PASS$' -- run $r --backend cuda --verify --payload block_scaled \
     --dtype a=e4m3,b=e5m2 -m 129 -n 200 -k 416
   expect 3 "on cuda: payload 'block_scaled': A e2m1 x B e2m1 \\(NVFP4\\) has no GPU kernel" -- \

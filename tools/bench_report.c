@@ -62,7 +62,8 @@ tp_status tp_bench_write_csv(const char *path, const tp_bench_meta *meta, const 
         "ratio,store_ms,overhead,"
         "rel_diff,rel_bound,tilepipe_err,cublaslt_err,err_ratio,err_bound,err_samples,plan_ms,"
         "host_us,ceiling_tbps,ceiling_tflops,floor_ms,"
-        "tilepipe_of_floor,cublaslt_of_floor,bound,check,plan,note",
+        "tilepipe_of_floor,cublaslt_of_floor,dequant_cublaslt_ms,dequant_speed,bound,check,plan,"
+        "note",
         f);
   for (int v = 1; v <= meta->versus_count; v++)
     fprintf(f,
@@ -100,7 +101,9 @@ tp_status tp_bench_write_csv(const char *path, const tp_bench_meta *meta, const 
                              meta->ceilings.flops_per_s * 1e-12,
                              floor_ms,
                              floor_ms / r->ours_ms,
-                             floor_ms / r->lt_ms};
+                             floor_ms / r->lt_ms,
+                             r->deq_ms,
+                             r->deq_speed};
     for (size_t v = 0; v < sizeof values / sizeof values[0]; v++) csv_number(f, values[v], ",");
     fprintf(f, "%s,%s,", tp_bench_bound(r), r->check);
     csv_text(f, r->plan, ",");
@@ -197,6 +200,8 @@ tp_status tp_bench_write_json(const char *path, const tp_bench_meta *meta,
     json_number(f, "floor_ms", r->roofline.floor_ms, ", ");
     json_number(f, "tilepipe_of_floor", r->roofline.floor_ms / r->ours_ms, ", ");
     json_number(f, "cublaslt_of_floor", r->roofline.floor_ms / r->lt_ms, ", ");
+    json_number(f, "dequant_cublaslt_ms", r->deq_ms, ", ");
+    json_number(f, "dequant_speed", r->deq_speed, ", ");
     json_text(f, "bound", tp_bench_bound(r), ", ");
     json_text(f, "check", r->check, ", ");
     json_text(f, "plan", r->plan, ", ");

@@ -60,7 +60,12 @@ typedef struct tp_bench_row {
   tp_shape shape;
   int copies;                         /* rotated copies of A and B */
   double ours_ms, ours_tflops;        /* NaN when not measured */
-  double lt_ms, lt_tflops, ratio;     /* ratio = ours_tflops / lt_tflops */
+  double lt_ms, lt_tflops, ratio;     /* ratio = ours_tflops / lt_tflops; for a problem
+                                         cuBLASLt cannot run as it is, cuBLASLt bf16 on
+                                         the operands dequantized once (not timed) */
+  double deq_ms, deq_speed;           /* such a problem's other anchor: the dequantization
+                                         and cuBLASLt bf16, both timed; deq_ms / ours_ms
+                                         (NaN elsewhere) */
   double store_ms;                    /* our store epilogue on the same inputs (residual
                                          runs only; else NaN) */
   double overhead;                    /* ours_ms / store_ms - 1 */

@@ -8,20 +8,27 @@
 #include "tilepipe/plan.h"
 #include "tools/bench_accuracy.h"
 #include "tools/bench_shape.h"
+#include "tools/cublaslt_problem.h"
 #include "tools/output_diff.h"
 #include "tools/seeded_problem.h"
 #include "tools/timing.h"
 
 enum { MAX_COPIES = 64 };
 /* Sides timed against each other: ours, our store as a residual's
- * baseline, the versus sides, cuBLASLt. */
-enum { MAX_SIDES = 3 + TP_BENCH_MAX_VERSUS };
+ * baseline, the versus sides, cuBLASLt, and dequantize + cuBLASLt. */
+enum { MAX_SIDES = 4 + TP_BENCH_MAX_VERSUS };
 
 /* Everything one shape holds; a[0], b[0] are the gpu problem's own. */
 typedef struct shape_state {
   tp_seeded_problem gpu;
   void *a[MAX_COPIES], *b[MAX_COPIES];
   int copies;
+  /* A problem cuBLASLt takes only dequantized (tp_bench_dequantizes): A's
+   * and B's copies in bf16 for its side (the originals where an operand is
+   * bf16 and unscaled already), and the buffers the dequantize + cuBLASLt
+   * side writes them into at each run. */
+  void *deq_a[MAX_COPIES], *deq_b[MAX_COPIES];
+  void *deq_scratch_a, *deq_scratch_b;
   void *lt_d;    /* cuBLASLt's D */
   void *store_d; /* the store baseline's D (residual runs) */
   void *versus_d[TP_BENCH_MAX_VERSUS]; /* each versus side's D */
@@ -37,13 +44,42 @@ typedef struct side {
   tp_plan *plan;               /* ours, or */
   const tp_cublaslt_gemm *lt;  /* cuBLASLt's */
   tp_gemm_desc desc;           /* A and B change per run */
+  void *const *a, *const *b;   /* the copies it rotates over (s's own, or dequantized) */
+  const tp_seeded_device *dequantize; /* set: each run dequantizes its copy first */
   const shape_state *s;
 } side;
 
+/* Operand `which` (TP_REF_A or B) of copy i, dequantized into out. */
+static tp_status dequantize_operand(const tp_seeded_device *gen, const shape_state *s, int which,
+                                    int i, void *out, char *err, size_t errlen) {
+  const int a = which == TP_REF_A;
+  tp_tensor x = a ? s->gpu.desc.a : s->gpu.desc.b;
+  x.data = a ? s->a[i] : s->b[i];
+  const tp_scale_map map = a ? s->gpu.problem.a_scale : s->gpu.problem.b_scale;
+  return tp_seeded_device_dequantize(gen, &x, map.rows > 0 ? (a ? &s->gpu.desc.a_scale
+                                                                 : &s->gpu.desc.b_scale)
+                                                            : NULL,
+                                     map, out, err, errlen);
+}
+
 static tp_status run_side(void *ctx, int iteration, char *err, size_t errlen) {
   side *x = ctx;
-  x->desc.a.data = x->s->a[iteration % x->s->copies];
-  x->desc.b.data = x->s->b[iteration % x->s->copies];
+  const int i = iteration % x->s->copies;
+  x->desc.a.data = (x->a ? x->a : x->s->a)[i];
+  x->desc.b.data = (x->b ? x->b : x->s->b)[i];
+  if (x->dequantize) {
+    tp_status st;
+    if (x->s->deq_scratch_a &&
+        (st = dequantize_operand(x->dequantize, x->s, TP_REF_A, i, x->s->deq_scratch_a, err,
+                                 errlen)) != TP_OK)
+      return st;
+    if (x->s->deq_scratch_b &&
+        (st = dequantize_operand(x->dequantize, x->s, TP_REF_B, i, x->s->deq_scratch_b, err,
+                                 errlen)) != TP_OK)
+      return st;
+    if (x->s->deq_scratch_a) x->desc.a.data = x->s->deq_scratch_a;
+    if (x->s->deq_scratch_b) x->desc.b.data = x->s->deq_scratch_b;
+  }
   if (x->lt) return tp_cublaslt_gemm_run(x->lt, &x->desc, NULL, err, errlen);
   tp_status st = tp_plan_run(x->plan, &x->desc, NULL);
   if (st != TP_OK) snprintf(err, errlen, "%s", tp_error_message());
@@ -129,6 +165,12 @@ static void release(shape_state *s) {
     tp_device_free(s->a[i]);
     tp_device_free(s->b[i]);
   }
+  for (int i = 0; i < MAX_COPIES; i++) {
+    tp_device_free(s->deq_a[i]);
+    tp_device_free(s->deq_b[i]);
+  }
+  tp_device_free(s->deq_scratch_a);
+  tp_device_free(s->deq_scratch_b);
   tp_device_free(s->lt_d);
   tp_device_free(s->store_d);
   tp_seeded_problem_destroy(&s->gpu);
@@ -244,6 +286,63 @@ static int scaled(const tp_seeded_problem *gp) {
   return gp->problem.a_scale.rows > 0 || gp->problem.b_scale.rows > 0;
 }
 
+int tp_bench_dequantizes(const tp_bench_env *env, const tp_gemm_desc *desc,
+                         const tp_problem *problem) {
+  return env->cublaslt != NULL && (problem->a_scale.rows > 0 || problem->b_scale.rows > 0) &&
+         !tp_cublaslt_is_blockwise(desc);
+}
+
+/* Whether operand `which` of a problem cuBLASLt takes dequantized needs
+ * it: scaled, or of another dtype than bf16. */
+static int needs_dequantize(const shape_state *s, int which) {
+  const int a = which == TP_REF_A;
+  const tp_tensor *x = a ? &s->gpu.desc.a : &s->gpu.desc.b;
+  return x->dtype != TP_DTYPE_BF16 ||
+         (a ? s->gpu.problem.a_scale.rows : s->gpu.problem.b_scale.rows) > 0;
+}
+
+/* cuBLASLt's side of a problem it takes only dequantized: each rotated
+ * copy's A and B dequantized to bf16 once (its operands), the buffers the
+ * dequantize + cuBLASLt side writes them into at each run, and both
+ * sides' descriptor (bf16, no scales) into theirs and deq. 0, and a note,
+ * when a step fails. */
+static int plan_dequantized(const tp_bench_env *env, shape_state *s, side *theirs, side *deq,
+                            tp_bench_row *row) {
+  const tp_gemm_desc *d = &s->gpu.desc;
+  char err[256];
+  tp_status st = TP_OK;
+  for (int which = TP_REF_A; which <= TP_REF_B && st == TP_OK; which++) {
+    if (!needs_dequantize(s, which)) continue;
+    const int a = which == TP_REF_A;
+    const size_t bytes = (size_t)(a ? d->m : d->n) * (size_t)d->k * 2u;
+    void **copies = a ? s->deq_a : s->deq_b;
+    for (int i = 0; i < s->copies && st == TP_OK; i++)
+      if ((st = tp_device_alloc(&copies[i], bytes)) == TP_OK)
+        st = dequantize_operand(env->inputs, s, which, i, copies[i], err, sizeof err);
+    if (st == TP_OK) st = tp_device_alloc(a ? &s->deq_scratch_a : &s->deq_scratch_b, bytes);
+    if (st == TP_OK) {
+      tp_tensor *x = a ? &theirs->desc.a : &theirs->desc.b;
+      *x = tp_tensor_matrix(TP_DTYPE_BF16, a ? d->m : d->n, d->k, d->k, NULL);
+      if (a)
+        theirs->a = s->deq_a;
+      else
+        theirs->b = s->deq_b;
+    }
+  }
+  if (st == TP_OK && (st = tp_device_synchronize(NULL)) != TP_OK)
+    snprintf(err, sizeof err, "%s", tp_error_message());
+  if (st != TP_OK) {
+    note(row, "dequantize", err);
+    return 0;
+  }
+  theirs->desc.a_scale = theirs->desc.b_scale = (tp_tensor){.dtype = TP_DTYPE_NONE};
+  *deq = *theirs;
+  deq->name = "dequantize + cuBLASLt";
+  deq->a = deq->b = NULL; /* the originals, dequantized at each run */
+  deq->dequantize = env->inputs;
+  return 1;
+}
+
 /* Our D checked, copied back to the host: against cuBLASLt's when it ran
  * (compared), and for a problem with scale tensors both against the f64
  * reference on a sample (tools/bench_accuracy.h). Without cuBLASLt the row
@@ -313,6 +412,7 @@ void tp_bench_shape(const tp_bench_env *env, tp_shape shape, tp_bench_row *row) 
   memset(row, 0, sizeof *row);
   row->shape = shape;
   row->ours_ms = row->ours_tflops = row->lt_ms = row->lt_tflops = row->ratio = NAN;
+  row->deq_ms = row->deq_speed = NAN;
   row->plan_ms = row->host_us = row->store_ms = row->overhead = NAN;
   row->rel_diff = row->rel_bound = row->err_ours = row->err_lt = row->err_bound = NAN;
   row->roofline.flops = row->roofline.bytes = row->roofline.memory_ms = NAN;
@@ -360,14 +460,22 @@ void tp_bench_shape(const tp_bench_env *env, tp_shape shape, tp_bench_row *row) 
       ms[n++] = &row->versus[v].ms;
     }
   theirs.desc.d.data = s.lt_d;
-  if (env->cublaslt) {
+  const int dequant = tp_bench_dequantizes(env, &s.gpu.desc, &s.gpu.problem);
+  side deq = {.name = NULL};
+  if (env->cublaslt && (!dequant || plan_dequantized(env, &s, &theirs, &deq, row))) {
     tp_bench_progress_phase(env->progress, TP_BENCH_PLAN, "cuBLASLt");
     if (tp_cublaslt_gemm_create(&s.lt, env->cublaslt, &theirs.desc, env->workspace,
                                 env->workspace_bytes, err, sizeof err) == TP_OK)
-      theirs.lt = s.lt;
+      theirs.lt = deq.lt = s.lt;
     if (theirs.lt && trial_run(&theirs, err, sizeof err) == TP_OK) {
       sides[n] = &theirs;
       ms[n++] = &row->lt_ms;
+      if (dequant && trial_run(&deq, err, sizeof err) == TP_OK) {
+        sides[n] = &deq;
+        ms[n++] = &row->deq_ms;
+      } else if (dequant) {
+        note(row, "dequantize + cuBLASLt", err);
+      }
     } else {
       note(row, "cuBLASLt", err);
     }
@@ -384,6 +492,7 @@ void tp_bench_shape(const tp_bench_env *env, tp_shape shape, tp_bench_row *row) 
   row->ours_tflops = flops / (row->ours_ms * 1e9);
   row->lt_tflops = flops / (row->lt_ms * 1e9);
   row->ratio = row->ours_tflops / row->lt_tflops;
+  row->deq_speed = row->deq_ms / row->ours_ms;
   int versus_timed = 0;
   for (int v = 0; v < env->versus_count; v++) {
     row->versus[v].speed = row->versus[v].ms / row->ours_ms;

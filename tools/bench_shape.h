@@ -63,6 +63,13 @@ typedef struct tp_bench_env {
   tp_bench_progress *progress; /* each phase is announced there (NULL: not) */
 } tp_bench_env;
 
+/* Whether a problem (desc and its description, at any shape) is one
+ * cuBLASLt cannot run as it is, scaled in a way it does not take: then its
+ * side runs on the operands dequantized to bf16, and the row has a second
+ * anchor, the dequantization and cuBLASLt timed together (deq_ms). */
+int tp_bench_dequantizes(const tp_bench_env *env, const tp_gemm_desc *desc,
+                         const tp_problem *problem);
+
 /* Measures `shape` into *row (every field set; failures go into row->note
  * with row->check = "error"), with its floor under env->ceilings; each
  * phase it enters goes to env->progress (the caller starts the shape there

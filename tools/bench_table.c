@@ -18,6 +18,7 @@ void tp_bench_table_header(FILE *f, const tp_bench_meta *meta, tp_bench_columns 
     snprintf(head, sizeof head, "%s ms", meta->versus[v].payload);
     fprintf(f, " %*s %7s", versus_width(meta, v), head, "speed x");
   }
+  if (c.dequant) fprintf(f, " %10s %7s", "deq+LT ms", "speed x");
   if (c.store) fprintf(f, " %10s %7s", "store ms", "over");
   if (c.accuracy) fprintf(f, " %9s %10s %5s", "ours err", "cuBLAS err", "err x");
   if (c.floor) fprintf(f, " %9s %7s %6s %7s", "floor ms", "bound", "ours", "cuBLAS");
@@ -31,6 +32,7 @@ void tp_bench_table_row(FILE *f, const tp_bench_meta *meta, const tp_bench_row *
           r->lt_ms, r->lt_tflops, r->ratio);
   for (int v = 0; v < meta->versus_count; v++)
     fprintf(f, " %*.4f %7.3f", versus_width(meta, v), r->versus[v].ms, r->versus[v].speed);
+  if (c.dequant) fprintf(f, " %10.4f %7.3f", r->deq_ms, r->deq_speed);
   if (c.store) fprintf(f, " %10.4f %+6.1f%%", r->store_ms, 100.0 * r->overhead);
   if (c.accuracy)
     fprintf(f, " %9.2e %10.2e %5.2f", r->err_ours, r->err_lt, r->err_ours / r->err_lt);

@@ -23,6 +23,8 @@ typedef struct tp_bench_columns {
   int store;    /* the residual's: our store's time, the overhead */
   int floor;    /* the roofline's: the floor, its bound, each side's share */
   int accuracy; /* a problem with scale tensors: each side's sampled error, their ratio */
+  int dequant;  /* one cuBLASLt cannot run as it is: the dequantization + cuBLASLt's time,
+                   its speed over ours */
 } tp_bench_columns;
 
 void tp_bench_table_header(FILE *f, const tp_bench_meta *meta, tp_bench_columns c);

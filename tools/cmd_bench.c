@@ -3,7 +3,9 @@
  * is the payload's own (tp_problem_describe: its default dtypes, or
  * --dtype, and its scale tensors). cuBLASLt computes what its descriptor
  * allows (tools/cublaslt_problem.h: the unscaled GEMM, blockwise FP8);
- * other rows are timed alone. A problem with scale tensors has each
+ * a problem with other scales on A and B dequantized to bf16
+ * (tools/bench_shape.h, tp_bench_dequantizes); other rows are timed
+ * alone. A problem with scale tensors has each
  * side's error checked against a sampled f64 reference too
  * (tools/bench_accuracy.h).
  *
@@ -80,7 +82,9 @@ static const char *summary =
     "(each of our kernels then starts under the end of the one before it).\n"
     "cuBLASLt runs with f32 compute and, for fp8, without fast accumulation; for\n"
     "1x128 / 128x128 f32 scales of fp8 operands with its block scaling (cuBLAS 12.9\n"
-    "or later); a problem it does not compute is timed alone. Each output is checked\n"
+    "or later); other scales on bf16 operands dequantized once (untimed), with the\n"
+    "dequantization + cuBLASLt bf16 timed as a second anchor (deq+LT ms, speed x);\n"
+    "an unscaled problem it does not compute is timed alone. Each output is checked\n"
     "against cuBLASLt's; outputs of a problem with scale tensors also against the f64\n"
     "reference on 128 x 128 sampled elements of D, ours within 1.25x cuBLASLt's\n"
     "error and the payload's bound.\n"
@@ -185,6 +189,10 @@ static void print_scale_settings(const tp_bench_env *env, const tp_gemm_desc *de
            version >= TP_CUBLASLT_BLOCKWISE_VERSION
                ? ""
                : "; this cuBLASLt predates them (12.9): every row is ours alone");
+  else if (tp_bench_dequantizes(env, desc, problem))
+    printf("cuBLASLt does not take these scales: its side is cuBLASLt bf16 on A and B "
+           "dequantized once, outside the timing; deq+LT times the dequantization (one fused "
+           "kernel an operand) and cuBLASLt bf16 together, what a user runs today\n");
   const tp_ref_tolerance tol =
       tp_ref_tolerance_for(env->out_dtype, 1, tp_ref_acc_bits(problem, TP_BACKEND_CUDA));
   printf("accuracy: each D against the f64 reference on up to %d x %d sampled elements; ours "
@@ -258,14 +266,14 @@ static double geomean_value(const geomean *g) {
 /* Runs every shape, prints the table (with the sampled errors when the
  * problem is `scaled`), writes the files; the exit status. */
 static int bench(const bench_args *a, tp_bench_env *env, tp_bench_meta *meta,
-                 const tp_shape *shapes, size_t count, int scaled) {
+                 const tp_shape *shapes, size_t count, int scaled, int dequant) {
   tp_bench_row *rows = calloc(count, sizeof *rows);
   if (rows == NULL) return tp_cli_fail("bench", TP_EXIT_ERROR, "out of host memory");
   const tp_bench_columns cols = {strcmp(a->epilogue, "store") != 0, env->ceilings != NULL,
-                                 scaled};
+                                 scaled, dequant};
   tp_bench_table_header(stdout, meta, cols);
   double worst = NAN;
-  geomean ratios = {0.0, 0}, ours_share = {0.0, 0}, lt_share = {0.0, 0};
+  geomean ratios = {0.0, 0}, deq_speeds = {0.0, 0}, ours_share = {0.0, 0}, lt_share = {0.0, 0};
   geomean speeds[TP_BENCH_MAX_VERSUS] = {{0.0, 0}};
   int rc = TP_EXIT_OK;
   tp_bench_progress progress;
@@ -281,6 +289,7 @@ static int bench(const bench_args *a, tp_bench_env *env, tp_bench_meta *meta,
     if (!isnan(rows[i].overhead) && (isnan(worst) || rows[i].overhead > worst))
       worst = rows[i].overhead;
     geomean_add(&ratios, rows[i].ratio);
+    geomean_add(&deq_speeds, rows[i].deq_speed);
     for (int v = 0; v < meta->versus_count; v++) geomean_add(&speeds[v], rows[i].versus[v].speed);
     geomean_add(&ours_share, rows[i].roofline.floor_ms / rows[i].ours_ms);
     geomean_add(&lt_share, rows[i].roofline.floor_ms / rows[i].lt_ms);
@@ -291,6 +300,10 @@ static int bench(const bench_args *a, tp_bench_env *env, tp_bench_meta *meta,
   if (ratios.count)
     printf("geometric mean of the ratios (tilepipe / cuBLASLt): %.3f over %d shapes\n",
            meta->geomean_ratio, ratios.count);
+  if (deq_speeds.count)
+    printf("geometric mean of speed x over dequantize + cuBLASLt bf16 (its ms / ours): %.3f over "
+           "%d shapes\n",
+           geomean_value(&deq_speeds), deq_speeds.count);
   for (int v = 0; v < meta->versus_count; v++) {
     meta->versus[v].geomean_speed = geomean_value(&speeds[v]);
     if (speeds[v].count)
@@ -459,7 +472,7 @@ int tp_cmd_bench(int argc, char **argv) {
            meta.versus[v].payload, meta.versus[v].epilogue);
   if (scaled) print_scale_settings(&env, &first, &problem, meta.cublaslt_version);
   if (a.roofline && measure_ceilings(&env, &meta)) env.ceilings = &meta.ceilings;
-  rc = bench(&a, &env, &meta, shapes, count, scaled);
+  rc = bench(&a, &env, &meta, shapes, count, scaled, tp_bench_dequantizes(&env, &first, &problem));
   tp_seeded_device_close(generator);
   tp_device_free(env.workspace);
   tp_cublaslt_close(env.cublaslt);

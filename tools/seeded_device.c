@@ -42,6 +42,55 @@ static int fill_args(const tp_tensor *t, tp_seeded_values values, uint64_t key,
   return 1;
 }
 
+/* An operand and its scales the dequantization kernel can address, as its
+ * arguments; 0 (reason in err) otherwise. */
+static int dequantize_args(const tp_tensor *x, const tp_tensor *scale, tp_scale_map map,
+                           void *out, tp_dequantize_args *a, char *err, size_t errlen) {
+  const int scaled = scale != NULL && scale->data != NULL && scale->dtype != TP_DTYPE_NONE;
+  const unsigned bits = tp_dtype_bits(x->dtype);
+  const tp_dtype d = x->dtype;
+  const int kernel_dtype = d == TP_DTYPE_E4M3 || d == TP_DTYPE_E5M2 || d == TP_DTYPE_E2M1 ||
+                           d == TP_DTYPE_S8 || d == TP_DTYPE_BF16 || d == TP_DTYPE_F16;
+  if (x->data == NULL || out == NULL || x->rank != 2 || x->layout != TP_LAYOUT_STRIDED ||
+      !kernel_dtype || x->stride[1] != 1 || x->shape[0] < 0 || x->shape[1] < 0 ||
+      (bits == 4 && x->stride[0] % 2 != 0) ||
+      (scaled && (map.rows < 1 || map.k < 0 || map.k % 8 != 0 || scale->rank < 1 ||
+                  scale->rank > 2 ||
+                  (scale->layout != TP_LAYOUT_STRIDED && scale->layout != TP_LAYOUT_SF_128X4)))) {
+    snprintf(err, errlen,
+             "dequantize: cannot address a %s operand of rank %d (it takes e4m3, e5m2, e2m1, s8, "
+             "bf16 or f16, rank 2, strided rows, column stride 1, an even row stride when "
+             "packed) with %s scales (blocks of K a multiple of 8)",
+             tp_dtype_name(x->dtype), (int)x->rank,
+             scaled ? tp_dtype_name(scale->dtype) : "no");
+    return 0;
+  }
+  *a = (tp_dequantize_args){.x = x->data,
+                            .out = out,
+                            .rows = x->shape[0],
+                            .cols = x->shape[1],
+                            .ld = x->stride[0],
+                            .dtype = (int32_t)x->dtype};
+  if (scaled) {
+    a->scale = scale->data;
+    a->scale_dtype = (int32_t)scale->dtype;
+    a->scale_layout = (int32_t)scale->layout;
+    a->map_rows = map.rows;
+    a->map_k = map.k;
+    a->map_k_first = map.k_first;
+    if (scale->rank == 2) {
+      a->scale_cols = scale->shape[1];
+      a->scale_ld = scale->layout == TP_LAYOUT_SF_128X4 ? 0 : scale->stride[0];
+    } else { /* a vector [rows]: element r / map.rows, at its stride */
+      a->scale_cols = 1;
+      a->scale_ld = scale->stride[0];
+      a->map_k = 0;
+      a->map_k_first = 0;
+    }
+  }
+  return 1;
+}
+
 #if TP_HAVE_CUDA
 #include <dlfcn.h>
 #include <string.h>
@@ -59,7 +108,7 @@ static int fill_args(const tp_tensor *t, tp_seeded_values values, uint64_t key,
 struct tp_seeded_device {
   void *lib;
   CUmodule module;
-  CUfunction fill;
+  CUfunction fill, dequantize;
 #define TP_SEEDED_FIELD(name, version) PFN_cu##name##_v##version name;
   TP_SEEDED_DRIVER_FUNCTIONS(TP_SEEDED_FIELD)
 #undef TP_SEEDED_FIELD
@@ -68,6 +117,8 @@ struct tp_seeded_device {
 /* Threads per block; blocks across a row, and rows at once (the grid's y
  * limit); the kernel strides over what a launch does not cover. */
 enum { THREADS = 256, MAX_ROW_BLOCKS = 1024, MAX_ROWS = 65535 };
+/* Blocks of a dequantization (grid-strided past them). */
+enum { MAX_BLOCKS = 132 * 16 };
 
 static tp_status failed(const tp_seeded_device *g, CUresult r, const char *what, char *err,
                         size_t errlen) {
@@ -122,6 +173,9 @@ tp_status tp_seeded_device_open(tp_seeded_device **out, char *err, size_t errlen
   if (st == TP_OK &&
       (r = g->ModuleGetFunction(&g->fill, g->module, "tp_seeded_fill")) != CUDA_SUCCESS)
     st = failed(g, r, "cuModuleGetFunction", err, errlen);
+  if (st == TP_OK &&
+      (r = g->ModuleGetFunction(&g->dequantize, g->module, "tp_dequantize")) != CUDA_SUCCESS)
+    st = failed(g, r, "cuModuleGetFunction", err, errlen);
   if (st != TP_OK) {
     tp_seeded_device_close(g);
     return st;
@@ -151,6 +205,20 @@ tp_status tp_seeded_device_fill(const tp_seeded_device *g, const tp_tensor *t,
   return r == CUDA_SUCCESS ? TP_OK : failed(g, r, "cuLaunchKernel", err, errlen);
 }
 
+tp_status tp_seeded_device_dequantize(const tp_seeded_device *g, const tp_tensor *x,
+                                      const tp_tensor *scale, tp_scale_map map, void *out,
+                                      char *err, size_t errlen) {
+  tp_dequantize_args a;
+  if (!dequantize_args(x, scale, map, out, &a, err, errlen)) return TP_ERR_INVALID_ARGUMENT;
+  const int64_t units = a.rows * ((a.cols + 7) / 8);
+  if (units == 0) return TP_OK;
+  const int64_t blocks = (units + THREADS - 1) / THREADS;
+  const unsigned gx = (unsigned)(blocks < MAX_BLOCKS ? blocks : MAX_BLOCKS);
+  void *params[] = {&a};
+  const CUresult r = g->LaunchKernel(g->dequantize, gx, 1, 1, THREADS, 1, 1, 0, NULL, params, NULL);
+  return r == CUDA_SUCCESS ? TP_OK : failed(g, r, "cuLaunchKernel", err, errlen);
+}
+
 #else /* built without the CUDA toolkit */
 
 static tp_status no_toolkit(char *err, size_t errlen) {
@@ -170,6 +238,14 @@ tp_status tp_seeded_device_fill(const tp_seeded_device *gen, const tp_tensor *t,
                                 tp_seeded_values values, uint64_t key, char *err, size_t errlen) {
   tp_seeded_fill_args f;
   if (!fill_args(t, values, key, &f, err, errlen)) return TP_ERR_INVALID_ARGUMENT;
+  return no_toolkit(err, errlen);
+}
+
+tp_status tp_seeded_device_dequantize(const tp_seeded_device *gen, const tp_tensor *x,
+                                      const tp_tensor *scale, tp_scale_map map, void *out,
+                                      char *err, size_t errlen) {
+  tp_dequantize_args a;
+  if (!dequantize_args(x, scale, map, out, &a, err, errlen)) return TP_ERR_INVALID_ARGUMENT;
   return no_toolkit(err, errlen);
 }
 

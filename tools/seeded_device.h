@@ -1,8 +1,8 @@
 /* tools/seeded_device.h: the benchmark's random inputs made on the device
  * (tools/seeded_values.h), a few milliseconds for gigabytes where the host
- * takes minutes.
+ * takes minutes, and their dequantization to bf16.
  *
- * The generator kernel (tools/device/seeded_fill.cu) is built by nvcc into
+ * The kernels (tools/device/seeded_fill.cu) are built by nvcc into
  * a cubin for sm_90a that the tool carries as data. It is loaded through
  * the CUDA driver, which this file opens itself (libcuda.so.1 and
  * cuGetProcAddress, like the core's backend; the tool links neither), into
@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "tilepipe/problem.h"
 #include "tilepipe/status.h"
 #include "tilepipe/tensor.h"
 #include "tools/seeded_values.h"
@@ -39,5 +40,15 @@ void tp_seeded_device_close(tp_seeded_device *gen);
  * fails; reason in err. */
 tp_status tp_seeded_device_fill(const tp_seeded_device *gen, const tp_tensor *t,
                                 tp_seeded_values values, uint64_t key, char *err, size_t errlen);
+
+/* Queues the dequantization of operand x (device memory, rank 2 strided,
+ * as a problem's A or B) with its scale tensor (data NULL or dtype
+ * TP_DTYPE_NONE: none) under map (tilepipe/problem.h) into out: bf16
+ * [rows, cols], rows cols elements apart. TP_ERR_INVALID_ARGUMENT for a
+ * tensor the kernel cannot address (see tp_seeded_device_fill; a scale
+ * map with rows < 1), TP_ERR_CUDA when the launch fails; reason in err. */
+tp_status tp_seeded_device_dequantize(const tp_seeded_device *gen, const tp_tensor *x,
+                                      const tp_tensor *scale, tp_scale_map map, void *out,
+                                      char *err, size_t errlen);
 
 #endif

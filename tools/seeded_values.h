@@ -69,6 +69,23 @@ typedef struct tp_seeded_fill_args {
   tp_seeded_values values;
 } tp_seeded_fill_args;
 
+/* One operand's dequantization to bf16 (tools/seeded_device.h), as the
+ * device kernel takes it: element (r, c) of x (dtype, rows x cols, rows ld
+ * elements apart; 4-bit dtypes packed two a byte) times its scale, the
+ * element of the scale tensor (scale_dtype, scale_layout: strided with
+ * rows scale_ld apart, or 128x4 tiled with scale_cols logical columns) at
+ * [r / map_rows][c / map_k] ([c / map_k][r / map_rows] with map_k_first;
+ * tilepipe/problem.h's tp_scale_map), into out[r * cols + c]. scale NULL:
+ * x unscaled. */
+typedef struct tp_dequantize_args {
+  const void *x, *scale;
+  uint16_t *out;
+  int64_t rows, cols, ld;
+  int64_t scale_cols, scale_ld;
+  int32_t dtype, scale_dtype, scale_layout;
+  int32_t map_rows, map_k, map_k_first;
+} tp_dequantize_args;
+
 /* splitmix64's output function. */
 TP_SEEDED_FN uint64_t tp_seeded_mix(uint64_t z) {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;

@@ -1,5 +1,7 @@
 /* tools/device/seeded_fill.cu: the benchmark's input generator on the
- * device (tools/seeded_values.h says what each element gets).
+ * device (tools/seeded_values.h says what each element gets), and the
+ * dequantization of its scaled operands to bf16 (the anchor of a problem
+ * cuBLASLt cannot run as it is: dequantize, then cuBLASLt in bf16).
  *
  * Built by nvcc into a cubin that the tool carries as data and loads
  * through the driver (tools/seeded_device.h); no CUDA runtime. One thread
@@ -51,5 +53,82 @@ extern "C" __global__ void tp_seeded_fill(tp_seeded_fill_args f) {
       else
         ((unsigned char *)f.data)[at] = (unsigned char)code;
     }
+  }
+}
+
+/* Scale of elements (r, c..c+7) of a dequantization's operand (a map's
+ * blocks are a multiple of 8 wide, the host checks). */
+__device__ __forceinline__ float scale_of(const tp_dequantize_args *a, int64_t r, int64_t c) {
+  if (a->scale == NULL) return 1.0f;
+  int64_t sr = r / a->map_rows, sc = a->map_k > 0 ? c / a->map_k : 0;
+  if (a->map_k_first) {
+    const int64_t t = sr;
+    sr = sc;
+    sc = t;
+  }
+  int64_t at = sr * a->scale_ld + sc;
+  if (a->scale_layout == TP_LAYOUT_SF_128X4)
+    at = ((sr / 128) * ((a->scale_cols + 3) / 4) + sc / 4) * 512 + (sr % 32) * 16 +
+         ((sr % 128) / 32) * 4 + sc % 4;
+  return tp_codec_load((tp_dtype)a->scale_dtype, a->scale, at);
+}
+
+/* Eight consecutive elements of a row a thread, grid-strided, for operand
+ * dtype DT: one load of their bytes where the row's 8 lie aligned (any
+ * problem the payloads take: rows 16-byte aligned, K a multiple of 16),
+ * one scale, the eight products rounded to bf16 (exact for the 8- and
+ * 4-bit formats times a power of two or a ue4m3 scale) and stored in one
+ * 16-byte store where out's row allows. */
+template <int DT>
+__device__ __forceinline__ void dequantize_rows(const tp_dequantize_args &a) {
+  constexpr int bits = DT == TP_DTYPE_E2M1 ? 4 : DT == TP_DTYPE_BF16 || DT == TP_DTYPE_F16 ? 16 : 8;
+  const int64_t groups = (a.cols + 7) / 8;
+  const int64_t step = (int64_t)gridDim.x * blockDim.x;
+  const bool whole_rows = a.cols % 8 == 0 && (a.ld * bits / 8) % 16 == 0;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < a.rows * groups;
+       i += step) {
+    const int64_t r = i / groups, c0 = (i % groups) * 8;
+    const float s = scale_of(&a, r, c0);
+    float v[8];
+    if (whole_rows) {
+      const unsigned char *p = (const unsigned char *)a.x + (r * a.ld + c0) * bits / 8;
+      if (bits == 8) {
+        const uint2 w = *(const uint2 *)p;
+#pragma unroll
+        for (int j = 0; j < 8; ++j)
+          v[j] = tp_codec_decode((tp_dtype)DT, ((j < 4 ? w.x : w.y) >> (8 * (j % 4))) & 0xffu);
+      } else if (bits == 4) {
+        const uint32_t w = *(const uint32_t *)p;
+#pragma unroll
+        for (int j = 0; j < 8; ++j) v[j] = tp_codec_decode((tp_dtype)DT, (w >> (4 * j)) & 0xfu);
+      } else {
+        const uint4 w = *(const uint4 *)p;
+        const uint32_t q[4] = {w.x, w.y, w.z, w.w};
+#pragma unroll
+        for (int j = 0; j < 8; ++j)
+          v[j] = tp_codec_decode((tp_dtype)DT, (q[j / 2] >> (16 * (j % 2))) & 0xffffu);
+      }
+      uint32_t o[4];
+#pragma unroll
+      for (int j = 0; j < 4; ++j)
+        o[j] = tp_bf16_encode(v[2 * j] * s) | tp_bf16_encode(v[2 * j + 1] * s) << 16;
+      *(uint4 *)(a.out + r * a.cols + c0) = make_uint4(o[0], o[1], o[2], o[3]);
+      continue;
+    }
+    for (int j = 0; j < 8 && c0 + j < a.cols; ++j)
+      a.out[r * a.cols + c0 + j] =
+          (uint16_t)tp_bf16_encode(tp_codec_load((tp_dtype)DT, a.x, r * a.ld + c0 + j) * s);
+  }
+}
+
+extern "C" __global__ void tp_dequantize(tp_dequantize_args a) {
+  switch (a.dtype) {
+  case TP_DTYPE_E4M3: dequantize_rows<TP_DTYPE_E4M3>(a); break;
+  case TP_DTYPE_E5M2: dequantize_rows<TP_DTYPE_E5M2>(a); break;
+  case TP_DTYPE_E2M1: dequantize_rows<TP_DTYPE_E2M1>(a); break;
+  case TP_DTYPE_S8: dequantize_rows<TP_DTYPE_S8>(a); break;
+  case TP_DTYPE_BF16: dequantize_rows<TP_DTYPE_BF16>(a); break;
+  case TP_DTYPE_F16: dequantize_rows<TP_DTYPE_F16>(a); break;
+  default: break; /* the host takes no other */
   }
 }
