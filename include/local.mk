@@ -84,6 +84,7 @@ tpdevice_HEADERS = \
 	include/tilepipe/plugin/device/fragment_scales.h \
 	include/tilepipe/plugin/device/promote.h \
 	include/tilepipe/plugin/device/blockwise_mainloop.h \
+	include/tilepipe/plugin/device/operands_mainloop.h \
 	include/tilepipe/plugin/device/tma.h \
 	include/tilepipe/plugin/device/wgmma.h \
 	include/tilepipe/plugin/device/wgmma_ops.h \

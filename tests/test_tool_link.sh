@@ -96,7 +96,9 @@ expect 0 '^target: +H100 SXM \(figures, no GPU\): 132 SMs, cc 9\.0, 232448 bytes
 
 expect 0 '^([0-9]+) of \1 pairs passed$' -- link --all
 expect 0 "^standard x residual: $pass" -- link --all
-expect 0 '^block_scaled x residual: PASS  kernel tp_block_scaled_bf16_mx8_[a-z0-9_]+, .* spills 0 bytes stored / 0 loaded' -- link --all
+expect 0 '^block_scaled x residual: PASS  kernel tp_block_scaled_bf16_bf16_[a-z0-9_]+, .* spills 0 bytes stored / 0 loaded' -- link --all
+expect 0 '^block_scaled x store: PASS  kernel tp_block_scaled_bf16_mx8_[a-z0-9_]+, .* spills 0 bytes stored / 0 loaded' -- \
+  link --payload block_scaled --epilogue store --dtype a=bf16,b=e4m3 -m 16 -n 4096 -k 4096
 expect 0 '^blockwise_fp8 x residual: PASS  kernel tp_blockwise_fp8_e4m3_[a-z0-9_]+, .* spills 0 bytes stored / 0 loaded' -- link --all
 
 # --all-tiles: beyond the heuristic's pick, every tile of the kernel table

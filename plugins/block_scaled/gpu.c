@@ -26,11 +26,25 @@
 #include "tilepipe/plugin/kit/error.h"
 #include "tilepipe/plugin/kit/tuning.h"
 
+/* How a problem runs: W8A16 converting B in each stage (small M), W8A16
+ * on B dequantized by the prologue (M from BLOCK_SCALED_W8A16_DEQUANTIZE_M
+ * on), W8A8 on both operands folded by the prologue. */
+typedef enum route { CONVERT_B, DEQUANTIZE_B, FOLD } route;
+
+static route route_of(const tp_gemm_desc *desc) {
+  if (block_scaled_a_scaled(desc)) return FOLD;
+  return desc->m >= BLOCK_SCALED_W8A16_DEQUANTIZE_M ? DEQUANTIZE_B : CONVERT_B;
+}
+
 /* The operand group's part of the kernel name (block_scaled_params.h):
- * W8A16's for bf16 A, whichever fp8 B. */
-static const char *operands_name(tp_dtype a, tp_dtype b) {
+ * the group of the route's kernel operands. */
+static const char *operands_name(const tp_gemm_desc *desc, route r) {
+  const tp_dtype a = desc->a.dtype;
+  const tp_dtype b = r == CONVERT_B      ? TP_DTYPE_NONE
+                     : r == DEQUANTIZE_B ? TP_DTYPE_BF16
+                                         : desc->b.dtype;
 #define BS_OPERANDS_NAME(NAME, A, B) \
-  if (a == A && (b == B || B == TP_DTYPE_NONE)) return #NAME;
+  if (a == A && b == B) return #NAME;
   TP_BLOCK_SCALED_OPERANDS(BS_OPERANDS_NAME)
 #undef BS_OPERANDS_NAME
   return NULL;
@@ -41,23 +55,29 @@ static int64_t fold_blocks(int64_t n) {
   return (n + BLOCK_SCALED_FOLD_BLOCK - 1) / BLOCK_SCALED_FOLD_BLOCK;
 }
 
-/* W8A8's part of the workspace, each piece 256-byte aligned, from past
- * the skeleton's own (split-K's): the folded A [M, K] and B [N, K], then
- * a_scale [ceil(K/128), M rounded up to 4 (TMA's 16-byte rows)] and
- * b_scale [ceil(N/128), ceil(K/128)], f32. Offsets in bytes. */
-typedef struct fold_layout {
+/* The prologue's part of the workspace, each piece 256-byte aligned, from
+ * past the skeleton's own (split-K's). FOLD: the folded A [M, K] and B
+ * [N, K], then a_scale [ceil(K/128), M rounded up to 4 (TMA's 16-byte
+ * rows)] and b_scale [ceil(N/128), ceil(K/128)], f32. DEQUANTIZE_B: B as
+ * bf16 [N, K] at b. Offsets in bytes. */
+typedef struct prologue_layout {
   uint64_t a, b, a_scale, b_scale, end;
   int64_t a_scale_ld;
-} fold_layout;
+} prologue_layout;
 
 static uint64_t align256(uint64_t n) { return (n + 255u) / 256u * 256u; }
 
-static fold_layout fold_layout_of(const tp_kernel_plan *kp, const tp_gemm_desc *desc) {
+static prologue_layout prologue_layout_of(const tp_kernel_plan *kp, const tp_gemm_desc *desc,
+                                          route r) {
   const uint64_t m = (uint64_t)desc->m, n = (uint64_t)desc->n, k = (uint64_t)desc->k;
   const uint64_t k_blocks = (uint64_t)fold_blocks(desc->k);
-  fold_layout w;
+  prologue_layout w = {0};
+  w.a = w.b = align256(tp_kernel_workspace_bytes(kp));
+  if (r == DEQUANTIZE_B) {
+    w.end = w.b + n * k * 2u;
+    return w;
+  }
   w.a_scale_ld = (desc->m + 3) / 4 * 4;
-  w.a = align256(tp_kernel_workspace_bytes(kp));
   w.b = align256(w.a + m * k);
   w.a_scale = align256(w.b + n * k);
   w.b_scale = align256(w.a_scale + k_blocks * (uint64_t)w.a_scale_ld * sizeof(float));
@@ -65,16 +85,36 @@ static fold_layout fold_layout_of(const tp_kernel_plan *kp, const tp_gemm_desc *
   return w;
 }
 
+/* The problem the kernel runs: desc, with B dequantized to bf16 rows of K
+ * at b (NULL at plan time) under DEQUANTIZE_B, with A and B folded (rows
+ * of K bytes) at a and b under FOLD. */
+static tp_gemm_desc kernel_desc(const tp_gemm_desc *desc, route r, void *a, void *b) {
+  tp_gemm_desc k = *desc;
+  if (r == CONVERT_B) return k;
+  k.b = tp_tensor_matrix(r == DEQUANTIZE_B ? TP_DTYPE_BF16 : desc->b.dtype, desc->n, desc->k,
+                         desc->k, b);
+  if (r == FOLD) k.a = tp_tensor_matrix(desc->a.dtype, desc->m, desc->k, desc->k, a);
+  return k;
+}
+
 tp_status block_scaled_gpu_plan(void *state, const tp_gemm_desc *desc, const tp_gpu_info *gpu,
                                 const tp_epilogue_plan *epi, tp_payload_plan *plan,
                                 tp_gpu_launch *launch, char *err, size_t errlen) {
   const tp_kit_tuning *tu = state;
-  const char *operands = operands_name(desc->a.dtype, desc->b.dtype);
+  const route r = route_of(desc);
+  const char *operands = operands_name(desc, r);
   if (operands == NULL)
     return tp_kit_fail(err, errlen, TP_ERR_UNSUPPORTED,
                        "block_scaled has no GPU kernel for A %s x B %s",
                        tp_codec_name(desc->a.dtype), tp_codec_name(desc->b.dtype));
-  const tp_kernel_request rq = {.desc = desc,
+  const int64_t k_blocks = fold_blocks(desc->k);
+  if (r != CONVERT_B && k_blocks > 65535)
+    return tp_kit_fail(err, errlen, TP_ERR_UNSUPPORTED,
+                       "block_scaled's MXFP8 %s kernel takes K up to %d (%lld given)",
+                       r == FOLD ? "W8A8" : "W8A16 (M >= 512)", 65535 * BLOCK_SCALED_FOLD_BLOCK,
+                       (long long)desc->k);
+  const tp_gemm_desc kd = kernel_desc(desc, r, NULL, NULL);
+  const tp_kernel_request rq = {.desc = &kd,
                                 .epilogue = epi,
                                 .gpu = gpu,
                                 .tuning = &tu->kernel,
@@ -82,21 +122,16 @@ tp_status block_scaled_gpu_plan(void *state, const tp_gemm_desc *desc, const tp_
                                 .operands = operands,
                                 .params_size = sizeof(tp_block_scaled_params),
                                 .kernel_offset = offsetof(tp_block_scaled_params, kernel)};
-  if (!block_scaled_a_scaled(desc))
-    return tp_kernel_plan_converted_b(&rq, plan, launch, err, errlen);
-  const int64_t k_blocks = fold_blocks(desc->k);
-  if (k_blocks > 65535)
-    return tp_kit_fail(err, errlen, TP_ERR_UNSUPPORTED,
-                       "block_scaled's MXFP8 W8A8 kernel takes K up to %d (%lld given)",
-                       65535 * BLOCK_SCALED_FOLD_BLOCK, (long long)desc->k);
-  tp_status st = tp_kernel_plan_blockwise(&rq, plan, launch, err, errlen);
+  if (r == CONVERT_B) return tp_kernel_plan_converted_b(&rq, plan, launch, err, errlen);
+  tp_status st = r == FOLD ? tp_kernel_plan_blockwise(&rq, plan, launch, err, errlen)
+                           : tp_kernel_plan_operands(&rq, plan, launch, err, errlen);
   if (st != TP_OK) return st;
   tp_kernel_plan kp;
   tp_kernel_plan_load(plan, &kp);
-  const fold_layout w = fold_layout_of(&kp, desc);
-  launch->workspace_bytes = w.end;
-  snprintf(launch->prologue, sizeof launch->prologue, "tp_block_scaled_%s_fold", operands);
-  launch->prologue_grid[0] = (uint32_t)(fold_blocks(desc->m) + fold_blocks(desc->n));
+  launch->workspace_bytes = prologue_layout_of(&kp, desc, r).end;
+  snprintf(launch->prologue, sizeof launch->prologue, "tp_block_scaled_%s_prologue", operands);
+  launch->prologue_grid[0] =
+      (uint32_t)((r == FOLD ? fold_blocks(desc->m) : 0) + fold_blocks(desc->n));
   launch->prologue_grid[1] = (uint32_t)k_blocks;
   launch->prologue_grid[2] = 1;
   launch->prologue_block[0] = BLOCK_SCALED_FOLD_THREADS;
@@ -117,40 +152,35 @@ tp_status block_scaled_gpu_args(const tp_payload_plan *plan, const tp_epilogue_p
   tp_kernel_plan kp;
   tp_kernel_plan_load(plan, &kp);
   tp_block_scaled_params *p = params;
+  const route r = route_of(desc);
   p->a_codes = codes_of(&desc->a_scale); /* absent (data NULL) under W8A16 */
   p->b_codes = codes_of(&desc->b_scale);
   p->scale_cols = (int32_t)(desc->k / BLOCK_SCALED_MX_VEC);
   p->b_e5m2 = desc->b.dtype == TP_DTYPE_E5M2;
   tp_status st = tp_kernel_args_fill(&kp, plan, desc, host, &p->kernel, err, errlen);
   if (st != TP_OK) return st;
-  if (!block_scaled_a_scaled(desc))
-    return tp_kernel_operands_fill(&kp, desc, host, &p->ab, err, errlen);
-  /* W8A8: the fold prologue reads the caller's operands and writes the
-   * kernel's into the workspace. */
+  if (r == CONVERT_B) return tp_kernel_operands_fill(&kp, desc, host, &p->ab, err, errlen);
+  /* The prologue reads the caller's operands and writes the kernel's into
+   * the workspace. */
   if (plan->workspace == NULL)
-    return tp_kit_fail(err, errlen, TP_ERR_INTERNAL, "MXFP8 W8A8 plan without its workspace");
-  const fold_layout w = fold_layout_of(&kp, desc);
+    return tp_kit_fail(err, errlen, TP_ERR_INTERNAL, "MXFP8 plan without its workspace");
+  const prologue_layout w = prologue_layout_of(&kp, desc, r);
   unsigned char *ws = plan->workspace;
-  tp_block_scaled_fold *f = &p->fold;
+  tp_block_scaled_prologue *f = &p->prologue;
   f->a = desc->a.data;
   f->b = desc->b.data;
-  f->lda = desc->a.stride[0]; /* 1-byte elements */
+  f->lda = desc->a.stride[0]; /* 1-byte elements (W8A16: A is not read) */
   f->ldb = desc->b.stride[0];
   f->a_out = ws + w.a;
   f->b_out = ws + w.b;
+  const tp_gemm_desc kd = kernel_desc(desc, r, f->a_out, f->b_out);
+  st = tp_kernel_operands_fill(&kp, &kd, host, &p->ab, err, errlen);
+  if (r == DEQUANTIZE_B || st != TP_OK) return st;
   f->a_scale = (float *)(ws + w.a_scale);
   f->b_scale = (float *)(ws + w.b_scale);
   f->a_scale_ld = w.a_scale_ld;
-  tp_gemm_desc folded = *desc;
-  folded.a.data = f->a_out;
-  folded.a.stride[0] = desc->k;
-  folded.b.data = f->b_out;
-  folded.b.stride[0] = desc->k;
-  st = tp_kernel_operands_fill(&kp, &folded, host, &p->ab, err, errlen);
-  if (st == TP_OK)
-    st = tp_kernel_blockwise_a_scale(&kp, host, f->a_scale, fold_blocks(desc->k), desc->m,
-                                     w.a_scale_ld, &p->a_scale, err, errlen);
   p->b_scale = f->b_scale;
   p->b_scale_ld = fold_blocks(desc->k);
-  return st;
+  return tp_kernel_blockwise_a_scale(&kp, host, f->a_scale, fold_blocks(desc->k), desc->m,
+                                     w.a_scale_ld, &p->a_scale, err, errlen);
 }

@@ -49,29 +49,7 @@
 #include "tilepipe/plugin/device/blockwise_mainloop.h"
 #include "tilepipe/plugin/device/kernel.h"
 #include "tilepipe/plugin/device/kernel_operands.h"
-
-/* bf16x2 of two fp8 (the low 16 bits of v, the lower byte first) times s:
- * fp8 to f16 exactly (cvt), to f32, the scale, then to bf16 (exact: at
- * most 4 significant bits). Placing the fp8 bits under bf16's exponent
- * and one bf16 multiply takes as many instructions, all on the integer
- * and FMA pipes, and ran 13-16% slower on the H100 (bench/results/
- * 2026-11-27-h100-block-scaled-w8a16.txt). */
-template <bool E5M2>
-static __device__ __forceinline__ uint32_t bs_bf16x2(uint32_t v, float s) {
-  uint32_t h;
-  const unsigned short two = (unsigned short)v;
-  if (E5M2)
-    asm("cvt.rn.f16x2.e5m2x2 %0, %1;" : "=r"(h) : "h"(two));
-  else
-    asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h) : "h"(two));
-  float lo, hi;
-  asm("{.reg .b16 l, u;\n\tmov.b32 {l, u}, %2;\n\tcvt.f32.f16 %0, l;\n\tcvt.f32.f16 %1, u;}"
-      : "=f"(lo), "=f"(hi)
-      : "r"(h));
-  uint32_t out;
-  asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(out) : "f"(hi * s), "f"(lo * s));
-  return out;
-}
+#include "tilepipe/plugin/device/operands_mainloop.h"
 
 /* Converter `thread` of `threads` handles 16-byte chunks i = thread +
  * j * threads (j < BS_CHUNKS(BN)) of B's tile: row i / 4, chunk i % 4. */
@@ -115,14 +93,9 @@ static __device__ __forceinline__ void bs_convert_tile(const tp_input_consumer_s
     if (i >= BN * 4u) break;
     const uint32_t r = i / 4u, q = i % 4u;
     const float s = bs_ue8m0(codes[j]);
-    const uint4 w = src[i];
     unsigned char *row = dst + r * TP_KERNEL_ROW_BYTES;
-    *(uint4 *)(row + ((2u * q) ^ (r % 8u)) * 16u) =
-        make_uint4(bs_bf16x2<E5M2>(w.x, s), bs_bf16x2<E5M2>(w.x >> 16, s),
-                   bs_bf16x2<E5M2>(w.y, s), bs_bf16x2<E5M2>(w.y >> 16, s));
-    *(uint4 *)(row + ((2u * q + 1u) ^ (r % 8u)) * 16u) =
-        make_uint4(bs_bf16x2<E5M2>(w.z, s), bs_bf16x2<E5M2>(w.z >> 16, s),
-                   bs_bf16x2<E5M2>(w.w, s), bs_bf16x2<E5M2>(w.w >> 16, s));
+    bs_bf16x16<E5M2>(src[i], s, *(uint4 *)(row + ((2u * q) ^ (r % 8u)) * 16u),
+                     *(uint4 *)(row + ((2u * q + 1u) ^ (r % 8u)) * 16u));
   }
 }
 
@@ -168,15 +141,34 @@ struct bs_w8a16_mainloop : tp_kernel_operands_mainloop<16, 8> {
 /* The dtype's mantissa bits. */
 #define BS_MANT(T) ((T) == TP_DTYPE_E5M2 ? 2 : 3)
 
-/* The mainloop of each operand group: W8A16's for bf16 A, W8A8's for fp8. */
+/* The mainloop of each operand group: W8A8's (fp8 A, folded), W8A16's
+ * converting B (bf16 A, B NONE), or bf16's (B dequantized). */
 template <int A, int B>
 struct bs_mainloop_of {
   typedef tp_blockwise_mainloop<A, B, tp_block_scaled_params> type;
 };
-template <int B>
-struct bs_mainloop_of<TP_DTYPE_BF16, B> {
+template <>
+struct bs_mainloop_of<TP_DTYPE_BF16, TP_DTYPE_NONE> {
   typedef bs_w8a16_mainloop type;
 };
+template <>
+struct bs_mainloop_of<TP_DTYPE_BF16, TP_DTYPE_BF16> {
+  typedef tp_operands_mainloop<TP_DTYPE_BF16, TP_DTYPE_BF16, tp_block_scaled_params> type;
+};
+
+/* The prologue of each operand group but W8A16's converting one: W8A8's
+ * fold, or W8A16's dequantization of B. */
+template <int A, int B>
+static __device__ __forceinline__ void bs_prologue(const tp_block_scaled_params &p) {
+  if constexpr (A == TP_DTYPE_BF16) {
+    if (p.b_e5m2)
+      bs_dequantize_b<true>(p);
+    else
+      bs_dequantize_b<false>(p);
+  } else {
+    bs_fold_operands<BS_MANT(A), BS_MANT(B)>(p);
+  }
+}
 
 /* The kernels of operand group TP_DEVICE_GROUP (a NAME of
  * TP_BLOCK_SCALED_OPERANDS, block_scaled_params.h; local.mk builds one
@@ -197,24 +189,25 @@ TP_BLOCK_SCALED_OPERANDS(BS_MAINLOOP)
 #define BS_KERNELS(NAME) TP_KERNEL_FOR_EACH_INSTANCE(BS_KERNEL, NAME)
 BS_KERNELS(TP_DEVICE_GROUP)
 
-/* W8A8's fold prologue, tp_block_scaled_<NAME>_fold (gpu.c launches it
- * before the kernel; fold.h), in each group's image but W8A16's: an
- * identifier #if does not know reads 0, so only bf16_mx8 is named. */
-#define BS_W8A16_bf16_mx8 1
-#define BS_W8A16_OF(NAME) BS_W8A16_##NAME
-#define BS_W8A16(NAME) BS_W8A16_OF(NAME)
-#if !BS_W8A16(TP_DEVICE_GROUP)
+/* The prologue, tp_block_scaled_<NAME>_prologue (gpu.c launches it
+ * before the kernel; fold.h), in each group's image but W8A16's
+ * converting one: an identifier #if does not know reads 0, so only
+ * bf16_mx8 is named. */
+#define BS_CONVERTS_bf16_mx8 1
+#define BS_CONVERTS_OF(NAME) BS_CONVERTS_##NAME
+#define BS_CONVERTS(NAME) BS_CONVERTS_OF(NAME)
+#if !BS_CONVERTS(TP_DEVICE_GROUP)
 #define BS_OPERANDS(NAME, A, B) \
   struct bs_operands_##NAME {   \
     enum { a = A, b = B };      \
   };
 TP_BLOCK_SCALED_OPERANDS(BS_OPERANDS)
-#define BS_FOLD_KERNEL(NAME)                                                              \
-  extern "C" __global__ void __launch_bounds__(BLOCK_SCALED_FOLD_THREADS)                 \
-      tp_block_scaled_##NAME##_fold(const __grid_constant__ tp_block_scaled_params p) {   \
-    bs_fold_operands<BS_MANT(bs_operands_##NAME::a), BS_MANT(bs_operands_##NAME::b)>(p); \
+#define BS_PROLOGUE_KERNEL(NAME)                                                               \
+  extern "C" __global__ void __launch_bounds__(BLOCK_SCALED_FOLD_THREADS)                      \
+      tp_block_scaled_##NAME##_prologue(const __grid_constant__ tp_block_scaled_params p) {    \
+    bs_prologue<bs_operands_##NAME::a, bs_operands_##NAME::b>(p);                              \
   }
-/* NAME is expanded here, before BS_FOLD_KERNEL pastes it. */
-#define BS_FOLD(NAME) BS_FOLD_KERNEL(NAME)
-BS_FOLD(TP_DEVICE_GROUP)
+/* NAME is expanded here, before BS_PROLOGUE_KERNEL pastes it. */
+#define BS_PROLOGUE(NAME) BS_PROLOGUE_KERNEL(NAME)
+BS_PROLOGUE(TP_DEVICE_GROUP)
 #endif

@@ -24,12 +24,20 @@
 #define BLOCK_SCALED_FOLD_ROWS 128
 #define BLOCK_SCALED_FOLD_THREADS 256
 
+/* MXFP8 W8A16 from this M on: B dequantized to bf16 by a prologue, then
+ * the bf16 GEMM (device/fold.h); below it, B converted in each stage
+ * (bench/results/2026-11-28c-h100-block-scaled-anchors.txt). */
+#define BLOCK_SCALED_W8A16_DEQUANTIZE_M 512
+
 /* X(NAME, A, B): the operand groups with kernels, NAME their part of the
  * kernel name (tp_block_scaled_<NAME>_...), one LTO-IR image each:
- * MXFP8 W8A16 (bf16 A; B e4m3 or e5m2, told by b_e5m2: TP_DTYPE_NONE
- * here) and MXFP8 W8A8 for each fp8 pair. */
+ * MXFP8 W8A16 converting B in each stage (bf16 A; B e4m3 or e5m2, told by
+ * b_e5m2: TP_DTYPE_NONE here), MXFP8 W8A16 on B dequantized (bf16 x bf16
+ * after the prologue), and MXFP8 W8A8 for each fp8 pair (folded by the
+ * prologue). */
 #define TP_BLOCK_SCALED_OPERANDS(X)          \
   X(bf16_mx8, TP_DTYPE_BF16, TP_DTYPE_NONE)  \
+  X(bf16_bf16, TP_DTYPE_BF16, TP_DTYPE_BF16) \
   X(e4m3_e4m3, TP_DTYPE_E4M3, TP_DTYPE_E4M3) \
   X(e4m3_e5m2, TP_DTYPE_E4M3, TP_DTYPE_E5M2) \
   X(e5m2_e4m3, TP_DTYPE_E5M2, TP_DTYPE_E4M3) \
@@ -44,23 +52,24 @@ typedef struct tp_block_scaled_codes {
   int32_t tiled;
 } tp_block_scaled_codes;
 
-/* W8A8's fold prologue (device/fold.h): the caller's fp8 operands, and
- * where in the plan's workspace it writes them folded (K bytes a row) with
- * their scales as the blockwise-scaled mainloop reads them (a_scale
- * [ceil(K/128), M], rows a_scale_ld floats apart; b_scale [ceil(N/128),
- * ceil(K/128)]). */
-typedef struct tp_block_scaled_fold {
+/* The prologue's (device/fold.h): the caller's operands, and where in the
+ * plan's workspace it writes what the kernel reads. W8A8: A and B folded
+ * (K bytes a row) and their scales as the blockwise-scaled mainloop reads
+ * them (a_scale [ceil(K/128), M], rows a_scale_ld floats apart; b_scale
+ * [ceil(N/128), ceil(K/128)]). W8A16 at large M: B dequantized, bf16 [N,
+ * K] at b_out (a, a_out and the scales unused). */
+typedef struct tp_block_scaled_prologue {
   const uint8_t *a, *b;
   int64_t lda, ldb; /* bytes */
   uint8_t *a_out, *b_out;
   float *a_scale, *b_scale;
   int64_t a_scale_ld;
-} tp_block_scaled_fold;
+} tp_block_scaled_prologue;
 
 typedef struct tp_block_scaled_params {
   /* W8A16: bf16 A (128-byte rows), fp8 B (64-byte rows), 64 of K a
-   * k-block, the caller's; W8A8: the folded fp8 A and B, 128 of K a
-   * k-tile. */
+   * k-block, the caller's, or at large M A and the dequantized B, bf16
+   * both; W8A8: the folded fp8 A and B, 128 of K a k-tile. */
   tp_kernel_operands ab;
   /* W8A8: the folded operands' scales, as tilepipe/plugin/device/
    * blockwise_mainloop.h reads them. */
@@ -69,11 +78,12 @@ typedef struct tp_block_scaled_params {
   const float *b_scale;
   int64_t b_scale_ld;
   /* The caller's codes: B's read by W8A16's converting consumers, both
-   * by W8A8's fold prologue. */
+   * by the prologue. */
   tp_block_scaled_codes a_codes, b_codes;
-  tp_block_scaled_fold fold;
+  tp_block_scaled_prologue prologue;
   int32_t scale_cols; /* K/32 */
-  int32_t b_e5m2;     /* W8A16's B dtype: 1 e5m2, 0 e4m3 */
+  int32_t b_e5m2;     /* W8A16's B dtype: 1 e5m2, 0 e4m3 (the caller's, also where the
+                         prologue dequantizes it) */
 } tp_block_scaled_params;
 
 #endif

@@ -1,6 +1,9 @@
 /* plugins/block_scaled/device/fold.h: MXFP8's ue8m0 codes on the device,
- * and W8A8's fold prologue, which rewrites both operands into the form the
- * skeleton's blockwise-scaled mainloop multiplies:
+ * and the prologues that rewrite the operands once, before the GEMM (a
+ * plan's prologue kernel, tilepipe/plugin/abi.h): W8A16's at large M
+ * dequantizes B to bf16 (exact, bs_dequantize_b, for the bf16 GEMM);
+ * W8A8's folds both operands into the form the skeleton's
+ * blockwise-scaled mainloop multiplies:
  *
  *   A'(m, k) = A(m, k) * 2^(sa(m, k/32) - ra(m, kb)),    a_scale[kb][m] = 2^(ra(m, kb) - 127)
  *   B'(n, k) = B(n, k) * 2^(sb(n, k/32) - rb(n/128, kb)),
@@ -25,8 +28,9 @@
  * folds 128 rows x 128 bytes of K: thread t < 128 reads row t's four codes
  * (one unit of the 128x4 tiled layout holds them all), and the 256 threads
  * move the tile's 1024 chunks of 16 bytes, 8 a row, four each, all four
- * loads issued before the codes' (whose round trip runs under them). Rows past M or N and K past the last
- * group are neither read nor written; codes past K's groups read as 0.
+ * loads issued before the codes' (whose round trip runs under them). Rows
+ * past M or N and K past the last group are neither read nor written;
+ * codes past K's groups read as 0.
  *
  * Invariants: K a multiple of 32 (rows of the folded copies K bytes apart
  * stay 16-byte aligned for TMA), the caller's rows 16-byte aligned (the
@@ -44,6 +48,39 @@
 /* ue8m0 code s as the f32 2^(s - 127): 0 is the subnormal 2^-127, 255 NaN. */
 static __device__ __forceinline__ float bs_ue8m0(uint32_t s) {
   return __uint_as_float(s == 0u ? 0x00400000u : s == 255u ? 0x7fc00000u : s << 23);
+}
+
+/* bf16x2 of two fp8 (the low 16 bits of v, the lower byte first) times s:
+ * fp8 to f16 exactly (cvt), to f32, the scale, then to bf16 (exact: at
+ * most 4 significant bits). Placing the fp8 bits under bf16's exponent
+ * and one bf16 multiply takes as many instructions, all on the integer
+ * and FMA pipes, and ran 13-16% slower on the H100 (bench/results/
+ * 2026-11-27-h100-block-scaled-w8a16.txt). */
+template <bool E5M2>
+static __device__ __forceinline__ uint32_t bs_bf16x2(uint32_t v, float s) {
+  uint32_t h;
+  const unsigned short two = (unsigned short)v;
+  if (E5M2)
+    asm("cvt.rn.f16x2.e5m2x2 %0, %1;" : "=r"(h) : "h"(two));
+  else
+    asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h) : "h"(two));
+  float lo, hi;
+  asm("{.reg .b16 l, u;\n\tmov.b32 {l, u}, %2;\n\tcvt.f32.f16 %0, l;\n\tcvt.f32.f16 %1, u;}"
+      : "=f"(lo), "=f"(hi)
+      : "r"(h));
+  uint32_t out;
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(out) : "f"(hi * s), "f"(lo * s));
+  return out;
+}
+
+/* 16 fp8 (a 16-byte chunk w, in order) times s as 16 bf16 in lo (the
+ * first 8) and hi. */
+template <bool E5M2>
+static __device__ __forceinline__ void bs_bf16x16(uint4 w, float s, uint4 &lo, uint4 &hi) {
+  lo = make_uint4(bs_bf16x2<E5M2>(w.x, s), bs_bf16x2<E5M2>(w.x >> 16, s),
+                  bs_bf16x2<E5M2>(w.y, s), bs_bf16x2<E5M2>(w.y >> 16, s));
+  hi = make_uint4(bs_bf16x2<E5M2>(w.z, s), bs_bf16x2<E5M2>(w.z >> 16, s),
+                  bs_bf16x2<E5M2>(w.w, s), bs_bf16x2<E5M2>(w.w >> 16, s));
 }
 
 /* Offset of code (r, g) in s (cols codes a row). */
@@ -199,7 +236,7 @@ static __device__ __forceinline__ void bs_fold_operands(const tp_block_scaled_pa
   /* The GEMM may set up while this grid's last CTAs run; it reads
    * nothing before this grid has completed. */
   tp_grid_launch_dependents();
-  const tp_block_scaled_fold &f = p.fold;
+  const tp_block_scaled_prologue &f = p.prologue;
   const int32_t m = p.kernel.m, n = p.kernel.n, k = p.kernel.k;
   const int32_t a_blocks = (m + BLOCK_SCALED_FOLD_ROWS - 1) / BLOCK_SCALED_FOLD_ROWS;
   const int32_t k_blocks = (k + BLOCK_SCALED_FOLD_BLOCK - 1) / BLOCK_SCALED_FOLD_BLOCK;
@@ -232,6 +269,35 @@ static __device__ __forceinline__ void bs_fold_operands(const tp_block_scaled_pa
     bs_fold_store<MANT_A>(v, f.a_out, k, r0, rows, k0, bytes, codes, ref);
   else
     bs_fold_store<MANT_B>(v, f.b_out, k, r0, rows, k0, bytes, codes, ref);
+}
+
+/* W8A16's prologue at large M: B (e4m3, or e5m2 with E5M2) times its
+ * scales as bf16 [N, K] (K bf16 a row) at p.prologue.b_out, exactly (an
+ * 8-bit float times a power of two has at most 4 significant bits:
+ * bs_bf16x2). CTA (i, kb) converts rows [128 i, 128 i + 128) by K-bytes
+ * [128 kb, 128 kb + 128), the data's loads first, as the fold does; codes
+ * past K's groups are never used (their chunks lie past K). */
+template <bool E5M2>
+static __device__ __forceinline__ void bs_dequantize_b(const tp_block_scaled_params &p) {
+  __shared__ uint32_t codes[BLOCK_SCALED_FOLD_ROWS];
+  tp_grid_launch_dependents();
+  const tp_block_scaled_prologue &f = p.prologue;
+  const int32_t n = p.kernel.n, k = p.kernel.k, t = (int32_t)threadIdx.x;
+  const int32_t r0 = (int32_t)blockIdx.x * BLOCK_SCALED_FOLD_ROWS, kb = (int32_t)blockIdx.y;
+  const int32_t k0 = kb * BLOCK_SCALED_FOLD_BLOCK, bytes = min(k - k0, BLOCK_SCALED_FOLD_BLOCK);
+  uint4 v[BS_FOLD_CHUNKS];
+  bs_fold_load(v, f.b, f.ldb, r0, n, k0, bytes);
+  if (t < BLOCK_SCALED_FOLD_ROWS) codes[t] = bs_row_codes(p.b_codes, n, p.scale_cols, r0 + t, kb);
+  __syncthreads();
+#pragma unroll
+  for (int j = 0; j < BS_FOLD_CHUNKS; ++j) {
+    const uint32_t c = threadIdx.x + (uint32_t)j * BLOCK_SCALED_FOLD_THREADS;
+    const int32_t r = r0 + (int32_t)(c / 8u), q = (int32_t)(c % 8u);
+    if (r >= n || q * 16 >= bytes) continue;
+    const float s = bs_ue8m0((codes[c / 8u] >> (8 * (q / 2))) & 0xffu);
+    uint4 *out = (uint4 *)(f.b_out + ((int64_t)r * k + k0 + q * 16) * 2);
+    bs_bf16x16<E5M2>(v[j], s, out[0], out[1]);
+  }
 }
 
 #endif
