@@ -340,11 +340,15 @@ static int fill_inputs(tp_gemm_desc *d, const tp_problem *problem, uint64_t seed
  * underflow D (whose normwise bound assumes neither). */
 static int moderate(float x) { return x == 0.0f || (fabsf(x) >= 0x1p-6f && fabsf(x) <= 4.0f); }
 
-/* The run's D against the reference computed before it. */
+/* The run's D against the reference computed before it, element by
+ * element: the normwise bound is statistical and a fuzzed D of a few
+ * elements may exceed it though correct (tilepipe/reference.h; a 1 x 1 x
+ * 769 D whose sum cancels to 1/3800 of its terms' magnitude did). */
 static void check_result(const fuzz_case *fc, const tp_gemm_desc *d, const tp_problem *problem,
                          const double *ref, const double *mag) {
-  const tp_ref_tolerance tol =
+  tp_ref_tolerance tol =
       tp_ref_tolerance_for(d->d.dtype, d->k, tp_ref_acc_bits(problem, TP_BACKEND_CPU));
+  tol.rel = INFINITY;
   tp_ref_report rep = {.struct_size = sizeof rep};
   tp_ref_compare(&d->d, d->m, d->n, ref, mag, &tol, &rep);
   if (!rep.pass) {
