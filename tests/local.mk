@@ -368,6 +368,9 @@ tests_plugins_fixture_skip_last_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
 tests_plugins_fixture_skip_last_la_LDFLAGS = $(TP_FIXTURE_LDFLAGS)
 TESTS += tests/test_tool.sh
 EXTRA_DIST += tests/test_tool.sh
+# The CPU backend's micro-kernels, each forced, and its thread splits.
+TESTS += tests/test_cpu_kernels.sh
+EXTRA_DIST += tests/test_cpu_kernels.sh
 # bench/ab.sh's registry (bench/ab-registry.sh): every variant's sections
 # renamed into one registry that `tilepipe bench --versus` takes.
 TESTS += tests/test_ab_registry.sh

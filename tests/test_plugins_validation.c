@@ -764,24 +764,27 @@ START_TEST(test_cpu_plans) {
   test_problem p = standard();
   loaded l = load("standard");
   ck_assert_int_eq(set(&l, "stages", "3", err, sizeof err), TP_OK);
+  /* 100 x 300 x 256: M rounded up to the panels' 8, N to the largest
+   * tile's 256, K in blocks of 128. */
   ck_assert_int_eq(plan_slot(&l, &p.desc, TP_BACKEND_CPU, &out, err, sizeof err), TP_OK);
-  ck_assert_int_eq(out.tile.tile_m, 64);
-  ck_assert_int_eq(out.tile.tile_n, 64);
+  ck_assert_int_eq(out.tile.tile_m, 104);
+  ck_assert_int_eq(out.tile.tile_n, 256);
   ck_assert_int_eq(out.tile.tile_k, 128);
   ck_assert_int_eq(out.tile.stages, 3); /* the one key the CPU honours */
+  ck_assert_int_eq(out.tile.consumers, 0); /* the backend's: the cores */
   ck_assert_int_eq(out.tile.k_group_size, 1);
   ck_assert_uint_eq(out.num_tensors, 2);
-  ck_assert_uint_eq(out.tensors[0].bytes, 64 * 128 * 4);
+  ck_assert_uint_eq(out.tensors[0].bytes, 104 * 128 * 4);
   ck_assert_int_eq(out.k_blocks, 2);
-  /* A smaller problem gets a smaller tile: M, N to 8, K to 16. */
+  /* A smaller problem gets a smaller tile: M to 8, N to 32, K to 16. */
   p.desc.m = 1;
   p.desc.n = 9;
   p.desc.k = 7;
   ck_assert_int_eq(plan_slot(&l, &p.desc, TP_BACKEND_CPU, &out, err, sizeof err), TP_OK);
   ck_assert_int_eq(out.tile.tile_m, 8);
-  ck_assert_int_eq(out.tile.tile_n, 16);
+  ck_assert_int_eq(out.tile.tile_n, 32);
   ck_assert_int_eq(out.tile.tile_k, 16);
-  ck_assert_uint_eq(out.tensors[1].bytes, 16 * 16 * 4);
+  ck_assert_uint_eq(out.tensors[1].bytes, 32 * 16 * 4);
   ck_assert_int_eq(out.k_blocks, 1);
   unload(&l);
   problem_free(&p);
@@ -790,7 +793,7 @@ START_TEST(test_cpu_plans) {
   l = load("block_scaled");
   ck_assert_int_eq(plan_slot(&l, &p.desc, TP_BACKEND_CPU, &out, err, sizeof err), TP_OK);
   ck_assert_uint_eq(out.num_tensors, 4);
-  ck_assert_uint_eq(out.tensors[2].bytes, 64 * (128 / 16) * 4); /* f32 per row per group */
+  ck_assert_uint_eq(out.tensors[2].bytes, 104 * (128 / 16) * 4); /* f32 per row per group */
   ck_assert_int_eq(out.tile.stages, 0);                          /* the backend decides */
   unload(&l);
   problem_free(&p);

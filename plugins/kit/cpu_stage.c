@@ -1,6 +1,7 @@
 /* plugins/kit/cpu_stage.c: see tilepipe/plugin/kit/cpu_stage.h. */
 #include <string.h>
 
+#include "plugins/kit/cpu_microkernel.h"
 #include "tilepipe/plugin/kit/cpu_stage.h"
 #include "tilepipe/plugin/kit/tile_load.h"
 
@@ -27,10 +28,9 @@ void tp_kit_cpu_plan(tp_payload_plan *out, const tp_kit_tuning *tuning, const tp
                      int32_t group_k) {
   tp_tile_config *t = &out->tile;
   memset(out, 0, sizeof *out);
-  t->tile_m = fit(desc->m, 8, TP_KIT_CPU_TILE_M);
-  t->tile_n = fit(desc->n, 8, TP_KIT_CPU_TILE_N);
-  /* Unscaled or per row: the k-block is one group; 16 keeps dot()'s
-   * multiple of 8. */
+  t->tile_m = fit(desc->m, TP_KIT_CPU_MR, TP_KIT_CPU_TILE_M);
+  t->tile_n = fit(desc->n, TP_KIT_CPU_NR, TP_KIT_CPU_TILE_N);
+  /* Unscaled or per row: the k-block is one group, K rounded up to 16. */
   const int whole = group_k == 0 || group_k == TP_KIT_CPU_GROUP_BLOCK;
   t->tile_k = fit(desc->k, whole ? 16 : group_k, TP_KIT_CPU_TILE_K);
   tp_kit_cpu_stage cs = {whole ? t->tile_k : group_k, group_k != 0};
@@ -39,7 +39,7 @@ void tp_kit_cpu_plan(tp_payload_plan *out, const tp_kit_tuning *tuning, const tp
   t->k_group_size = 1;
   t->cluster_m = 1;
   t->cluster_n = 1;
-  t->consumers = TP_KIT_CPU_CONSUMERS;
+  t->consumers = 0; /* the backend's: the cores */
   add_tensor(out, (uint32_t)(sizeof(float) * t->tile_m * t->tile_k));
   add_tensor(out, (uint32_t)(sizeof(float) * t->tile_n * t->tile_k));
   if (cs.scaled) {
@@ -56,50 +56,67 @@ tp_kit_cpu_stage tp_kit_cpu_stage_get(const tp_payload_plan *plan) {
   return cs;
 }
 
+/* Rows [r0, r0 + tile_rows) of t (rows x cols), K-columns [c0, c0 +
+ * tile_cols), as f32 panels of `width` rows (at most TP_KIT_CPU_NR): (i,
+ * k) at [i / width][k][i % width], 0 outside t. A panel's rows are
+ * decoded into rows (width x tile_cols floats, L1-sized), then written out
+ * k by k, each step `width` contiguous floats. */
+static void load_panels(const tp_tensor *t, int64_t rows, int64_t cols, int64_t r0, int64_t c0,
+                        int32_t tile_rows, int32_t tile_cols, int32_t width, float *buf,
+                        float *dst) {
+  for (int32_t p = 0; p * width < tile_rows; p++) {
+    tp_kit_tile_load_f32(t, rows, cols, r0 + (int64_t)p * width, c0, width, tile_cols, buf);
+    float *panel = dst + (int64_t)p * tile_cols * width;
+    for (int32_t k = 0; k < tile_cols; k++)
+      for (int32_t i = 0; i < width; i++) panel[(int64_t)k * width + i] = buf[i * tile_cols + k];
+  }
+}
+
 void tp_kit_cpu_load_operands(const tp_payload_plan *plan, const tp_gemm_desc *desc, int64_t m0,
                               int64_t n0, int64_t kb, void *const *stage) {
   const tp_tile_config *t = &plan->tile;
-  int64_t k0 = kb * t->tile_k;
-  tp_kit_tile_load_f32(&desc->a, desc->m, desc->k, m0, k0, t->tile_m, t->tile_k,
-                       stage[TP_KIT_STAGE_A]);
-  tp_kit_tile_load_f32(&desc->b, desc->n, desc->k, n0, k0, t->tile_n, t->tile_k,
-                       stage[TP_KIT_STAGE_B]);
-}
-
-/* f32 dot product of n (a multiple of 8) elements, in 8 interleaved partial
- * sums: independent chains the compiler can keep in one vector register. */
-static float dot(const float *a, const float *b, int32_t n) {
-  float s[8] = {0};
-  for (int32_t k = 0; k < n; k += 8)
-    for (int l = 0; l < 8; l++)
-      s[l] += a[k + l] * b[k + l];
-  return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+  const int64_t k0 = kb * t->tile_k;
+  float buf[TP_KIT_CPU_NR * TP_KIT_CPU_TILE_K];
+  load_panels(&desc->a, desc->m, desc->k, m0, k0, t->tile_m, t->tile_k, TP_KIT_CPU_MR, buf,
+              stage[TP_KIT_STAGE_A]);
+  load_panels(&desc->b, desc->n, desc->k, n0, k0, t->tile_n, t->tile_k, TP_KIT_CPU_NR, buf,
+              stage[TP_KIT_STAGE_B]);
 }
 
 void tp_kit_cpu_mma(const tp_payload_plan *plan, const void *const *stage, int64_t kb, int32_t r0,
                     int32_t rows, float *acc, int32_t ld_acc) {
   (void)kb; /* the stage holds everything k-block kb needs */
   const tp_kit_cpu_stage cs = tp_kit_cpu_stage_get(plan);
-  const int32_t tk = plan->tile.tile_k, tn = plan->tile.tile_n;
-  const int32_t groups = tk / cs.group_k;
+  const tp_kit_cpu_ukernel uk = tp_kit_cpu_ukernel_get();
+  const int32_t tk = plan->tile.tile_k, tn = plan->tile.tile_n, gk = cs.group_k;
+  const int32_t groups = tk / gk;
   const float *a = stage[TP_KIT_STAGE_A], *b = stage[TP_KIT_STAGE_B];
   const float *sa = cs.scaled ? stage[TP_KIT_STAGE_SA] : NULL;
   const float *sb = cs.scaled ? stage[TP_KIT_STAGE_SB] : NULL;
-  for (int32_t i = 0; i < rows; i++) {
-    const int32_t r = r0 + i;
-    const float *arow = a + (int64_t)r * tk;
-    float *out = acc + (int64_t)i * ld_acc;
-    for (int32_t n = 0; n < tn; n++) {
-      const float *brow = b + (int64_t)n * tk;
-      if (!cs.scaled) {
-        out[n] += dot(arow, brow, tk);
-        continue;
+  float c[TP_KIT_CPU_MR * TP_KIT_CPU_NR];
+  for (int32_t p = r0 / TP_KIT_CPU_MR; p * TP_KIT_CPU_MR < r0 + rows; p++) {
+    const float *ap = a + (int64_t)p * tk * TP_KIT_CPU_MR;
+    /* the panel's rows inside [r0, r0 + rows) */
+    const int32_t lo = p * TP_KIT_CPU_MR < r0 ? r0 - p * TP_KIT_CPU_MR : 0;
+    const int32_t hi = (p + 1) * TP_KIT_CPU_MR > r0 + rows ? r0 + rows - p * TP_KIT_CPU_MR
+                                                            : TP_KIT_CPU_MR;
+    for (int32_t q = 0; q < tn / TP_KIT_CPU_NR; q++) {
+      const float *bq = b + (int64_t)q * tk * TP_KIT_CPU_NR;
+      for (int32_t g = 0; g < groups; g++) {
+        uk.fn(ap + (int64_t)g * gk * TP_KIT_CPU_MR, bq + (int64_t)g * gk * TP_KIT_CPU_NR, gk, c);
+        for (int32_t i = lo; i < hi; i++) {
+          const int32_t r = p * TP_KIT_CPU_MR + i;
+          float *out = acc + (int64_t)(r - r0) * ld_acc + q * TP_KIT_CPU_NR;
+          const float *ci = c + i * TP_KIT_CPU_NR;
+          if (!cs.scaled) {
+            for (int32_t j = 0; j < TP_KIT_CPU_NR; j++) out[j] += ci[j];
+            continue;
+          }
+          const float s = sa[r * groups + g];
+          const float *sbq = sb + (int64_t)q * TP_KIT_CPU_NR * groups + g;
+          for (int32_t j = 0; j < TP_KIT_CPU_NR; j++) out[j] += s * sbq[j * groups] * ci[j];
+        }
       }
-      float sum = 0.0f;
-      for (int32_t g = 0; g < groups; g++)
-        sum += sa[r * groups + g] * sb[n * groups + g] *
-               dot(arow + g * cs.group_k, brow + g * cs.group_k, cs.group_k);
-      out[n] += sum;
     }
   }
 }

@@ -29,6 +29,8 @@ plugins_kit_libtilepipe_kit_la_SOURCES = \
 	plugins/kit/tuning.c \
 	plugins/kit/tile_load.c \
 	plugins/kit/cpu_stage.c \
+	plugins/kit/cpu_microkernel.c \
+	plugins/kit/cpu_microkernel.h \
 	plugins/kit/cpu_epilogue.c \
 	plugins/kit/kernel_plan.c \
 	plugins/kit/kernel_instances.c \

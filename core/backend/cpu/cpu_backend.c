@@ -13,7 +13,9 @@
  * concurrent runs of one plan do not interfere. Both are allocated before any
  * thread starts: once the pipeline runs, no role can fail, so none can leave
  * the others waiting on a barrier. */
+#define _GNU_SOURCE /* sched_getaffinity */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -25,8 +27,11 @@
 #include "tilepipe/internal/pipeline/pipeline.h"
 #include "tilepipe/internal/pipeline/storage.h"
 
-/* Threads beyond this do not pay on a host path meant for checking. */
-#define TP_CPU_MAX_CONSUMERS 8
+/* Consumer threads at most (a plan's, whatever the cores); each takes
+ * whole panels of a tile's rows (TP_CPU_ROW_STEP: the kit's micro-kernels'
+ * 8). */
+#define TP_CPU_MAX_CONSUMERS 64
+#define TP_CPU_ROW_STEP 8
 /* Stages when the payload leaves the choice to the backend. */
 #define TP_CPU_DEFAULT_STAGES 4
 /* The host "shared memory" budget: generous, the host has no 227 KB wall. */
@@ -93,7 +98,10 @@ static void *run_consumer(void *arg) {
 
   const tp_binding *b = run->plan->binding;
   const tp_tile_config *tc = &b->payload_plan.tile;
-  const int32_t rows_each = (tc->tile_m + run->consumers - 1) / run->consumers;
+  /* Whole panels of rows each: a panel split between two threads would be
+   * multiplied by both. */
+  const int32_t rows_each = ((tc->tile_m + run->consumers - 1) / run->consumers + TP_CPU_ROW_STEP -
+                             1) / TP_CPU_ROW_STEP * TP_CPU_ROW_STEP;
   const int32_t r0 = ca->index * rows_each;
   const int32_t rows = r0 >= tc->tile_m ? 0 : (tc->tile_m - r0 < rows_each ? tc->tile_m - r0 : rows_each);
   float *acc = rows > 0 ? run->acc + (size_t)r0 * (size_t)tc->tile_n : NULL;
@@ -127,6 +135,22 @@ static void *run_consumer(void *arg) {
   return NULL;
 }
 
+/* Consumers when the payload leaves them to the backend:
+ * $TILEPIPE_CPU_THREADS when it is a number from 1 to
+ * TP_CPU_MAX_CONSUMERS (anything else is ignored), else the cores this
+ * process may run on (its affinity mask). The producer, the calling
+ * thread, mostly waits for free stages. */
+static int32_t default_consumers(void) {
+  const char *want = getenv("TILEPIPE_CPU_THREADS");
+  if (want != NULL && *want) {
+    char *end;
+    const long v = strtol(want, &end, 10);
+    if (*end == '\0' && v >= 1 && v <= TP_CPU_MAX_CONSUMERS) return (int32_t)v;
+  }
+  cpu_set_t set;
+  return sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0 ? CPU_COUNT(&set) : 1;
+}
+
 tp_status tp_cpu_plan_create(tp_cpu_plan **out, const tp_binding *binding) {
   const tp_payload_plan *pp = &binding->payload_plan;
   const tp_tile_config *tc = &pp->tile;
@@ -140,9 +164,11 @@ tp_status tp_cpu_plan_create(tp_cpu_plan **out, const tp_binding *binding) {
   tp_cpu_plan *plan = calloc(1, sizeof *plan);
   if (plan == NULL) return tp_error_set(TP_ERR_OUT_OF_MEMORY, "CPU plan: out of host memory");
   plan->binding = binding;
-  plan->consumers = tc->consumers < 1 ? 1 : tc->consumers;
+  plan->consumers = tc->consumers < 1 ? default_consumers() : tc->consumers;
   if (plan->consumers > TP_CPU_MAX_CONSUMERS) plan->consumers = TP_CPU_MAX_CONSUMERS;
-  if (plan->consumers > tc->tile_m) plan->consumers = tc->tile_m;
+  /* no thread without a panel of rows */
+  const int32_t panels = (tc->tile_m + TP_CPU_ROW_STEP - 1) / TP_CPU_ROW_STEP;
+  if (plan->consumers > panels) plan->consumers = panels;
 
   tp_storage_request req = tp_storage_request_make(TP_CPU_SMEM_BUDGET);
   req.num_tensors = pp->num_tensors;

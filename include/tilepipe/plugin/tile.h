@@ -20,7 +20,8 @@ typedef struct tp_tile_config {
   int32_t stages;                 /* input pipeline barrier stages; 0: as many as fit */
   int32_t k_group_size;           /* k-blocks per barrier stage (one expect_tx each) */
   int32_t cluster_m, cluster_n;   /* CTAs per cluster along M and N (GPU) */
-  int32_t consumers;              /* consumer warpgroups (GPU) or threads (CPU) */
+  int32_t consumers;              /* consumer warpgroups (GPU) or threads (CPU; 0: the
+                                     backend's choice, the cores) */
 } tp_tile_config;
 
 #define TP_MAX_STAGE_TENSORS 4

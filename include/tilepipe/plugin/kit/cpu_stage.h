@@ -3,10 +3,16 @@
  *
  * One k-block kb of output tile (m0, n0), as the producer leaves it:
  *
- *   stage[0]  A   f32 [tile_m][tile_k]   A(m0 + i, kb*tile_k + j), 0 outside A
- *   stage[1]  B   f32 [tile_n][tile_k]   B(n0 + i, kb*tile_k + j), 0 outside B
+ *   stage[0]  A   f32 packed in panels of TP_KIT_CPU_MR rows: A(m0 + i,
+ *                 kb*tile_k + k) at [i / MR][k][i % MR], 0 outside A
+ *   stage[1]  B   f32 packed in panels of TP_KIT_CPU_NR rows: B(n0 + j,
+ *                 kb*tile_k + k) at [j / NR][k][j % NR], 0 outside B
  *   stage[2]  SA  f32 [tile_m][groups]   scaled payloads only: the scale of
  *   stage[3]  SB  f32 [tile_n][groups]   A's / B's row i over K-group g
+ *
+ * The panels are what the consumer's micro-kernels (BLIS's outer-product
+ * form) stream through: each k step of a panel pair is MR elements of A,
+ * each broadcast over NR of B, contiguous.
  *
  * with groups = tile_k / group_k. The consumer adds, for each of its rows r
  * and each column n,
@@ -34,17 +40,23 @@ extern "C" {
 #endif
 
 /* The largest CPU tile: tile_k 128 holds whole scale groups of every
- * payload (one blockwise block, 4 MXFP8 or 8 NVFP4 groups); 64x64 outputs
- * keep a tile's operands (64 KB of f32) near L2. Smaller problems get a
- * tile shrunk to them (M and N rounded up to 8, K to a whole scale group, or
- * to 16 otherwise), so a decode-shaped GEMM (M = 1) does not compute 64
- * rows of zeros. Integer operands stay exact: of s8 codes, a product is at
- * most 2^14 and a 128-long dot product, with each of its partial sums, at
- * most 2^21, below f32's 2^24. */
-#define TP_KIT_CPU_TILE_M 64
-#define TP_KIT_CPU_TILE_N 64
+ * payload (one blockwise block, 4 MXFP8 or 8 NVFP4 groups); 128 x 256
+ * outputs make the producer's packing (each k-block's 384 rows of A and B,
+ * decoded once) small beside the consumers' 8.4 MFLOP (64 x 64 ran 2x
+ * slower on bf16 1024^3, the packing bounding it: bench/results/
+ * 2026-11-28d-cpu-microkernels.txt). Smaller problems get a tile shrunk to
+ * them (M rounded up to 8, N to 32, K to a whole scale group, or to 16
+ * otherwise), so a decode-shaped GEMM (M = 1) does not compute 128 rows of
+ * zeros. Integer operands stay exact: of s8 codes, a product is at most
+ * 2^14 and a 128-long dot product, with each of its partial sums, at most
+ * 2^21, below f32's 2^24. */
+#define TP_KIT_CPU_TILE_M 128
+#define TP_KIT_CPU_TILE_N 256
 #define TP_KIT_CPU_TILE_K 128
-#define TP_KIT_CPU_CONSUMERS 2
+/* The panels' widths: a micro-kernel's 8 x 32 block of outputs. Tiles are
+ * whole panels (tile_m a multiple of 8, tile_n of 32). */
+#define TP_KIT_CPU_MR 8
+#define TP_KIT_CPU_NR 32
 
 /* group_k of a payload whose scales hold along the whole of K (one per row
  * of A, one per row of B, as int8_w8a8's): one group per k-block. */
@@ -59,7 +71,8 @@ typedef struct tp_kit_cpu_stage {
 } tp_kit_cpu_stage;
 
 /* Fills *out for the CPU backend: the tile above, `stages` from the tuning
- * (0 leaves the depth to the backend), the stage tensors above. group_k:
+ * (0 leaves the depth to the backend), the consumers to the backend (0:
+ * the cores the process may use), the stage tensors above. group_k:
  * 0 unscaled (standard); TP_KIT_CPU_GROUP_BLOCK one scale per row for the
  * whole k-block; else the K elements of a scale group, which must divide
  * TP_KIT_CPU_TILE_K. */
@@ -69,12 +82,16 @@ void tp_kit_cpu_plan(tp_payload_plan *out, const tp_kit_tuning *tuning, const tp
 /* What tp_kit_cpu_plan kept in plan's private bytes. */
 tp_kit_cpu_stage tp_kit_cpu_stage_get(const tp_payload_plan *plan);
 
-/* The producer's common part: stages A and B of k-block kb (cpu_load of an
- * unscaled payload; scaled ones add their scale gathers). */
+/* The producer's common part: stages A and B of k-block kb, decoded and
+ * packed (cpu_load of an unscaled payload; scaled ones add their scale
+ * gathers). */
 void tp_kit_cpu_load_operands(const tp_payload_plan *plan, const tp_gemm_desc *desc, int64_t m0,
                               int64_t n0, int64_t kb, void *const *stage);
 
-/* The cpu_mma slot of a payload on this stage format. */
+/* The cpu_mma slot of a payload on this stage format: per panel pair and
+ * scale group, the CPU's micro-kernel (AVX-512, AVX2 with FMA, or portable
+ * C: plugins/kit/cpu_microkernel.c), its block promoted into acc with the
+ * group's scales. Any rows [r0, r0 + rows) of the tile. */
 void tp_kit_cpu_mma(const tp_payload_plan *plan, const void *const *stage, int64_t kb, int32_t r0,
                     int32_t rows, float *acc, int32_t ld_acc);
 

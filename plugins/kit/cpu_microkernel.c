@@ -1,0 +1,114 @@
+/* plugins/kit/cpu_microkernel.c: the CPU consumer's micro-kernels (see
+ * cpu_microkernel.h), one per instruction set, chosen once per process.
+ *
+ * Each computes C[8][32] = sum_{k < kc} A[k][0..8] (x) B[k][0..32] over a
+ * packed panel pair (tilepipe/plugin/kit/cpu_stage.h): BLIS's outer-product
+ * form, every element of a k step broadcast once and multiplied into a
+ * whole row of accumulators, which stay in registers over the k loop.
+ *
+ *   avx512   16 zmm accumulators (8 rows x 2 x 16), 2 loads of B and 8
+ *            broadcasts of A per 16 FMAs;
+ *   avx2     the panel in four 4 x 16 blocks, 8 ymm accumulators each;
+ *   portable plain C over 8 x 32 (the compiler's vectors, any CPU).
+ *
+ * The x86 ones carry their instruction sets as function attributes, so one
+ * build runs on any x86-64; the choice reads the CPU once (and
+ * TILEPIPE_CPU_KERNEL=portable|avx2|avx512, for tests and comparisons).
+ * Every path sums each C element over k in order, in f32, one FMA (or, in
+ * C, one multiply-add) per term. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugins/kit/cpu_microkernel.h"
+
+static void ukernel_portable(const float *a, const float *b, int32_t kc, float *c) {
+  float acc[TP_KIT_CPU_MR][TP_KIT_CPU_NR] = {{0}};
+  for (int32_t k = 0; k < kc; k++) {
+    const float *ak = a + (int64_t)k * TP_KIT_CPU_MR, *bk = b + (int64_t)k * TP_KIT_CPU_NR;
+    for (int i = 0; i < TP_KIT_CPU_MR; i++)
+      for (int j = 0; j < TP_KIT_CPU_NR; j++) acc[i][j] += ak[i] * bk[j];
+  }
+  memcpy(c, acc, sizeof acc);
+}
+
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define TP_KIT_CPU_X86 1
+
+__attribute__((target("avx512f"))) static void ukernel_avx512(const float *a, const float *b,
+                                                              int32_t kc, float *c) {
+  __m512 acc[TP_KIT_CPU_MR][2];
+  for (int i = 0; i < TP_KIT_CPU_MR; i++) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
+  for (int32_t k = 0; k < kc; k++) {
+    const float *ak = a + (int64_t)k * TP_KIT_CPU_MR;
+    const __m512 b0 = _mm512_loadu_ps(b + (int64_t)k * TP_KIT_CPU_NR);
+    const __m512 b1 = _mm512_loadu_ps(b + (int64_t)k * TP_KIT_CPU_NR + 16);
+#pragma GCC unroll 8
+    for (int i = 0; i < TP_KIT_CPU_MR; i++) {
+      const __m512 ai = _mm512_set1_ps(ak[i]);
+      acc[i][0] = _mm512_fmadd_ps(ai, b0, acc[i][0]);
+      acc[i][1] = _mm512_fmadd_ps(ai, b1, acc[i][1]);
+    }
+  }
+  for (int i = 0; i < TP_KIT_CPU_MR; i++) {
+    _mm512_storeu_ps(c + i * TP_KIT_CPU_NR, acc[i][0]);
+    _mm512_storeu_ps(c + i * TP_KIT_CPU_NR + 16, acc[i][1]);
+  }
+}
+
+__attribute__((target("avx2,fma"))) static void ukernel_avx2(const float *a, const float *b,
+                                                             int32_t kc, float *c) {
+  for (int j0 = 0; j0 < TP_KIT_CPU_NR; j0 += 16)
+    for (int i0 = 0; i0 < TP_KIT_CPU_MR; i0 += 4) {
+      __m256 acc[4][2];
+      for (int i = 0; i < 4; i++) acc[i][0] = acc[i][1] = _mm256_setzero_ps();
+      for (int32_t k = 0; k < kc; k++) {
+        const float *ak = a + (int64_t)k * TP_KIT_CPU_MR + i0;
+        const float *bk = b + (int64_t)k * TP_KIT_CPU_NR + j0;
+        const __m256 b0 = _mm256_loadu_ps(bk), b1 = _mm256_loadu_ps(bk + 8);
+#pragma GCC unroll 4
+        for (int i = 0; i < 4; i++) {
+          const __m256 ai = _mm256_broadcast_ss(ak + i);
+          acc[i][0] = _mm256_fmadd_ps(ai, b0, acc[i][0]);
+          acc[i][1] = _mm256_fmadd_ps(ai, b1, acc[i][1]);
+        }
+      }
+      for (int i = 0; i < 4; i++) {
+        _mm256_storeu_ps(c + (i0 + i) * TP_KIT_CPU_NR + j0, acc[i][0]);
+        _mm256_storeu_ps(c + (i0 + i) * TP_KIT_CPU_NR + j0 + 8, acc[i][1]);
+      }
+    }
+}
+#endif
+
+/* The CPU's best, or the one TILEPIPE_CPU_KERNEL names (if the CPU has
+ * it). */
+static tp_kit_cpu_ukernel choose(void) {
+  const char *want = getenv("TILEPIPE_CPU_KERNEL");
+  tp_kit_cpu_ukernel k = {"portable", ukernel_portable};
+  if (want != NULL && strcmp(want, "portable") == 0) return k;
+#ifdef TP_KIT_CPU_X86
+  __builtin_cpu_init();
+  const int avx512 = __builtin_cpu_supports("avx512f");
+  const int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  if (avx2 && (want == NULL || strcmp(want, "avx2") == 0 || !avx512))
+    k = (tp_kit_cpu_ukernel){"avx2", ukernel_avx2};
+  if (avx512 && (want == NULL || strcmp(want, "avx512") == 0))
+    k = (tp_kit_cpu_ukernel){"avx512", ukernel_avx512};
+#endif
+  return k;
+}
+
+tp_kit_cpu_ukernel tp_kit_cpu_ukernel_get(void) {
+  /* Chosen once: every thread computes the same answer, so a race only
+   * repeats the work (the stores are whole, of one value). */
+  static _Atomic(tp_kit_cpu_ukernel_fn) fn;
+  static const char *_Atomic name;
+  tp_kit_cpu_ukernel_fn f = fn;
+  if (f == NULL) {
+    const tp_kit_cpu_ukernel k = choose();
+    name = k.name;
+    fn = f = k.fn;
+  }
+  return (tp_kit_cpu_ukernel){name, f};
+}

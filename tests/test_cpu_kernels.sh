@@ -1,0 +1,22 @@
+#!/bin/sh
+# tests/test_cpu_kernels.sh: every payload x epilogue x dtype on the CPU
+# backend (tests/test_plugins_cpu) once per micro-kernel the kit can force
+# (TILEPIPE_CPU_KERNEL: portable, avx2, avx512; a CPU without one runs the
+# best it has, plugins/kit/cpu_microkernel.c) and with 1 and 3 consumer
+# threads (TILEPIPE_CPU_THREADS: one thread for every row panel, and a
+# split whose last thread has fewer panels or none).
+set -u
+prog=tests/test_plugins_cpu
+[ -x "$prog" ] || { echo "test_cpu_kernels: $prog not built" >&2; exit 99; }
+status=0
+for kernel in portable avx2 avx512; do
+  for threads in 1 3; do
+    if TILEPIPE_CPU_KERNEL=$kernel TILEPIPE_CPU_THREADS=$threads "$prog" >/dev/null 2>&1; then
+      echo "PASS: $kernel, $threads consumer threads"
+    else
+      echo "FAIL: $kernel, $threads consumer threads"
+      status=1
+    fi
+  done
+done
+exit $status
