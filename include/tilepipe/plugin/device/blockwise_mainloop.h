@@ -64,9 +64,8 @@ struct tp_blockwise_mainloop : tp_kernel_mainloop_defaults {
   template <int BM, int BN>
   struct consumer_state {
     tp_promote_state<BN, sub> pr;
-    const float *b_row; /* b_scale's row of the tile's block */
-    int32_t kb_begin;   /* the unit's first step */
-    int32_t blocks;     /* scale blocks of K: ceil(K / 128) */
+    const float *b_next; /* the next step's first B scale, in b_scale's row of the tile */
+    int32_t b_left;      /* b_next + b_left is that row's last, which blocks past K take */
   };
 
   /* The last group is promoted as soon as it retires. */
@@ -101,18 +100,21 @@ struct tp_blockwise_mainloop : tp_kernel_mainloop_defaults {
   template <int BM, int BN>
   static __device__ __forceinline__ void tile_begin(consumer_state<BM, BN> &s, const P &p,
                                                     const tp_kernel_tile &t, uint32_t) {
-    s.b_row = p.b_scale + (int64_t)(t.n0 / TP_BLOCKWISE_K) * p.b_scale_ld;
-    s.kb_begin = t.kb_begin;
-    s.blocks = (p.kernel.k + TP_BLOCKWISE_K - 1) / TP_BLOCKWISE_K;
-    load_b_scales(s, t.kb_begin);
+    s.b_next = p.b_scale + (int64_t)(t.n0 / TP_BLOCKWISE_K) * p.b_scale_ld + t.kb_begin * sub;
+    s.b_left = (p.kernel.k + TP_BLOCKWISE_K - 1) / TP_BLOCKWISE_K - 1 - t.kb_begin * sub;
+    load_b_scales(s);
   }
 
-  /* Step kb's B scales (a block past K takes the last one: its tiles are
-   * zero). */
+  /* The next step's B scales, clamped to the row's last (a block past K
+   * takes it: its tiles are zero), and the step after's position: a
+   * pointer walked along the row costs a few instructions a step, where an
+   * index rebuilt from kb costs a dozen. */
   template <int BM, int BN>
-  static __device__ __forceinline__ void load_b_scales(consumer_state<BM, BN> &s, int32_t kb) {
+  static __device__ __forceinline__ void load_b_scales(consumer_state<BM, BN> &s) {
 #pragma unroll
-    for (int j = 0; j < sub; ++j) s.pr.b[j] = __ldg(s.b_row + min(kb * sub + j, s.blocks - 1));
+    for (int j = 0; j < sub; ++j) s.pr.b[j] = __ldg(s.b_next + min(j, s.b_left));
+    s.b_next += sub;
+    s.b_left -= sub;
   }
 
   template <int BM, int BN>
@@ -123,12 +125,12 @@ struct tp_blockwise_mainloop : tp_kernel_mainloop_defaults {
   }
 
   /* The last group's promotion, then the next step's B scales, a whole
-   * step ahead of their use (the last step loads its own again). */
+   * step ahead of their use (after the unit's last step they go unused). */
   template <int BM, int BN>
-  static __device__ __forceinline__ void k_block_done(consumer_state<BM, BN> &s, const P &p,
-                                                      float *acc, int32_t kb, uint32_t) {
+  static __device__ __forceinline__ void k_block_done(consumer_state<BM, BN> &s, const P &,
+                                                      float *acc, int32_t, uint32_t) {
     tp_promote_last(s.pr, acc);
-    load_b_scales(s, min(kb + 1, p.kernel.k_blocks - 1));
+    load_b_scales(s);
   }
 };
 

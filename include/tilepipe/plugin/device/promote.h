@@ -58,18 +58,19 @@ TP_KERNEL_FN void tp_promote_load_operands(const tp_kernel_operands &ab,
   }
 }
 
-/* Issues and commits one block's group into tmp: the rows of A at a x the
- * BN rows of B at b, 128 bytes of K of 8-bit A x B dtypes. */
+/* Issues and commits one block's group into tmp: the rows of A whose
+ * descriptor is da x the BN rows of B at db, 128 bytes of K of 8-bit A x B
+ * dtypes. */
 template <int A, int B, int BN>
-TP_KERNEL_FN void tp_promote_issue(float *tmp, uint32_t a, uint32_t b) {
+TP_KERNEL_FN void tp_promote_issue(float *tmp, uint64_t da, uint64_t db) {
   constexpr int step_bytes = 32; /* K of one wgmma */
 #pragma unroll
   for (int i = 0; i < BN / 2; ++i) asm volatile("" : "=f"(tmp[i]));
   tp_wgmma_fence();
 #pragma unroll
   for (int k = 0; k < TP_KERNEL_ROW_BYTES / step_bytes; ++k) {
-    tp_wgmma_typed<A, B>(BN, tmp, tp_wgmma_desc_sw128(a + k * step_bytes),
-                         tp_wgmma_desc_sw128(b + k * step_bytes), k > 0);
+    tp_wgmma_typed<A, B>(BN, tmp, tp_wgmma_desc_advance(da, k * step_bytes),
+                         tp_wgmma_desc_advance(db, k * step_bytes), k > 0);
   }
   tp_wgmma_commit_group();
 }
@@ -113,6 +114,7 @@ TP_KERNEL_FN void tp_promote_mma(tp_promote_state<BN, SUB> &s, float *acc,
   }
   uint32_t a, b;
   tp_kernel_operand_addrs(st, 0, wg, &a, &b);
+  const uint64_t da = tp_wgmma_desc_sw128(a), db = tp_wgmma_desc_sw128(b);
 #pragma unroll
   for (int j = 0; j < SUB; ++j) {
     if (j >= 2) {
@@ -120,8 +122,9 @@ TP_KERNEL_FN void tp_promote_mma(tp_promote_state<BN, SUB> &s, float *acc,
       tp_wgmma_wait_group<1>();
       tp_promote<BN>(s.tmp[j % 2], f[j - 2], acc, !accumulate && j == 2);
     }
-    tp_promote_issue<A, B, BN>(s.tmp[j % 2], a + j * BM * TP_KERNEL_ROW_BYTES,
-                               b + j * BN * TP_KERNEL_ROW_BYTES);
+    tp_promote_issue<A, B, BN>(s.tmp[j % 2],
+                               tp_wgmma_desc_advance(da, j * BM * TP_KERNEL_ROW_BYTES),
+                               tp_wgmma_desc_advance(db, j * BN * TP_KERNEL_ROW_BYTES));
   }
   {
     /* group SUB - 2 retired; the last runs */

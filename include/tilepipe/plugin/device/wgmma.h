@@ -38,6 +38,16 @@ TP_WGMMA_FN uint64_t tp_wgmma_desc_sw128(uint32_t addr) {
   return desc;
 }
 
+/* The descriptor of the tile `bytes` further along: the start address
+ * field's 14 bits hold every shared address (below 2^18) in 16-byte units
+ * and never carry into the next field, so a descriptor built once takes its
+ * k-steps and k-tiles as one 32-bit add to its low word instead of being
+ * rebuilt from an address. */
+TP_WGMMA_FN uint64_t tp_wgmma_desc_advance(uint64_t desc, uint32_t bytes) {
+  const uint32_t lo = (uint32_t)desc + (bytes >> 4), hi = (uint32_t)(desc >> 32);
+  return (uint64_t)hi << 32 | lo;
+}
+
 TP_WGMMA_FN void tp_wgmma_fence(void) { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
 
 TP_WGMMA_FN void tp_wgmma_commit_group(void) {
