@@ -9,6 +9,7 @@
  * the exponent range is one f32 can hold. So a caller (the tool, a test)
  * may index the scale tensors by the maps without checking them again. */
 #include <stdio.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "core/error.h"
@@ -25,6 +26,9 @@ enum { EXP_LOWEST = -126, EXP_HIGHEST = 127 };
 /* The most acc_bits can be: f64's significand. */
 enum { F64_BITS = 53 };
 
+/* tp_problem's first version ended at acc_bits (acc_k came with 2.3). */
+#define FIRST_VERSION (offsetof(tp_problem, acc_bits) + sizeof(int32_t))
+
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 static int narrow_float(tp_dtype t) { return tp_dtype_bits(t) <= 8 && t != TP_DTYPE_S8; }
@@ -34,9 +38,12 @@ static void plain_problem(tp_gemm_desc *d, tp_problem *p) {
   if (d->a.dtype == TP_DTYPE_NONE)
     d->a.dtype = d->b.dtype != TP_DTYPE_NONE ? d->b.dtype : TP_DTYPE_BF16;
   if (d->b.dtype == TP_DTYPE_NONE) d->b.dtype = d->a.dtype;
-  p->acc_bits = narrow_float(d->a.dtype) || narrow_float(d->b.dtype)
-                    ? TP_PROBLEM_ACC_BITS_WGMMA_FP8
-                    : TP_PROBLEM_ACC_BITS_F32;
+  if (narrow_float(d->a.dtype) || narrow_float(d->b.dtype))
+    p->acc_bits = TP_PROBLEM_ACC_BITS_WGMMA_FP8;
+  else if (d->a.dtype == TP_DTYPE_S8 || d->b.dtype == TP_DTYPE_S8)
+    p->acc_bits = TP_PROBLEM_ACC_BITS_F32; /* integer products, exact */
+  else
+    p->acc_bits = TP_PROBLEM_ACC_BITS_WGMMA_16;
 }
 
 /* The map of scale tensor `name` against its tensor, for an operand of
@@ -103,6 +110,8 @@ static tp_status check_described(const tp_gemm_desc *asked, const tp_gemm_desc *
   if (st == TP_OK) st = check_map("b_scale", &d->b_scale, &p->b_scale, d->n, d->k);
   if (st == TP_OK && (p->acc_bits < 1 || p->acc_bits > F64_BITS))
     st = tp_error_set(TP_ERR_PLUGIN, "acc_bits %d is outside 1..%d", p->acc_bits, F64_BITS);
+  if (st == TP_OK && p->acc_k < 0)
+    st = tp_error_set(TP_ERR_PLUGIN, "acc_k %d is negative (0: the whole of K)", p->acc_k);
   return st;
 }
 
@@ -112,7 +121,7 @@ static tp_status check_args(const tp_registry *reg, const char *payload,
   if (reg == NULL || payload == NULL || desc == NULL || problem == NULL)
     return tp_error_set(TP_ERR_INVALID_ARGUMENT,
                         "describe: the registry, the payload's name, desc or problem is NULL");
-  tp_status st = tp_versioned_check(problem, sizeof *problem, "tp_problem");
+  tp_status st = tp_versioned_check(problem, FIRST_VERSION, "tp_problem");
   if (st == TP_OK && opt != NULL)
     st = tp_versioned_check(opt, sizeof *opt, "tp_problem_options");
   if (st != TP_OK) return st;
@@ -184,9 +193,11 @@ tp_status tp_problem_describe(const tp_registry *reg, const char *payload,
   desc->a_scale = work.a_scale;
   desc->b_scale = work.b_scale;
   /* The caller's struct may be newer (larger) than the core's: the core's
-   * fields, the rest zero (tp_versioned_check refused an older one). */
-  tp_versioned_clear(problem, sizeof *problem, "tp_problem");
+   * fields, the rest zero; or older, down to the first version
+   * (tp_versioned_check refused one before it): the fields it has. */
+  tp_versioned_clear(problem, FIRST_VERSION, "tp_problem");
+  const size_t size = problem->struct_size < sizeof out ? problem->struct_size : sizeof out;
   memcpy((unsigned char *)problem + sizeof out.struct_size,
-         (const unsigned char *)&out + sizeof out.struct_size, sizeof out - sizeof out.struct_size);
+         (const unsigned char *)&out + sizeof out.struct_size, size - sizeof out.struct_size);
   return TP_OK;
 }

@@ -275,6 +275,21 @@ tests_test_gpu_chain_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
 tests_test_gpu_chain_LDADD = $(TP_PLUGIN_TEST_LIBS)
 EXTRA_tests_test_gpu_chain_DEPENDENCIES = tilepipe.ini
 
+# The comparator's teeth (tools/reference/compare.c): the GPU error model
+# pinned to its formula and to errors measured on the H100, and faults
+# injected into a correct D failing it; the correct D from the CPU backend
+# (test_ref_faults) and from the GPU (test_gpu_faults, skips, 77, without
+# one).
+check_PROGRAMS += tests/test_ref_faults tests/test_gpu_faults
+tests_test_ref_faults_SOURCES = tests/test_ref_faults.c tests/tuned_registry.c tests/tmpdir.c
+tests_test_ref_faults_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
+tests_test_ref_faults_LDADD = $(TP_PLUGIN_TEST_LIBS)
+EXTRA_tests_test_ref_faults_DEPENDENCIES = tilepipe.ini
+tests_test_gpu_faults_SOURCES = $(tests_test_ref_faults_SOURCES)
+tests_test_gpu_faults_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS) -DFAULTS_ON_GPU
+tests_test_gpu_faults_LDADD = $(TP_PLUGIN_TEST_LIBS)
+EXTRA_tests_test_gpu_faults_DEPENDENCIES = tilepipe.ini
+
 # Every GPU of a host (docs/threads.md): which device a call works on,
 # decided without a driver (internal functions); and two GPUs driven from a
 # thread each, with the refusal of a plan run under the other GPU's context

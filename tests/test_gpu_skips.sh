@@ -18,7 +18,7 @@ case $why in
    exit 77 ;;
 esac
 failures=0
-for test in tests/test_cuda_launch tests/test_gpu_gemm tests/test_gpu_chain tests/test_device \
+for test in tests/test_cuda_launch tests/test_gpu_gemm tests/test_gpu_chain tests/test_gpu_faults tests/test_device \
             tests/test_gpu_multi tests/device/test_pipeline_device; do
   [ -x "$test" ] || continue
   out=$("$test" 2>&1)

@@ -145,11 +145,13 @@ START_TEST(test_standard) {
   ck_assert_int_eq(d.a.dtype, TP_DTYPE_BF16);
   ck_assert_int_eq(d.b.dtype, TP_DTYPE_BF16);
   expect_unscaled(&d, &p);
-  ck_assert_int_eq(p.acc_bits, 24);
+  ck_assert_int_eq(p.acc_bits, 22);
+  ck_assert_int_eq(p.acc_k, 0); /* the whole of K in wgmma's running sum */
   d = asked(7, 9, 11, TP_DTYPE_E5M2, TP_DTYPE_NONE, TP_DTYPE_F32);
   p = describe_ok(shipped, "standard", NULL, &d);
   ck_assert_int_eq(d.b.dtype, TP_DTYPE_E5M2);
   ck_assert_int_eq(p.acc_bits, 14);
+  ck_assert_int_eq(p.acc_k, 0);
   d = asked(7, 9, 11, TP_DTYPE_NONE, TP_DTYPE_F16, TP_DTYPE_F32);
   describe_ok(shipped, "standard", NULL, &d);
   ck_assert_int_eq(d.a.dtype, TP_DTYPE_F16);
@@ -174,6 +176,7 @@ START_TEST(test_blockwise_fp8) {
   expect_map(&p.a_scale, 1, 128, 1, -8, 16);
   expect_map(&p.b_scale, 128, 128, 0, -8, 16);
   ck_assert_int_eq(p.acc_bits, 14);
+  ck_assert_int_eq(p.acc_k, 128); /* each scale block's sum promoted */
   /* Under an f16 D the values narrow (their products would overflow it). */
   d = asked(100, 300, 257, TP_DTYPE_E4M3, TP_DTYPE_NONE, TP_DTYPE_F16);
   p = describe_ok(shipped, "blockwise_fp8", NULL, &d);
@@ -199,6 +202,7 @@ START_TEST(test_block_scaled) {
   expect_map(&p.a_scale, 1, 32, 0, -2, 5);
   expect_map(&p.b_scale, 1, 32, 0, -2, 5);
   ck_assert_int_eq(p.acc_bits, 14);
+  ck_assert_int_eq(p.acc_k, 128); /* folded into blockwise FP8's form */
   /* NVFP4, strided with the pad. */
   d = asked(130, 7, 64, TP_DTYPE_E2M1, TP_DTYPE_NONE, TP_DTYPE_F16);
   p = describe_ok(shipped, "block_scaled", &strided, &d);
@@ -209,6 +213,12 @@ START_TEST(test_block_scaled) {
   expect_refused(shipped, "block_scaled",
                  asked(4, 4, 64, TP_DTYPE_E2M1, TP_DTYPE_E4M3, TP_DTYPE_BF16), TP_ERR_UNSUPPORTED,
                  "NVFP4 needs e2m1 on both");
+  /* MXFP8 W8A16: bf16 products in wgmma over the whole of K. */
+  d = asked(130, 7, 100, TP_DTYPE_BF16, TP_DTYPE_NONE, TP_DTYPE_BF16);
+  p = describe_ok(shipped, "block_scaled", NULL, &d);
+  ck_assert_int_eq(d.b.dtype, TP_DTYPE_E4M3);
+  ck_assert_int_eq(p.acc_bits, 22);
+  ck_assert_int_eq(p.acc_k, 0);
 }
 END_TEST
 
@@ -220,7 +230,8 @@ START_TEST(test_without_the_slot) {
     ck_assert_int_eq(d.a.dtype, TP_DTYPE_BF16);
     ck_assert_int_eq(d.b.dtype, TP_DTYPE_BF16);
     expect_unscaled(&d, &p);
-    ck_assert_int_eq(p.acc_bits, 24);
+    ck_assert_int_eq(p.acc_bits, 22);
+    ck_assert_int_eq(p.acc_k, 0);
     d = asked(3, 5, 7, TP_DTYPE_NONE, TP_DTYPE_E2M1, TP_DTYPE_F32);
     p = describe_ok(fixtures, sections[i], NULL, &d);
     ck_assert_int_eq(d.a.dtype, TP_DTYPE_E2M1);
@@ -324,6 +335,25 @@ START_TEST(test_newer_caller) {
 }
 END_TEST
 
+/* A caller built before acc_k (tp_problem's first version) is served the
+ * fields it has, and nothing past them is written. */
+START_TEST(test_first_version_caller) {
+  struct {
+    tp_problem known;
+    int32_t canary;
+  } old;
+  memset(&old, 0xAB, sizeof old);
+  old.known.struct_size = offsetof(tp_problem, acc_k);
+  tp_gemm_desc d = asked(3, 5, 7, TP_DTYPE_NONE, TP_DTYPE_NONE, TP_DTYPE_BF16);
+  ck_assert_int_eq(tp_problem_describe(shipped, "blockwise_fp8", NULL, &d, &old.known), TP_OK);
+  ck_assert_int_eq(old.known.acc_bits, 14);
+  int32_t acc_k;
+  memcpy(&acc_k, &old.known.acc_k, sizeof acc_k);
+  ck_assert_int_eq(acc_k, (int32_t)0xABABABAB);
+  ck_assert_int_eq(old.canary, (int32_t)0xABABABAB);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("problem");
   TCase *tc = tcase_create("describe");
@@ -336,6 +366,7 @@ int main(void) {
   tcase_add_test(tc, test_slot_faults);
   tcase_add_test(tc, test_refusals);
   tcase_add_test(tc, test_newer_caller);
+  tcase_add_test(tc, test_first_version_caller);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

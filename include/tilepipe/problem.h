@@ -74,19 +74,28 @@ typedef struct tp_problem_options {
   int64_t pad;
 } tp_problem_options;
 
-/* tp_problem.acc_bits of the usual sums. */
-#define TP_PROBLEM_ACC_BITS_F32 24    /* f32: 16-bit float or integer products */
-#define TP_PROBLEM_ACC_BITS_WGMMA_FP8 14 /* Hopper's wgmma on 8- or 4-bit floats */
+/* tp_problem.acc_bits of the usual sums: how many significand bits the
+ * running sum behaves as having, fitted to errors measured on the H100
+ * (docs/testing.md, "The error model"). */
+#define TP_PROBLEM_ACC_BITS_F32 24        /* a sum rounded to f32: integer products, the CPU */
+#define TP_PROBLEM_ACC_BITS_WGMMA_16 22   /* Hopper's wgmma on bf16 or f16 (f32 accumulators) */
+#define TP_PROBLEM_ACC_BITS_WGMMA_FP8 14  /* Hopper's wgmma on 8- or 4-bit floats */
 
 /* What the scale tensors of a described problem mean. */
 typedef struct tp_problem {
   uint32_t struct_size; /* sizeof(tp_problem), set by the caller */
   tp_scale_map a_scale, b_scale;
   /* Significand bits of the GPU's running sum, for the error bound a
-   * result is judged by (tilepipe/reference.h): 24 for f32
-   * accumulation of 16-bit or integer products, 14 for fp8/fp4 wgmma
-   * (Hopper keeps about 14 bits of its running sum); 1..53. */
+   * result is judged by (tilepipe/reference.h): TP_PROBLEM_ACC_BITS_*;
+   * 1..53. */
   int32_t acc_bits;
+  /* Elements of K the GPU sums in that running sum before it promotes
+   * the partial into an f32 accumulator: 128 where a mainloop promotes
+   * every scale block (blockwise FP8, MXFP8 W8A8); 0 where the whole of K
+   * runs in it. The error bound grows with this length, not with K.
+   * Appended in plugin ABI 2.3: a caller whose struct ends before it is
+   * served without it. */
+  int32_t acc_k;
 } tp_problem;
 
 /* Asks payload section `payload` of reg to describe a problem. desc holds
@@ -102,7 +111,8 @@ typedef struct tp_problem {
  * A payload without the problem slot (plugin ABI 2.0, or the slot
  * NULL) gets the plain problem: A defaults to bf16, B to A, no scale
  * tensors, acc_bits TP_PROBLEM_ACC_BITS_WGMMA_FP8 when A or B is an 8- or
- * 4-bit float, else TP_PROBLEM_ACC_BITS_F32.
+ * 4-bit float, TP_PROBLEM_ACC_BITS_F32 when one is s8, else
+ * TP_PROBLEM_ACC_BITS_WGMMA_16; acc_k 0.
  *
  * Fails, the message naming the payload and the problem: TP_ERR_NOT_FOUND
  * or TP_ERR_INVALID_ARGUMENT as a plan does for a payload that is unknown,

@@ -230,31 +230,52 @@ double *tp_ref_problem_expected(tp_ref_problem *p, double **mag);
 /* ------------------------------------------------------------ judging */
 
 /* The terms of the per-element bound (tp_ref_compare):
- *   |D - ref| <= u_out |ref| + (1 + u_out) g mag + eta_out
- * where g = (K + 16) u_acc bounds the f32 accumulation (the classic gamma_n
- * bound for a sum of K products, plus the few roundings of scales, alpha and
- * beta * C), mag is tp_ref_gemm's magnitude, u_out the unit roundoff of D's
- * dtype (output rounding dominates for bf16 and f16) and eta_out half D's
- * smallest subnormal (the absolute floor of rounding near 0); and of the
- * normwise bound
- *   ||D - ref||_2 / ||ref||_2 <= rel = u_out + (4 sqrt(K) + 16) u_acc:
- * a sum of K random-sign terms accumulates about 0.4 sqrt(K) u_acc of
- * relative error, and the bound leaves a factor of 10 (K = 300: 3.9e-3 for
- * a bf16 D, 4.9e-4 for f16, 5e-6 for f32); an indexing or scaling bug costs
- * O(1). The normwise bound is statistical: it holds for many elements of
- * random sign; a D of a few elements whose values cancel in C's add or
- * lie among D's subnormals may exceed it though correct, and an epilogue
- * the reference does not know may amplify relative errors, so a test that
- * draws tiny shapes from changing seeds, or judges such an epilogue, sets
- * rel to INFINITY and judges every element alone. A payload whose products
- * are summed exactly in blocks of b (integer products) may tighten g to
- * (ceil(K / b) + 16) u_acc: only the sums of those blocks round. The
- * bound's formula is fixed, so the struct does not grow. */
+ *   |D - ref| <= u_out |ref| + (1 + u_out) (g mag + h rho^2 |ref|) + eta_out
+ * with mag tp_ref_gemm's magnitude, rho = |ref| / mag (1 where every
+ * product has the sign of the sum, about 1 / sqrt(K) for random signs), u_out
+ * the unit roundoff of D's dtype (output rounding dominates for bf16 and
+ * f16) and eta_out half D's smallest subnormal (the absolute floor of
+ * rounding near 0); and of the normwise bound
+ *   ||D - ref||_2 / ||ref||_2 <= rel + ||h rho^2 ref||_2 / ||ref||_2,
+ * judged only over 64 elements or more (it is statistical; with fewer,
+ * every element is judged alone). Two models fill them in:
+ *
+ * - tp_ref_tolerance_for, for a sum rounded to nearest in any order (the
+ *   CPU backend, f32): g = (K + 16) u_acc, the classic gamma_n bound plus
+ *   the few roundings of scales, alpha and beta * C; h = 0; rel = u_out +
+ *   (4 sqrt(K) + 16) u_acc, about ten times the 0.4 sqrt(K) u_acc a sum of
+ *   K random-sign terms accumulates.
+ * - tp_ref_tolerance_for_gpu, for Hopper's wgmma, whose running sum
+ *   truncates: fitted to errors measured on the H100 (docs/testing.md, "The
+ *   error model"), with L the K the running sum takes before a promotion
+ *   (tp_problem.acc_k, or K) and u_acc = 2^-acc_bits:
+ *     g   = 16 u_acc + (ceil(K / 64) + 16) 2^-24   (random-sign error,
+ *           measured at most 3.6 u_acc; f32 roundings of split-K partials,
+ *           promotions, scales, alpha, beta * C)
+ *     h   = L u_acc / 2                            (truncation's bias on a
+ *           sum that grows one way, measured at most 0.14 L u_acc)
+ *     rel = hypot(0.866 u_out, 4 u_acc sqrt(max(L, 32) / 32))
+ *           + (sqrt(K / 64) + 16) 2^-24            (the output's rounding,
+ *           statistically, and the running sum's, measured at most 1.7
+ *           u_acc sqrt(L / 32))
+ *   The margins over the worst measured case are 2-4x; a 1% scale
+ *   error, a wrong column or a sign flip at the GPU tests' shapes fails it
+ *   (tests/test_ref_faults.c).
+ *
+ * The normwise bound is statistical: it holds for many elements of random
+ * sign; a D whose values cancel in C's add or lie among D's subnormals may
+ * exceed it though correct, and an epilogue the reference does not know
+ * may amplify relative errors, so a test that draws such problems, or
+ * judges such an epilogue, sets rel to INFINITY and judges every element
+ * alone. A payload whose products are summed exactly in blocks of b
+ * (integer products) may tighten g to (ceil(K / b) + 16) u_acc: only the
+ * sums of those blocks round. */
 typedef struct tp_ref_tolerance {
   double u_out, eta_out; /* D's unit roundoff and subnormal floor */
   double u_acc;          /* the accumulation's unit roundoff, 2^-acc_bits */
-  double g;              /* (K + 16) * u_acc */
-  double rel;            /* the normwise bound (INFINITY: none) */
+  double g;              /* the per-element bound's share of mag */
+  double rel;            /* the normwise bound's fixed part (INFINITY: none) */
+  double h;              /* the share of rho^2 |ref| (0: none) */
 } tp_ref_tolerance;
 
 /* Significand bits of the running sum on backend: the payload's acc_bits
@@ -263,8 +284,13 @@ typedef struct tp_ref_tolerance {
 int tp_ref_acc_bits(const tp_problem *problem, tp_backend backend);
 
 /* The tolerance for a D of dtype d (bf16, f16 or f32) from a sum of k
- * products with acc_bits significand bits. */
+ * products rounded to nearest with acc_bits significand bits, in any
+ * order. */
 tp_ref_tolerance tp_ref_tolerance_for(tp_dtype d, int64_t k, int acc_bits);
+
+/* The tolerance for a D of dtype d from the GPU's sum of k products as
+ * problem describes it (its acc_bits and acc_k): Hopper's wgmma. */
+tp_ref_tolerance tp_ref_tolerance_for_gpu(tp_dtype d, int64_t k, const tp_problem *problem);
 
 /* A verdict on one D. */
 typedef struct tp_ref_report {
@@ -276,7 +302,8 @@ typedef struct tp_ref_report {
   int64_t bad_row, bad_col;  /* the first of them; -1 if none */
   double bad_value, bad_ref; /* D and the reference there */
   double max_abs;            /* max |D - ref| (infinity when some element is NaN) */
-  double rel, rel_bound;     /* ||D - ref|| / ||ref|| (||D - ref|| when ref is 0), its bound */
+  double rel, rel_bound;     /* ||D - ref|| / ||ref|| (||D - ref|| when ref is 0), its bound
+                                (INFINITY below 64 elements) */
   int64_t padding_at;        /* offset of the first byte of D's buffer outside its elements
                                 that a run wrote; -1 when none (or not checked) */
 } tp_ref_report;
@@ -288,7 +315,8 @@ tp_status tp_ref_compare(const tp_tensor *d, int64_t m, int64_t n, const double 
                          const double *mag, const tp_ref_tolerance *tol, tp_ref_report *report);
 
 /* The tolerance for the problem's D after a run on backend: D's dtype, K
- * and tp_ref_acc_bits of its description. */
+ * and its description's acc_bits and acc_k: tp_ref_tolerance_for_gpu on
+ * the CUDA backend, tp_ref_tolerance_for at 24 bits on the CPU. */
 tp_ref_tolerance tp_ref_problem_tolerance(const tp_ref_problem *p, tp_backend backend);
 
 /* Judges the problem's D (its host buffer, after a run) against its

@@ -12,6 +12,7 @@
  * f16 D far from overflow. The GPU sums fp8 products with wgmma's 14-bit
  * running sum, W8A16's bf16 ones in f32. */
 #include "plugins/block_scaled/block_scaled.h"
+#include "tilepipe/plugin/kernel/params.h"
 
 /* The scale values' exponents: from 2^-2, five octaves of ue8m0 (2^-2 ..
  * 2^2), four of ue4m3 (its 8 mantissas each, to 3.75). */
@@ -49,8 +50,9 @@ tp_status block_scaled_problem(void *state, tp_gemm_desc *desc, const tp_problem
     desc->a_scale = scales(fmt, desc->m, cols, opt);
     out->a_scale = out->b_scale;
     out->acc_bits = TP_PROBLEM_ACC_BITS_WGMMA_FP8;
-  } else { /* W8A16: B converted to bf16 exactly, bf16 products summed in f32 */
-    out->acc_bits = TP_PROBLEM_ACC_BITS_F32;
+    out->acc_k = TP_BLOCKWISE_K; /* folded into blockwise FP8's form: a promotion per block */
+  } else { /* W8A16: B converted to bf16 exactly, bf16 products summed by wgmma */
+    out->acc_bits = TP_PROBLEM_ACC_BITS_WGMMA_16;
   }
   return TP_OK;
 }

@@ -44,5 +44,6 @@ tp_status blockwise_problem(void *state, tp_gemm_desc *desc, const tp_problem_op
   out->a_scale = (tp_scale_map){1, BLOCKWISE_BLOCK, 1, exp_min, exp_count};
   out->b_scale = (tp_scale_map){BLOCKWISE_BLOCK, BLOCKWISE_BLOCK, 0, exp_min, exp_count};
   out->acc_bits = TP_PROBLEM_ACC_BITS_WGMMA_FP8;
+  out->acc_k = BLOCKWISE_BLOCK; /* each block's sum promoted into f32 */
   return TP_OK;
 }

@@ -46,9 +46,11 @@ extern "C" {
 /* 2.0: the structs below, and the tp_gemm_desc the slots read opening with
  * its struct_size (tilepipe/gemm.h). 2.1: a payload may describe its own
  * problem (tp_payload_ops.problem). 2.2: a GPU plan may run a prologue
- * kernel before its kernel (tp_gpu_launch.prologue). */
+ * kernel before its kernel (tp_gpu_launch.prologue). 2.3: the problem
+ * says how long the GPU's running sum runs before a promotion
+ * (tp_problem.acc_k). */
 #define TP_PLUGIN_ABI_MAJOR 2
-#define TP_PLUGIN_ABI_MINOR 2
+#define TP_PLUGIN_ABI_MINOR 3
 #define TP_PLUGIN_ENTRY_NAME "tp_plugin_entry"
 
 #if defined(__GNUC__)
