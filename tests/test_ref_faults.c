@@ -375,6 +375,9 @@ int main(void) {
   tcase_add_loop_test(faults, test_faults, 0, count);
   suite_add_tcase(s, faults);
   SRunner *r = srunner_create(s);
+#ifdef FAULTS_ON_GPU
+  srunner_set_fork_status(r, CK_NOFORK); /* a forked child cannot use the parent's CUDA */
+#endif
   srunner_run_all(r, CK_NORMAL);
   const int failed = srunner_ntests_failed(r);
   srunner_free(r);
