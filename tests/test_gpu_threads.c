@@ -81,7 +81,8 @@ static void worker_fail(worker *w, const gemm_case *c, const char *what, const c
 }
 
 /* D's starting bytes into the problem's device copy (its inputs are
- * there since the plan), one run on stream, D back and checked. */
+ * there since the plan), landed before the run; one run on stream, D back
+ * and checked. */
 static int run_once(worker *w, const gemm_case *c, tp_plan *plan, gemm_problem *p,
                     CUstream stream) {
   const tp_cuda_driver *cu;
@@ -89,8 +90,12 @@ static int run_once(worker *w, const gemm_case *c, tp_plan *plan, gemm_problem *
   gemm_problem_restart(p);
   int64_t d_bytes;
   const void *d = tp_ref_problem_buffer(p->host, TP_REF_D, &d_bytes);
+  /* A copy from pageable memory may still be landing when the call
+   * returns, and a non-blocking stream does not wait for it: the context
+   * waits, or D's poison could land over the kernel's results. */
   if (tp_device_copy_to(tp_ref_problem_device_desc(p->host)->d.data, d, (size_t)d_bytes) !=
-      TP_OK) {
+          TP_OK ||
+      tp_device_synchronize(NULL) != TP_OK) {
     worker_fail(w, c, "upload D", tp_error_message());
     return 0;
   }
