@@ -244,7 +244,8 @@ static void miss_k_block(tp_ref_problem *p, int64_t kb, int64_t rows, double *mi
   tp_gemm_desc *desc = tp_ref_problem_desc(p);
   const tp_tensor *a = &desc->a;
   const int64_t k0 = kb * 128, k1 = k0 + 128 < desc->k ? k0 + 128 : desc->k;
-  const int64_t bytes = (int64_t)a->shape[0] * a->stride[0] * tp_dtype_bits(a->dtype) / 8;
+  int64_t bytes;
+  tp_ref_problem_buffer(p, TP_REF_A, &bytes);
   void *saved = malloc((size_t)bytes);
   ck_assert_ptr_nonnull(saved);
   memcpy(saved, a->data, (size_t)bytes);
