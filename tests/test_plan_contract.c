@@ -47,21 +47,23 @@ static void ones_check(const ones_gemm *g) {
                   BF16_SIXTEEN);
 }
 
-static tp_registry *open_build_registry(void) {
-  tp_registry *reg = NULL;
-  ck_assert_msg(tp_registry_open(&reg, TP_TEST_REGISTRY) == TP_OK, "%s", tp_error_message());
-  return reg;
+/* The build tree's registry into *reg and a plan of standard x store for
+ * g (made ready) on backend. */
+static tp_plan *plan_ones(tp_registry **reg, ones_gemm *g, tp_backend backend) {
+  ck_assert_msg(tp_registry_open(reg, TP_TEST_REGISTRY) == TP_OK, "%s", tp_error_message());
+  ones_init(g);
+  tp_plan *plan = NULL;
+  ck_assert_msg(tp_plan_create(&plan, *reg, "standard", "store", &g->desc, backend) == TP_OK,
+                "%s", tp_error_message());
+  return plan;
 }
 
 START_TEST(test_describe_returns_the_whole_length) {
-  tp_registry *reg = open_build_registry();
+  tp_registry *reg = NULL;
   ones_gemm g;
-  ones_init(&g);
-  tp_plan *plan = NULL;
   /* AUTO without a GPU: three parts (the plan, the CPU backend's, why not
    * CUDA), so every cut lands in each of them for some size. */
-  ck_assert_msg(tp_plan_create(&plan, reg, "standard", "store", &g.desc, TP_BACKEND_AUTO) == TP_OK,
-                "%s", tp_error_message());
+  tp_plan *plan = plan_ones(&reg, &g, TP_BACKEND_AUTO);
   const int full = tp_plan_describe(plan, NULL, 0);
   ck_assert_int_gt(full, 0);
   char *whole = malloc((size_t)full + 1);
@@ -112,12 +114,9 @@ START_TEST(test_odd_slot_status_becomes_plugin_error) {
 END_TEST
 
 START_TEST(test_plan_outlives_its_registry_close) {
-  tp_registry *reg = open_build_registry();
+  tp_registry *reg = NULL;
   ones_gemm g;
-  ones_init(&g);
-  tp_plan *plan = NULL;
-  ck_assert_msg(tp_plan_create(&plan, reg, "standard", "store", &g.desc, TP_BACKEND_CPU) == TP_OK,
-                "%s", tp_error_message());
+  tp_plan *plan = plan_ones(&reg, &g, TP_BACKEND_CPU);
   ck_assert_msg(tp_plan_run(plan, &g.desc, NULL) == TP_OK, "%s", tp_error_message());
   ones_check(&g);
   tp_registry_close(reg);
