@@ -17,9 +17,8 @@
  *
  * The file is read through a non-blocking fd (next_byte), so that a FIFO
  * with no writer is refused after a bounded wait instead of hanging.
- * Sections and keys grow
- * geometrically and stop at TP_INI_MAX_SECTIONS and TP_INI_MAX_KEYS: a
- * file's cost is linear in its size. Text quoted from the file into a
+ * Sections and keys grow geometrically and stop at TP_INI_MAX_SECTIONS and
+ * TP_INI_MAX_KEYS: a file's cost is linear in its size. Text quoted from the file into a
  * message goes through tp_ini_quote, so a binary file cannot put raw bytes
  * into a message. */
 #include <ctype.h>
@@ -87,8 +86,8 @@ static int next_byte(line_reader *r) {
       struct pollfd p = {.fd = r->fd, .events = POLLIN};
       int ready = poll(&p, 1, TP_INI_FIFO_WAIT_S * 1000);
       if (ready > 0) r->fifo_waited = n == 0; /* a writer came: its end is final */
-      if (ready != 0) continue;
-      r->error = ETIMEDOUT;
+      if (ready > 0 || (ready < 0 && errno == EINTR)) continue;
+      r->error = ready == 0 ? ETIMEDOUT : errno;
       return EOF;
     }
     if (n == 0) {
@@ -124,16 +123,15 @@ const char *tp_ini_quote(const char *s, size_t len, char *buf, size_t size) {
   return buf;
 }
 
-/* Makes room for one more of an array of *cap items of `item` bytes,
- * doubling it; 0 on success. */
-static int grow(void **items, size_t *cap, size_t count, size_t item) {
-  if (count < *cap) return 0;
+/* items (an array of *cap items of `item` bytes, count used) with room for
+ * one more: itself, or moved to twice the room; NULL when out of memory
+ * (items is then untouched). */
+static void *with_room(void *items, size_t *cap, size_t count, size_t item) {
+  if (count < *cap) return items;
   size_t want = *cap ? 2 * *cap : 8;
-  void *grown = realloc(*items, want * item);
-  if (!grown) return -1;
-  *items = grown;
-  *cap = want;
-  return 0;
+  void *grown = realloc(items, want * item);
+  if (grown) *cap = want;
+  return grown;
 }
 
 static tp_status add_section(line_reader *r, const char *name, size_t len) {
@@ -141,9 +139,11 @@ static tp_status add_section(line_reader *r, const char *name, size_t len) {
   if (ini->num_sections == TP_INI_MAX_SECTIONS)
     return fail(r, TP_ERR_REGISTRY, "more than %d sections (the most a registry holds)",
                 TP_INI_MAX_SECTIONS);
-  if (grow((void **)&ini->sections, &ini->sections_cap, ini->num_sections, sizeof *ini->sections))
-    return fail(r, TP_ERR_OUT_OF_MEMORY, "out of memory");
-  tp_ini_section *s = &ini->sections[ini->num_sections];
+  tp_ini_section *sections =
+      with_room(ini->sections, &ini->sections_cap, ini->num_sections, sizeof *sections);
+  if (!sections) return fail(r, TP_ERR_OUT_OF_MEMORY, "out of memory");
+  ini->sections = sections;
+  tp_ini_section *s = &sections[ini->num_sections];
   *s = (tp_ini_section){.name = strndup(name, len), .line = r->line};
   if (!s->name) return fail(r, TP_ERR_OUT_OF_MEMORY, "out of memory");
   ini->num_sections++;
@@ -206,7 +206,7 @@ static char *read_line(char *str, int num, void *stream) {
   r->line++;
   size_t len = 0, max = (size_t)num - 1;
   for (; c != EOF && c != '\n'; c = next_byte(r)) {
-    if (c == '\0' || (c < 0x20 && !isspace(c)) || c == 0x7f) {
+    if ((c < 0x20 && !isspace(c)) || c == 0x7f) { /* no text file */
       if (c == '\0')
         fail(r, TP_ERR_REGISTRY, "NUL byte in the line: not a text file");
       else
@@ -245,11 +245,13 @@ static char *read_line(char *str, int num, void *stream) {
 static int on_key(void *user, const char *section, const char *name, const char *value) {
   line_reader *r = user;
   tp_ini_section *s = &r->ini->sections[r->ini->num_sections - 1];
-  if (grow((void **)&s->keys, &s->keys_cap, s->num_keys, sizeof *s->keys)) {
+  tp_ini_key *keys = with_room(s->keys, &s->keys_cap, s->num_keys, sizeof *keys);
+  if (!keys) {
     fail(r, TP_ERR_OUT_OF_MEMORY, "out of memory");
     return 0; /* inih stops asking: the reader sees r->status */
   }
-  tp_ini_key *k = &s->keys[s->num_keys];
+  s->keys = keys;
+  tp_ini_key *k = &keys[s->num_keys];
   *k = (tp_ini_key){.name = strdup(name), .value = strdup(value), .line = r->line};
   s->num_keys++; /* counted even when half-made, so tp_ini_free frees it */
   r->ini->num_keys++;
