@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/backend/cuda/cache_file.h"
+#include "core/backend/cuda/cache_file.h" /* tp_fnv1a64, the core's one hash */
 #include "core/registry/name_index.h"
 
 int tp_name_index_init(tp_name_index *ix, size_t count) {
