@@ -5,8 +5,6 @@
 #include "core/error.h"
 #include "core/gemm_check.h"
 
-/* Sizes beyond this would overflow 32-bit tile coordinates in the kernels. */
-#define TP_MAX_DIM ((int64_t)INT32_MAX)
 /* TMA takes global strides below 2^40 bytes; the CPU path is no looser. */
 #define TP_MAX_STRIDE_BYTES ((int64_t)1 << 40)
 /* TMA needs 16-byte aligned global addresses and row strides. */
@@ -82,7 +80,7 @@ static tp_status check_optional(const char *name, const tp_tensor *t) {
                         TP_MAX_RANK);
   }
   for (int i = 0; i < t->rank; ++i) {
-    if (t->shape[i] < 1 || t->shape[i] > TP_MAX_DIM) {
+    if (t->shape[i] < 1 || t->shape[i] > TP_GEMM_MAX_DIM) {
       return tp_error_set(TP_ERR_INVALID_ARGUMENT, "%s: dimension %d has size %lld", name, i,
                           (long long)t->shape[i]);
     }
@@ -143,7 +141,7 @@ tp_status tp_gemm_check_desc(const tp_gemm_desc *desc, tp_backend backend) {
     return tp_error_set(TP_ERR_INVALID_ARGUMENT, "M, N and K must be >= 1 (got %lld, %lld, %lld)",
                         (long long)desc->m, (long long)desc->n, (long long)desc->k);
   }
-  if (desc->m > TP_MAX_DIM || desc->n > TP_MAX_DIM || desc->k > TP_MAX_DIM) {
+  if (desc->m > TP_GEMM_MAX_DIM || desc->n > TP_GEMM_MAX_DIM || desc->k > TP_GEMM_MAX_DIM) {
     return tp_error_set(TP_ERR_UNSUPPORTED, "M, N and K must be below 2^31 (got %lld, %lld, %lld)",
                         (long long)desc->m, (long long)desc->n, (long long)desc->k);
   }

@@ -7,6 +7,8 @@
 noinst_LTLIBRARIES += core/libtilepipe_core.la
 core_libtilepipe_core_la_SOURCES = \
 	core/error.h \
+	core/file_kind.h \
+	core/file_kind.c \
 	core/gemm_check.h \
 	core/gemm_check.c \
 	core/plan_internal.h \
@@ -34,6 +36,8 @@ core_libtilepipe_core_la_SOURCES = \
 	core/registry/loader.c \
 	core/registry/device_code.h \
 	core/registry/device_code.c \
+	core/registry/name_index.h \
+	core/registry/name_index.c \
 	core/registry/registry_internal.h \
 	core/registry/registry.c \
 	core/dtype.c \

@@ -2,7 +2,13 @@
  *
  * Creation does all the checking and all the expensive work; a run only
  * re-checks that the descriptor describes the planned problem, then hands the
- * pointers to the backend. */
+ * pointers to the backend.
+ *
+ * A plan holds its registry (tp_registry_hold) from creation to destroy,
+ * so the plugins it calls stay loaded even when the caller closes the
+ * registry too early; a run then refuses. A magic word, cleared on
+ * destroy, turns a destroyed plan handed back (while its memory still
+ * says so) into TP_ERR_INVALID_ARGUMENT instead of a use after free. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +21,12 @@
 #include "core/plan_internal.h"
 #include "core/registry/registry_internal.h"
 
+/* "TPPL" in a live plan; 0 once destroyed. */
+#define PLAN_MAGIC 0x4c505054u
+
 struct tp_plan {
+  uint32_t magic;
+  tp_registry *registry; /* held; NULL until the plugins are resolved */
   tp_backend backend;
   tp_gemm_desc desc; /* as planned, read at full size; its data pointers are never read */
   tp_binding binding;
@@ -94,14 +105,9 @@ tp_status tp_binding_check_tiles(const tp_binding *b) {
 tp_status tp_binding_plan(tp_binding *b, const tp_gemm_desc *desc, tp_backend backend) {
   char err[512] = "";
   tp_status st = b->payload->plan(b->payload_state, desc, backend, &b->payload_plan, err, sizeof err);
-  if (st != TP_OK) {
-    return tp_error_set(st, "payload '%s': %s", b->payload_name, err[0] ? err : tp_status_string(st));
-  }
+  if (st != TP_OK) return tp_error_slot(st, "payload", b->payload_name, "plan", err);
   st = b->epilogue->plan(b->epilogue_state, desc, backend, &b->epilogue_plan, err, sizeof err);
-  if (st != TP_OK) {
-    return tp_error_set(st, "epilogue '%s': %s", b->epilogue_name,
-                        err[0] ? err : tp_status_string(st));
-  }
+  if (st != TP_OK) return tp_error_slot(st, "epilogue", b->epilogue_name, "plan", err);
   /* On the CUDA backend the payload's gpu_plan fills the plan's tiles. */
   return backend == TP_BACKEND_CUDA ? TP_OK : tp_binding_check_tiles(b);
 }
@@ -121,6 +127,7 @@ tp_status tp_plan_create(tp_plan **out, tp_registry *registry, const char *paylo
 
   tp_plan *plan = calloc(1, sizeof *plan);
   if (plan == NULL) return tp_error_set(TP_ERR_OUT_OF_MEMORY, "plan: out of host memory");
+  plan->magic = PLAN_MAGIC;
   tp_status st = tp_gemm_desc_read(&plan->desc, desc);
   if (st != TP_OK) {
     tp_plan_destroy(plan);
@@ -133,6 +140,8 @@ tp_status tp_plan_create(tp_plan **out, tp_registry *registry, const char *paylo
     tp_plan_destroy(plan);
     return tp_error_wrap(st, "plan");
   }
+  tp_registry_hold(registry);
+  plan->registry = registry;
 
   plan->backend = backend; /* what a failure below names until the backend is resolved */
   st = resolve_backend(backend, plan->binding.payload_plugin, plan->binding.epilogue_plugin,
@@ -167,6 +176,11 @@ tp_status tp_plan_create(tp_plan **out, tp_registry *registry, const char *paylo
 
 tp_status tp_plan_run(tp_plan *plan, const tp_gemm_desc *desc, void *stream) {
   if (plan == NULL) return tp_error_set(TP_ERR_INVALID_ARGUMENT, "run: the plan is NULL");
+  if (plan->magic != PLAN_MAGIC)
+    return tp_error_set(TP_ERR_INVALID_ARGUMENT, "run: not a live plan (destroyed already?)");
+  if (tp_registry_closed(plan->registry))
+    return tp_error_set(TP_ERR_INVALID_ARGUMENT, "run: the plan's registry is closed (destroy "
+                        "plans before closing their registry)");
   tp_gemm_desc run;
   tp_status st = tp_gemm_desc_read(&run, desc);
   if (st != TP_OK) return tp_error_wrap(st, "run");
@@ -182,30 +196,44 @@ tp_status tp_plan_run(tp_plan *plan, const tp_gemm_desc *desc, void *stream) {
 }
 
 tp_backend tp_plan_backend(const tp_plan *plan) {
-  return plan == NULL ? TP_BACKEND_AUTO : plan->backend;
+  return plan == NULL || plan->magic != PLAN_MAGIC ? TP_BACKEND_AUTO : plan->backend;
+}
+
+/* Where the next part of a description goes once n chars are counted: the
+ * rest of buf, or nowhere (NULL, *room 0) once it is full. snprintf counts
+ * a part either way, so the parts' sum is what one snprintf would return. */
+static char *rest_of(char *buf, size_t size, int n, size_t *room) {
+  *room = (size_t)n < size ? size - (size_t)n : 0;
+  return *room ? buf + n : NULL;
 }
 
 int tp_plan_describe(const tp_plan *plan, char *buf, size_t size) {
-  if (plan == NULL) return snprintf(buf, size, "(no plan)");
+  if (plan == NULL || plan->magic != PLAN_MAGIC)
+    return snprintf(buf, size, "%s", plan ? "(not a live plan)" : "(no plan)");
   const tp_tile_config *t = &plan->binding.payload_plan.tile;
   char group[32] = "";
   if (t->k_group_size > 1) snprintf(group, sizeof group, " of %d k-tiles", t->k_group_size);
   int n = snprintf(buf, size, "%s x %s on %s: tile %dx%dx%d, %lld k-blocks%s, ", plan->payload_name,
                    plan->epilogue_name, tp_backend_name(plan->backend), t->tile_m, t->tile_n,
                    t->tile_k, (long long)plan->binding.payload_plan.k_blocks, group);
-  if (n < 0 || (size_t)n >= size) return n;
-  int m = plan->backend == TP_BACKEND_CPU ? tp_cpu_plan_describe(plan->cpu, buf + n, size - (size_t)n)
-                                          : tp_cuda_plan_describe(plan->cuda, buf + n, size - (size_t)n);
+  if (n < 0) return n;
+  size_t room;
+  char *rest = rest_of(buf, size, n, &room);
+  int m = plan->backend == TP_BACKEND_CPU ? tp_cpu_plan_describe(plan->cpu, rest, room)
+                                          : tp_cuda_plan_describe(plan->cuda, rest, room);
   if (m < 0) return m;
   n += m;
-  if (!plan->why_cpu[0] || (size_t)n >= size) return n;
-  m = snprintf(buf + n, size - (size_t)n, "; auto chose the CPU: %s", plan->why_cpu);
+  if (!plan->why_cpu[0]) return n;
+  rest = rest_of(buf, size, n, &room);
+  m = snprintf(rest, room, "; auto chose the CPU: %s", plan->why_cpu);
   return m < 0 ? m : n + m;
 }
 
 void tp_plan_destroy(tp_plan *plan) {
-  if (plan == NULL) return;
+  if (plan == NULL || plan->magic != PLAN_MAGIC) return;
+  plan->magic = 0;
   tp_cpu_plan_destroy(plan->cpu);
   tp_cuda_plan_destroy(plan->cuda);
+  if (plan->registry) tp_registry_release(plan->registry);
   free(plan);
 }

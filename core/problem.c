@@ -168,8 +168,7 @@ static tp_status describe(const tp_registry *reg, const char *payload,
   char err[SLOT_ERR_MAX] = "";
   st = plugin->payload->problem(state, work, &o, out, err, sizeof err);
   err[sizeof err - 1] = '\0';
-  if (st != TP_OK)
-    return tp_error_set(st, "%s", err[0] ? err : tp_status_string(st));
+  if (st != TP_OK) return tp_error_slot(st, NULL, payload, "problem", err);
   work->a_scale.data = NULL;
   work->b_scale.data = NULL;
   return check_described(asked, work, out);

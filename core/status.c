@@ -50,3 +50,27 @@ tp_status tp_error_wrap(tp_status status, const char *fmt, ...) {
   snprintf(last_message, sizeof last_message, "%s: %s", prefix, old);
   return status;
 }
+
+const char *tp_error_path(const char *path, char buf[TP_ERROR_PATH_MAX]) {
+  size_t len = strlen(path);
+  if (len < TP_ERROR_PATH_MAX) {
+    memcpy(buf, path, len + 1);
+    return buf;
+  }
+  /* 64 + 3 + 188 chars + NUL: the head says where, the tail which file. */
+  enum { HEAD = 64, TAIL = TP_ERROR_PATH_MAX - 1 - HEAD - 3 };
+  memcpy(buf, path, HEAD);
+  memcpy(buf + HEAD, "...", 3);
+  memcpy(buf + HEAD + 3, path + len - TAIL, TAIL + 1);
+  return buf;
+}
+
+tp_status tp_error_slot(tp_status status, const char *kind, const char *name, const char *slot,
+                        const char *err) {
+  char who[128] = "";
+  if (kind) snprintf(who, sizeof who, "%s '%s': ", kind, name);
+  if (status > TP_OK && status < TP_STATUS_COUNT)
+    return tp_error_set(status, "%s%s", who, err[0] ? err : tp_status_string(status));
+  return tp_error_set(TP_ERR_PLUGIN, "%sits %s slot returned %d, which is no tilepipe status (%s)",
+                      who, slot, (int)status, err[0] ? err : "no reason given");
+}

@@ -505,3 +505,34 @@ tests_test_gpu_warm_SOURCES = tests/test_gpu_warm.c tests/tmpdir.c
 tests_test_gpu_warm_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
 tests_test_gpu_warm_LDADD = $(TP_PLUGIN_TEST_LIBS)
 EXTRA_tests_test_gpu_warm_DEPENDENCIES = tilepipe.ini
+
+# What a hostile caller hands over (issue 40): registries that are FIFOs,
+# binary, symbolic link loops or under a 3.8 KB path, a device_image of
+# size 0 (fixture_empty_image); the registry's cost at 100k sections and
+# keys and its limits (test_registry_scale; `test_registry_scale bench`
+# times it); tp_plan_describe's length, a slot's status that is no
+# tp_status (fixture_odd_status), a plan outliving its registry's close;
+# kernel cache entries that are FIFOs, folders or devices (internals).
+check_LTLIBRARIES += tests/plugins/fixture_empty_image.la tests/plugins/fixture_odd_status.la
+tests_plugins_fixture_empty_image_la_SOURCES = tests/plugins/fixture_empty_image.c
+tests_plugins_fixture_empty_image_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
+tests_plugins_fixture_empty_image_la_LDFLAGS = $(TP_FIXTURE_LDFLAGS)
+tests_plugins_fixture_odd_status_la_SOURCES = tests/plugins/fixture_odd_status.c
+tests_plugins_fixture_odd_status_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
+tests_plugins_fixture_odd_status_la_LDFLAGS = $(TP_FIXTURE_LDFLAGS)
+check_PROGRAMS += tests/test_registry_files tests/test_registry_scale tests/test_plan_contract \
+	tests/test_cache_file
+tests_test_registry_files_SOURCES = tests/test_registry_files.c $(TP_REGISTRY_TEST_SOURCES)
+tests_test_registry_files_CPPFLAGS = $(TP_REGISTRY_TEST_CPP_FLAGS)
+tests_test_registry_files_LDADD = $(TP_TEST_LIBS)
+tests_test_registry_scale_SOURCES = tests/test_registry_scale.c $(TP_REGISTRY_TEST_SOURCES)
+tests_test_registry_scale_CPPFLAGS = $(TP_REGISTRY_TEST_CPP_FLAGS)
+tests_test_registry_scale_LDADD = $(TP_TEST_LIBS)
+tests_test_plan_contract_SOURCES = tests/test_plan_contract.c $(TP_REGISTRY_TEST_SOURCES)
+tests_test_plan_contract_CPPFLAGS = $(TP_REGISTRY_TEST_CPP_FLAGS) \
+	-DTP_TEST_REGISTRY='"$(abs_top_builddir)/tilepipe.ini"'
+tests_test_plan_contract_LDADD = $(TP_TEST_LIBS)
+EXTRA_tests_test_plan_contract_DEPENDENCIES = tilepipe.ini
+tests_test_cache_file_SOURCES = tests/test_cache_file.c tests/tmpdir.c
+tests_test_cache_file_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
+tests_test_cache_file_LDADD = $(TP_TEST_INTERNAL_LIBS)

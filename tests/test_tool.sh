@@ -18,8 +18,10 @@
 # - error exits: unknown command/option/payload, bad values, a plan the
 #   payload refuses (with its reason, also where K is shorter than one
 #   scale vector), a payload without a GPU kernel on the CUDA backend, a
-#   missing registry, a bad shapes file (with its line); auto on the CPU
-#   says why not CUDA;
+#   missing registry, a bad shapes file (with its line: a bad size, one
+#   past 2^31 - 1, a NUL byte), a dimension past 2^31 - 1, an --alpha that
+#   underflows to 0 (a subnormal one runs), a FIFO registry with no writer;
+#   auto on the CPU says why not CUDA;
 # - bench --versus: a value that is not P or P:E and more than 4 of them
 #   exit 2; a section the registry lacks, or of the other kind, exits 3
 #   naming it (with or without a GPU);
@@ -239,6 +241,29 @@ expect 3 'bad_shapes.txt:3: expected "M N K"' -- bench --shapes "$tmp/bad_shapes
 printf '# nothing\n\n' >"$tmp/empty_shapes.txt"
 expect 3 'lists no shapes' -- bench --shapes "$tmp/empty_shapes.txt"
 expect 3 'cannot read the shapes file' -- bench --shapes "$tmp/none.txt"
+# Hostile command lines (issue 40): a subnormal --alpha is a float that
+# reaches the run (D is then subnormal too, below --verify's relative
+# bound, so it is not verified), one that underflows to 0 is refused; the largest
+# dimension is the library's, 2^31 - 1, for the options and a shapes file
+# alike; a NUL byte in a shapes file is named; a FIFO registry with no
+# writer is refused within its wait (timeout: never hung on).
+expect 0 'alpha=9.99995e-41 ' -- run $r --backend cpu -m 5 -n 7 -k 9 --d-dtype f32 --alpha 1e-40
+expect 2 "--alpha: '1e-50' is too small for a float" -- run $r -m 4 -n 4 -k 4 --alpha 1e-50
+expect 2 '-m: 2147483648 is outside 1..2147483647' -- run $r -m 2147483648 -n 4 -k 4
+expect 2 '-n: 2147483648 is outside 1..2147483647' -- bench -m 4 -n 2147483648 -k 4
+printf '64 64 64\n64 2147483648 64\n' >"$tmp/big_shapes.txt"
+expect 3 'big_shapes.txt:2: expected "M N K", three integers in 1..2147483647$' -- \
+  bench --shapes "$tmp/big_shapes.txt"
+printf '64 64 64\n64\000 64 64\n' >"$tmp/nul_shapes.txt"
+expect 3 'nul_shapes.txt:2: NUL byte in the line: not a text file' -- \
+  bench --shapes "$tmp/nul_shapes.txt"
+mkfifo "$tmp/fifo.ini" || fail "mkfifo $tmp/fifo.ini"
+timeout 60 "$tool" list --registry "$tmp/fifo.ini" >"$tmp/out" 2>&1
+got=$?
+if [ "$got" -ne 3 ] || ! grep -q 'fifo.ini:1: a FIFO with no data for 5 s' "$tmp/out"; then
+  fail "tilepipe list --registry FIFO (no writer): exit $got, expected 3 and the FIFO named"
+  sed 's/^/    /' "$tmp/out" >&2
+fi
 expect 2 '--iters: 5 is outside 20' -- bench --iters 5 -m 64 -n 64 -k 64
 expect 2 '--back-to-back: 0 is outside 1' -- bench --back-to-back 0 -m 64 -n 64 -k 64
 expect 2 'either all of -m, -n and -k' -- bench -m 64 -n 64

@@ -71,9 +71,13 @@ static int set_value(const tp_cli_command *cmd, const tp_cli_option *o, const ch
     return TP_EXIT_OK;
   }
   case TP_CLI_FLOAT: {
+    /* strtof sets ERANGE for a subnormal result too: that is a float all
+     * the same; only one that overflows (inf) or underflows to 0 is not. */
     float v = strtof(text, &end);
-    if (errno || end == text || *end || !isfinite(v))
+    if ((errno && errno != ERANGE) || end == text || *end || !isfinite(v))
       return usage_error(cmd, "%s takes a finite number, not '%s'", spelled, text);
+    if (errno == ERANGE && v == 0.0f)
+      return usage_error(cmd, "%s: '%s' is too small for a float (it would be 0)", spelled, text);
     *(float *)o->target = v;
     return TP_EXIT_OK;
   }

@@ -351,7 +351,7 @@ static int measure_ceilings(const tp_bench_env *env, tp_bench_meta *meta) {
 int tp_cmd_bench(int argc, char **argv) {
   bench_args a = {.epilogue = "store", .out_dtype = "bf16",
                   .warmup = 10, .iters = 50, .back_to_back = 1, .seed = 1};
-  const int64_t big = (int64_t)1 << 31;
+  const int64_t big = TP_GEMM_MAX_DIM;
   const tp_cli_option options[] = {
       {"shapes", TP_CLI_STRING, &a.shapes, "FILE", "the shapes to run (\"M N K\" lines)", 0, 0},
       {"m", TP_CLI_INT, &a.m, "M", "one shape instead of a file: rows of A and D", 1, big},

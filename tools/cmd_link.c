@@ -237,7 +237,7 @@ static const char *summary =
 
 int tp_cmd_link(int argc, char **argv) {
   link_args a = {.bias_dtype = "f32", .m = 4096, .n = 4096, .k = 4096};
-  const int64_t big = (int64_t)1 << 31;
+  const int64_t big = TP_GEMM_MAX_DIM;
   const tp_cli_option options[] = {
       {"payload", TP_CLI_STRING, &a.payload, "P", "payload plugin", 0, 0},
       {"epilogue", TP_CLI_STRING, &a.epilogue, "E", "epilogue plugin", 0, 0},

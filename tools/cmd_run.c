@@ -143,7 +143,7 @@ int tp_cmd_run(int argc, char **argv) {
   run_args a = {.epilogue = "store", .backend = "auto",
                 .sf_layout = "128x4", .seed = 1, .repeat = 1, .warmup = -1, .alpha = 1.0f,
                 .beta = NAN};
-  const int64_t big = (int64_t)1 << 31;
+  const int64_t big = TP_GEMM_MAX_DIM;
   const tp_cli_option options[] = {
       {"payload", TP_CLI_STRING, &a.payload, "P",
        "payload plugin (default: the registry's first payload)", 0, 0},

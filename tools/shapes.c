@@ -4,10 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tilepipe/gemm.h"
 #include "tools/shapes.h"
 
 enum { MAX_LINE = 256 };
-static const int64_t MAX_SIZE = (int64_t)1 << 31;
+static const int64_t MAX_SIZE = TP_GEMM_MAX_DIM;
 
 /* Parses one line (comment already cut); 0 = blank, 1 = shape, -1 = bad. */
 static int parse_line(char *line, tp_shape *out) {
@@ -26,6 +27,29 @@ static int parse_line(char *line, tp_shape *out) {
   return 1;
 }
 
+/* One line of f into line (its '\n' dropped): TP_ERR_NOT_FOUND at the end
+ * of the file; TP_ERR_INVALID_ARGUMENT, said in err, for a line longer than
+ * MAX_LINE - 2 characters or one with a NUL byte (no text file). */
+static tp_status read_line(FILE *f, char *line, const char *path, int lineno, char *err,
+                           size_t errlen) {
+  int c = getc(f);
+  if (c == EOF) return TP_ERR_NOT_FOUND;
+  size_t len = 0;
+  for (; c != EOF && c != '\n'; c = getc(f)) {
+    if (c == '\0') {
+      snprintf(err, errlen, "%s:%d: NUL byte in the line: not a text file", path, lineno);
+      return TP_ERR_INVALID_ARGUMENT;
+    }
+    if (len == MAX_LINE - 2) {
+      snprintf(err, errlen, "%s:%d: line longer than %d characters", path, lineno, MAX_LINE - 2);
+      return TP_ERR_INVALID_ARGUMENT;
+    }
+    line[len++] = (char)c;
+  }
+  line[len] = '\0';
+  return TP_OK;
+}
+
 tp_status tp_shapes_read(const char *path, tp_shape **shapes, size_t *count, char *err,
                          size_t errlen) {
   *shapes = NULL;
@@ -38,12 +62,8 @@ tp_status tp_shapes_read(const char *path, tp_shape **shapes, size_t *count, cha
   tp_status st = TP_OK;
   size_t cap = 0;
   char line[MAX_LINE];
-  for (int lineno = 1; st == TP_OK && fgets(line, sizeof line, f); lineno++) {
-    if (strchr(line, '\n') == NULL && !feof(f)) {
-      snprintf(err, errlen, "%s:%d: line longer than %d characters", path, lineno, MAX_LINE - 2);
-      st = TP_ERR_INVALID_ARGUMENT;
-      break;
-    }
+  for (int lineno = 1; st == TP_OK && (st = read_line(f, line, path, lineno, err, errlen)) == TP_OK;
+       lineno++) {
     char *hash = strchr(line, '#');
     if (hash) *hash = '\0';
     tp_shape s;
@@ -66,6 +86,7 @@ tp_status tp_shapes_read(const char *path, tp_shape **shapes, size_t *count, cha
       (*shapes)[(*count)++] = s;
     }
   }
+  if (st == TP_ERR_NOT_FOUND) st = TP_OK; /* the end of the file */
   if (st == TP_OK && ferror(f)) {
     snprintf(err, errlen, "error reading %s", path);
     st = TP_ERR_IO;

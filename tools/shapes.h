@@ -13,8 +13,10 @@ typedef struct tp_shape {
 } tp_shape;
 
 /* Reads path into a malloc'ed array (*shapes, freed by the caller) of
- * *count >= 1 shapes, each size in 1..2^31. TP_ERR_IO when the file cannot
- * be read, TP_ERR_INVALID_ARGUMENT for a bad line or an empty list. */
+ * *count >= 1 shapes, each size in 1..TP_GEMM_MAX_DIM (2^31 - 1, the
+ * library's bound). TP_ERR_IO when the file cannot be read,
+ * TP_ERR_INVALID_ARGUMENT for a bad line (too long, a NUL byte, no three
+ * sizes in range) or an empty list. */
 tp_status tp_shapes_read(const char *path, tp_shape **shapes, size_t *count, char *err,
                          size_t errlen);
 

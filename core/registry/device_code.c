@@ -22,6 +22,10 @@ static tp_status check_image(const tp_device_image *im, size_t i, const char *li
 }
 
 tp_status tp_device_code_check(const tp_plugin_desc *d, const char *library) {
+  if (!d->device_image != (d->device_image_size == 0))
+    return tp_error_set(TP_ERR_PLUGIN, "'%s' (plugin '%s'): device_image is %s but "
+                        "device_image_size is %zu (set both, or neither for no device code)",
+                        library, d->name, d->device_image ? "set" : "NULL", d->device_image_size);
   if (!d->device_images && d->num_device_images == 0) return TP_OK;
   if (!d->device_images || d->num_device_images == 0)
     return tp_error_set(TP_ERR_PLUGIN, "'%s' (plugin '%s'): device_images is %s but "

@@ -13,8 +13,9 @@
 #include <stddef.h>
 #include "tilepipe/plugin/abi.h"
 
-/* TP_OK when d's device code fields are well formed: device_image and
- * device_images not both, device_images only for a payload, every image
+/* TP_OK when d's device code fields are well formed: device_image set
+ * exactly when device_image_size is not 0 (an image of size 0 is a plugin
+ * bug, not "no device code"), device_image and device_images not both, device_images only for a payload, every image
  * with data, a size and at least one kernel name, none of them empty.
  * Otherwise TP_ERR_PLUGIN, naming library, the plugin and the problem. */
 tp_status tp_device_code_check(const tp_plugin_desc *d, const char *library);

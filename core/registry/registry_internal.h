@@ -3,8 +3,20 @@
 #ifndef TP_CORE_REGISTRY_INTERNAL_H
 #define TP_CORE_REGISTRY_INTERNAL_H
 
+#include <stdbool.h>
+
 #include "tilepipe/plugin/abi.h"
 #include "tilepipe/registry.h"
+
+/* A plan's hold on the open registry it was made from: the registry's
+ * plugins stay loaded, and its memory valid, until every hold is released,
+ * tp_registry_close giving up only the handle's. Thread-safe. */
+void tp_registry_hold(tp_registry *reg);
+void tp_registry_release(tp_registry *reg);
+
+/* Whether tp_registry_close was called on reg (which a hold keeps
+ * readable): a plan refuses to run then. */
+bool tp_registry_closed(const tp_registry *reg);
 
 /* The loaded plugin `name` of `kind`: its checked descriptor (desc->payload or
  * desc->epilogue is set, with every required slot) and the state its init

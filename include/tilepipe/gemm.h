@@ -30,6 +30,11 @@
 extern "C" {
 #endif
 
+/* The largest M, N or K, and the largest extent of any tensor, that a plan
+ * takes: 2^31 - 1, so that every index into one dimension fits an int32_t
+ * on the device. tp_plan_create refuses more with TP_ERR_UNSUPPORTED. */
+#define TP_GEMM_MAX_DIM ((int64_t)INT32_MAX)
+
 typedef struct tp_gemm_desc {
   uint32_t struct_size; /* sizeof(tp_gemm_desc), set by tp_gemm_desc_init */
   int64_t m, n, k;

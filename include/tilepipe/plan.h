@@ -67,11 +67,16 @@ tp_backend tp_plan_backend(const tp_plan *plan);
 
 /* One line describing the plan's choices (tile shape, stages, cluster,
  * kernel, the device of a CUDA plan; for TP_BACKEND_AUTO resolved to the
- * CPU, why not CUDA) into buf;
- * returns what snprintf returns. */
+ * CPU, why not CUDA) into buf; returns what snprintf returns: the whole
+ * line's length, also when size is too small (the line is then cut to
+ * size - 1 chars) or 0 (buf may be NULL), so tp_plan_describe(plan, NULL,
+ * 0) + 1 is the buffer that holds it. */
 int tp_plan_describe(const tp_plan *plan, char *buf, size_t size);
 
-/* NULL is a no-op. */
+/* Call it once per plan: the handle is freed memory afterwards, and must
+ * not be run, described or destroyed again (a magic word catches such a
+ * call only while the freed memory still holds it). Destroy plans before
+ * closing their registry (tilepipe/registry.h). NULL is a no-op. */
 void tp_plan_destroy(tp_plan *plan);
 
 #ifdef __cplusplus

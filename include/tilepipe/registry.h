@@ -56,11 +56,17 @@ typedef struct tp_plugin_info {
  * Relative library paths resolve against the INI file's folder first, then
  * each folder of $TILEPIPE_PLUGIN_PATH (colon-separated), then the installed
  * plugin folder ("name" also tries "name.so"). Enabled plugins are loaded and
- * initialised here. tp_registry_path() is absolute. */
+ * initialised here. tp_registry_path() is absolute. A file holds at most
+ * 100,000 sections and 1,000,000 keys (docs/registry.md, "Limits");
+ * opening costs time linear in the file, finding a name constant time. */
 tp_status tp_registry_open(tp_registry **registry, const char *path);
 
-/* Unloads every plugin (calling its fini first) and frees the registry. Plans
- * made from it must be destroyed before. NULL is a no-op. */
+/* Unloads every plugin (calling its fini first) and frees the registry.
+ * Call it once per registry (a handle closed already is freed memory), and
+ * destroy the plans made from it before: a plan still alive keeps the
+ * plugins loaded until it is destroyed, and every run of it is refused
+ * (TP_ERR_INVALID_ARGUMENT, "the plan's registry is closed"). The handle
+ * must not be used after this call. NULL is a no-op. */
 void tp_registry_close(tp_registry *registry);
 
 /* The file the registry was read from. */

@@ -1,5 +1,9 @@
 /* core/backend/cuda/cache_file.c: reading and writing one kernel cache
- * entry. See cache_file.h for the layout and the guarantees. */
+ * entry. See cache_file.h for the layout and the guarantees.
+ *
+ * An entry is opened non-blocking and must be a regular file: a FIFO (no
+ * writer would block the read forever), a device or a folder in its place
+ * is rejected, and relinked over, like a corrupt entry. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -9,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/backend/cuda/cache_file.h"
+#include "core/file_kind.h"
 
 static const char magic[8] = {'T', 'P', 'K', 'C', 'A', 'C', 'H', 'E'};
 
@@ -87,7 +92,7 @@ tp_cache_file_status tp_cache_file_read(const char *dir, const char *key, const 
     snprintf(why, why_size, "path too long");
     return TP_CACHE_FILE_REJECTED;
   }
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT || errno == ENOTDIR) return TP_CACHE_FILE_MISSING;
     snprintf(why, why_size, "%s: %s", path, strerror(errno));
@@ -98,7 +103,13 @@ tp_cache_file_status tp_cache_file_read(const char *dir, const char *key, const 
   header h;
   size_t key_size = strlen(key_text);
   char *stored_key = NULL;
-  if (fstat(fd, &st) != 0 || read_all(fd, &h, sizeof h) != 0) {
+  char odd[64];
+  if (fstat(fd, &st) != 0) {
+    problem = "cannot stat";
+  } else if (*tp_file_kind(st.st_mode)) {
+    snprintf(odd, sizeof odd, "%s, not a regular file", tp_file_kind(st.st_mode));
+    problem = odd;
+  } else if (read_all(fd, &h, sizeof h) != 0) {
     problem = "unreadable or shorter than its header";
   } else if ((problem = check_header(&h, (uint64_t)st.st_size, key_size)) == NULL) {
     stored_key = malloc(key_size + 1);

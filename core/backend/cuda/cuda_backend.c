@@ -147,7 +147,7 @@ static tp_status plan_launch(tp_binding *b, const tp_gemm_desc *desc, const tp_g
                                       &b->payload_plan, launch, err, sizeof err);
   if (st != TP_OK) {
     memset(launch, 0, sizeof *launch); /* no kernel chosen, whatever the slot wrote */
-    return tp_error_set(st, "payload '%s': %s", b->payload_name, err[0] ? err : tp_status_string(st));
+    return tp_error_slot(st, "payload", b->payload_name, "gpu_plan", err);
   }
   st = tp_binding_check_tiles(b);
   return st == TP_OK ? check_launch(b, launch, gpu) : st;
@@ -284,19 +284,14 @@ tp_status tp_cuda_plan_run(const tp_cuda_plan *plan, const tp_gemm_desc *desc, v
   char err[512] = "";
   tp_status st = b->payload->gpu_args(&b->payload_plan, &b->epilogue_plan, desc,
                                       tp_host_api_get(), params, err, sizeof err);
-  if (st != TP_OK) {
-    return tp_error_set(st, "payload '%s': %s", b->payload_name, err[0] ? err : tp_status_string(st));
-  }
+  if (st != TP_OK) return tp_error_slot(st, "payload", b->payload_name, "gpu_args", err);
   tp_epilogue_args *ea = (tp_epilogue_args *)(params + plan->launch.epilogue_args_offset);
   ea->alpha = desc->alpha;
   ea->beta = desc->beta;
   ea->source_dtype = (int32_t)b->epilogue_plan.source_dtype;
   if (b->epilogue->gpu_args != NULL) {
     st = b->epilogue->gpu_args(&b->epilogue_plan, desc, ea->user, sizeof ea->user, err, sizeof err);
-    if (st != TP_OK) {
-      return tp_error_set(st, "epilogue '%s': %s", b->epilogue_name,
-                          err[0] ? err : tp_status_string(st));
-    }
+    if (st != TP_OK) return tp_error_slot(st, "epilogue", b->epilogue_name, "gpu_args", err);
   }
   /* Each launch enters the plan's device (its kernel's), or refuses a
    * context of another device, before it queues anything. */
@@ -317,10 +312,13 @@ int tp_cuda_plan_describe(const tp_cuda_plan *plan, char *buf, size_t size) {
                          l->kernel, plan->dims.grid[0], l->cluster[0], l->cluster[1],
                          l->smem_bytes, plan->kernel.stats.registers,
                          (unsigned long long)l->workspace_bytes, plan->device);
-  if (l->prologue[0] == '\0' || n < 0 || (size_t)n >= size) return n;
-  return n + snprintf(buf + n, size - (size_t)n, "; prologue %s, grid %ux%u, %d registers",
-                      l->prologue, l->prologue_grid[0], l->prologue_grid[1],
-                      plan->prologue.stats.registers);
+  if (l->prologue[0] == '\0' || n < 0) return n;
+  /* Counted in full when buf is already full, as one snprintf would. */
+  const size_t room = (size_t)n < size ? size - (size_t)n : 0;
+  const int m = snprintf(room ? buf + n : NULL, room, "; prologue %s, grid %ux%u, %d registers",
+                         l->prologue, l->prologue_grid[0], l->prologue_grid[1],
+                         plan->prologue.stats.registers);
+  return m < 0 ? m : n + m;
 }
 
 /* Freed under the context that allocated it, whichever is current on the

@@ -64,7 +64,10 @@ extern "C" {
 
 /* Error reporting convention of every slot: on failure return a status other
  * than TP_OK and write a one-line reason into err (at most errlen bytes,
- * always NUL-terminated); the core prefixes it with the plugin's name. */
+ * always NUL-terminated); the core prefixes it with the plugin's name. A
+ * value that is no tp_status is a plugin bug: the caller gets
+ * TP_ERR_PLUGIN, "payload 'x': its plan slot returned 999, which is no
+ * tilepipe status (reason)". */
 
 /* ------------------------------------------------------------------ host API */
 
@@ -256,7 +259,9 @@ typedef struct tp_plugin_desc {
   const tp_epilogue_ops *epilogue;
 
   /* LTO-IR of its device code (a fatbin from nvcc -dc -fatbin
-   * -gencode arch=compute_90a,code=lto_90a); NULL when it has none. */
+   * -gencode arch=compute_90a,code=lto_90a); NULL when it has none. Its
+   * size is 0 exactly when it is NULL: the loader refuses one without the
+   * other. */
   const void *device_image;
   size_t device_image_size;
 
