@@ -325,7 +325,7 @@ tests_test_roofline_LDADD = $(TP_TEST_LIBS)
 # generator against it bit for bit (skips, 77, without a GPU).
 check_PROGRAMS += tests/test_seeded_fill
 tests_test_seeded_fill_SOURCES = tests/test_seeded_fill.c tools/seeded_role.c \
-	$(TP_PROBLEM_REGISTRY_SOURCES)
+	tools/reference/codec.c $(TP_PROBLEM_REGISTRY_SOURCES)
 tests_test_seeded_fill_CPPFLAGS = $(TP_PROBLEM_REGISTRY_CPP_FLAGS)
 tests_test_seeded_fill_LDADD = tools/reference/libtilepipe_reference.la $(TP_TEST_LIBS)
 EXTRA_tests_test_seeded_fill_DEPENDENCIES = tilepipe.ini
@@ -401,11 +401,18 @@ tests_test_bias_CPPFLAGS = $(TP_REGISTRY_TEST_CPP_FLAGS) \
 tests_test_bias_LDADD = $(TP_TEST_INTERNAL_LIBS)
 EXTRA_tests_test_bias_DEPENDENCIES = tilepipe.ini
 
-# The core's generic descriptor rules at the edges of int64_t (where the
-# plan fuzzer's corpus reaches them too): internal functions.
+# The core's generic descriptor rules, each broken alone, the CUDA
+# backend's too, and at the edges of int64_t (where the plan fuzzer's
+# corpus reaches them too): internal functions.
 check_PROGRAMS += tests/test_gemm_check
 tests_test_gemm_check_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
 tests_test_gemm_check_LDADD = $(TP_TEST_INTERNAL_LIBS)
+# The library's element load and store against the reference's own tables
+# of every code's value (tools/reference/codec.c, compiled in).
+check_PROGRAMS += tests/test_codec_tables
+tests_test_codec_tables_SOURCES = tests/test_codec_tables.c tools/reference/codec.c
+tests_test_codec_tables_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
+tests_test_codec_tables_LDADD = $(TP_TEST_LIBS) $(LIBM)
 
 # The public link check (tilepipe/link.h) without a link: arguments, its
 # versioned structs, the target, refusals, tuning for one link (the

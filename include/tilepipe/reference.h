@@ -7,9 +7,10 @@
  * (tp_problem_describe, tilepipe/problem.h), runs it on either backend,
  * computes D in f64 and judges every element against a bound derived from
  * the dtypes' unit roundoffs. It shares no code with the plugins: every
- * operand element is decoded to f64 (tp_dtype_load) and scaled as the
- * payload's map says, then the plain triple loop and the epilogue run in
- * f64. It uses only libtilepipe's public API. A test that lists its own
+ * operand element is decoded to f64 by the reference's own tables of every
+ * code's value (not the library's codec, so a codec fault shows in D) and
+ * scaled as the payload's map says, then the plain triple loop and the
+ * epilogue run in f64. It uses only libtilepipe's public API. A test that lists its own
  * plugins opens its registry from INI text (tp_ref_registry_open).
  *
  * One case, on a registry `reg` that lists the payload and the epilogue:

@@ -15,6 +15,8 @@
 noinst_LTLIBRARIES += tools/reference/libtilepipe_reference_core.la
 tools_reference_libtilepipe_reference_core_la_SOURCES = \
 	tools/reference/internal.h \
+	tools/reference/codec.h \
+	tools/reference/codec.c \
 	tools/reference/tensors.c \
 	tools/reference/problem.c \
 	tools/reference/run.c \
