@@ -434,10 +434,15 @@ EXTRA_tests_test_link_check_DEPENDENCIES = tilepipe.ini
 TESTS += tests/test_tool_link.sh
 EXTRA_DIST += tests/test_tool_link.sh
 
-# Without a driver, every GPU test above skips naming the missing
-# libcuda.so.1, as the library does (test_gpu_skips.sh).
+# Without a driver, every GPU test skips naming the missing libcuda.so.1,
+# as the library does (test_gpu_skips.sh: every tests/test_gpu_* program
+# and the others it names).
 TESTS += tests/test_gpu_skips.sh
 EXTRA_DIST += tests/test_gpu_skips.sh
+# The examples' tests, built out of tree against the tilepipe installed at
+# the prefix (test_examples.sh; skips without one, or without a GPU).
+TESTS += tests/test_examples.sh
+EXTRA_DIST += tests/test_examples.sh
 
 # The C examples of README.md, docs/ and examples/*/README.md, compiled
 # with this build's compiler and flags, and those that are programs run;
