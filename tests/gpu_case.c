@@ -113,6 +113,10 @@ void run_case_sf(const gpu_case *gc, tp_layout sf, uint64_t seed) {
       snprintf(where, sizeof where, " (row %lld, byte %lld of the row)",
                (long long)(rep.padding_at / row_bytes), (long long)(rep.padding_at % row_bytes));
     ck_assert_msg(rep.pass, "%s (run %d): %s%s", describe, run + 1, err, where);
+    int64_t row, col;
+    const int64_t unwritten = tp_ref_problem_unwritten(prob, &tol, &row, &col);
+    ck_assert_msg(unwritten == 0, "%s (run %d): %lld elements of D still hold C, first D[%lld][%lld]",
+                  describe, run + 1, (long long)unwritten, (long long)row, (long long)col);
   }
 
   tp_plan_destroy(plan);
