@@ -407,6 +407,12 @@ EXTRA_tests_test_bias_DEPENDENCIES = tilepipe.ini
 check_PROGRAMS += tests/test_gemm_check
 tests_test_gemm_check_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
 tests_test_gemm_check_LDADD = $(TP_TEST_INTERNAL_LIBS)
+# The CPU backend touches no byte outside its tensors: each copied next to
+# a page it may not read (mmap), every payload, ragged shapes.
+check_PROGRAMS += tests/test_cpu_bounds
+tests_test_cpu_bounds_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
+tests_test_cpu_bounds_LDADD = $(TP_PLUGIN_TEST_LIBS)
+EXTRA_tests_test_cpu_bounds_DEPENDENCIES = tilepipe.ini
 # The library's element load and store against the reference's own tables
 # of every code's value (tools/reference/codec.c, compiled in).
 check_PROGRAMS += tests/test_codec_tables
