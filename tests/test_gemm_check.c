@@ -23,6 +23,7 @@
  * - every strided tensor's span must be measurable (tp_tensor_span_bytes): rows
  *   within the stride bound but so many of them that the bytes pass 2^63
  *   are refused, for the matrices and the scale tensors alike. */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -417,29 +418,31 @@ START_TEST(test_run_same_problem) {
 }
 END_TEST
 
+/* The planned problem run with tensor `member` (its offset in
+ * tp_gemm_desc) pointing at data instead. */
+static void expect_pointer(const tp_gemm_desc *planned, size_t member, void *data,
+                           tp_backend backend, tp_status status, const char *needle) {
+  tp_gemm_desc d = *planned;
+  ((tp_tensor *)((char *)&d + member))->data = data;
+  expect_run(planned, &d, backend, status, needle);
+}
+
+#define AT(field) offsetof(tp_gemm_desc, field)
+
 START_TEST(test_run_pointers) {
   const tp_gemm_desc planned = run_problem();
-  tp_gemm_desc d = planned;
-  d.b.data = NULL;
-  expect_run(&planned, &d, TP_BACKEND_CPU, TP_ERR_INVALID_ARGUMENT,
-             "run: B: data pointer is NULL");
-  d = planned;
-  d.bias.data = NULL;
-  expect_run(&planned, &d, TP_BACKEND_CUDA, TP_ERR_INVALID_ARGUMENT,
-             "run: bias: data pointer is NULL");
+  const tp_backend cpu = TP_BACKEND_CPU, cuda = TP_BACKEND_CUDA;
+  const tp_status bad = TP_ERR_INVALID_ARGUMENT;
+  expect_pointer(&planned, AT(b), NULL, cpu, bad, "run: B: data pointer is NULL");
+  expect_pointer(&planned, AT(bias), NULL, cuda, bad, "run: bias: data pointer is NULL");
   /* The CPU needs each element's own alignment, CUDA 16 bytes. */
-  d = planned;
-  d.d.data = buf_d + 2;
-  expect_run(&planned, &d, TP_BACKEND_CPU, TP_ERR_INVALID_ARGUMENT, "is not 4-byte aligned");
+  expect_pointer(&planned, AT(d), buf_d + 2, cpu, bad, "is not 4-byte aligned");
   ck_assert_ptr_nonnull(strstr(tp_error_message(), "run: D: data pointer"));
-  d = planned;
-  d.a.data = buf_a + 2; /* bf16: fine on the CPU */
-  expect_run(&planned, &d, TP_BACKEND_CPU, TP_OK, NULL);
-  expect_run(&planned, &d, TP_BACKEND_CUDA, TP_ERR_INVALID_ARGUMENT,
-             "is not 16-byte aligned (TMA needs 16-byte aligned addresses)");
+  expect_pointer(&planned, AT(a), buf_a + 2, cpu, TP_OK, NULL); /* bf16 */
+  expect_pointer(&planned, AT(a), buf_a + 2, cuda, bad,
+                 "is not 16-byte aligned (TMA needs 16-byte aligned addresses)");
   ck_assert_ptr_nonnull(strstr(tp_error_message(), "run: A: data pointer"));
-  d.a.data = buf_a + 16;
-  expect_run(&planned, &d, TP_BACKEND_CUDA, TP_OK, NULL);
+  expect_pointer(&planned, AT(a), buf_a + 16, cuda, TP_OK, NULL);
 }
 END_TEST
 
@@ -447,44 +450,39 @@ END_TEST
  * when it is D itself, with D's dtype and row stride (in-place accumulate). */
 START_TEST(test_run_overlaps) {
   const tp_gemm_desc planned = run_problem();
-  tp_gemm_desc d = planned;
-  d.a.data = buf_d;
-  expect_run(&planned, &d, TP_BACKEND_CPU, TP_ERR_INVALID_ARGUMENT,
-             "run: D overlaps A in memory (only C may be D itself, same dtype and strides)");
-  d = planned;
-  d.bias.data = buf_d + 4 * (N * M - 1); /* D's last element */
-  expect_run(&planned, &d, TP_BACKEND_CPU, TP_ERR_INVALID_ARGUMENT, "run: D overlaps bias");
-  d = planned;
-  d.a_scale.data = buf_d + 16;
-  expect_run(&planned, &d, TP_BACKEND_CUDA, TP_ERR_INVALID_ARGUMENT, "run: D overlaps a_scale");
+  const tp_backend cpu = TP_BACKEND_CPU, cuda = TP_BACKEND_CUDA;
+  const tp_status bad = TP_ERR_INVALID_ARGUMENT;
+  expect_pointer(&planned, AT(a), buf_d, cpu, bad,
+                 "run: D overlaps A in memory (only C may be D itself, same dtype and strides)");
+  expect_pointer(&planned, AT(bias), buf_d + 4 * (N * M - 1), cpu, bad, /* D's last element */
+                 "run: D overlaps bias");
+  expect_pointer(&planned, AT(a_scale), buf_d + 16, cuda, bad, "run: D overlaps a_scale");
   /* Just past D's last element: no overlap. */
-  d = planned;
-  d.bias.data = buf_d + 4 * N * M;
-  expect_run(&planned, &d, TP_BACKEND_CPU, TP_OK, NULL);
+  expect_pointer(&planned, AT(bias), buf_d + 4 * N * M, cpu, TP_OK, NULL);
 
   /* C is D: in place. */
   tp_gemm_desc alias = planned;
   alias.c.data = alias.d.data;
   expect(&alias, TP_OK, NULL);
-  expect_run(&alias, &alias, TP_BACKEND_CPU, TP_OK, NULL);
-  expect_run(&alias, &alias, TP_BACKEND_CUDA, TP_OK, NULL);
+  expect_run(&alias, &alias, cpu, TP_OK, NULL);
+  expect_run(&alias, &alias, cuda, TP_OK, NULL);
   /* C at D's address but rows of another stride: element (1, 0) of C is
    * not element (1, 0) of D, which the kernel may have written already. */
   alias = planned;
   alias.c.stride[0] = N + 4;
   alias.c.data = alias.d.data;
   expect(&alias, TP_OK, NULL);
-  expect_run(&alias, &alias, TP_BACKEND_CPU, TP_ERR_INVALID_ARGUMENT, "run: D overlaps C");
-  expect_run(&alias, &alias, TP_BACKEND_CUDA, TP_ERR_INVALID_ARGUMENT, "run: D overlaps C");
+  expect_run(&alias, &alias, cpu, bad, "run: D overlaps C");
+  expect_run(&alias, &alias, cuda, bad, "run: D overlaps C");
   /* ... or another dtype at the same address. */
   alias = planned;
   alias.c.dtype = TP_DTYPE_BF16;
   alias.c.data = alias.d.data;
-  expect_run(&alias, &alias, TP_BACKEND_CPU, TP_ERR_INVALID_ARGUMENT, "run: D overlaps C");
+  expect_run(&alias, &alias, cpu, bad, "run: D overlaps C");
   /* ... or the same rows one element on. */
   alias = planned;
   alias.c.data = buf_d + 4;
-  expect_run(&alias, &alias, TP_BACKEND_CPU, TP_ERR_INVALID_ARGUMENT, "run: D overlaps C");
+  expect_run(&alias, &alias, cpu, bad, "run: D overlaps C");
 }
 END_TEST
 
