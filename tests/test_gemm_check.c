@@ -157,7 +157,7 @@ START_TEST(test_sizes_are_named) {
 }
 END_TEST
 
-START_TEST(test_matrix_dtype_layout_shape) {
+START_TEST(test_matrix_rules) {
   char want[160];
   for (size_t i = 0; i < sizeof matrices / sizeof matrices[0]; i++) {
     const char *name = matrices[i];
@@ -183,6 +183,21 @@ START_TEST(test_matrix_dtype_layout_shape) {
     d = problem_with_c(TP_DTYPE_BF16);
     matrix(&d, name, &cols)->shape[1] = cols + 1;
     expect(&d, TP_ERR_INVALID_ARGUMENT, named(want, sizeof want, name, " has shape [8, "));
+    d = problem_with_c(TP_DTYPE_BF16);
+    matrix(&d, name, &cols)->stride[1] = 2;
+    expect(&d, TP_ERR_INVALID_ARGUMENT,
+           named(want, sizeof want, name, ": inner stride is 2; rows must be contiguous"));
+    /* A row stride one element short of a row would put rows over each other. */
+    d = problem_with_c(TP_DTYPE_BF16);
+    matrix(&d, name, &cols)->stride[0] = cols - 1;
+    snprintf(want, sizeof want, "%s: row stride %lld is shorter than a row (%lld elements)", name,
+             (long long)(cols - 1), (long long)cols);
+    expect(&d, TP_ERR_INVALID_ARGUMENT, want);
+    expect_on(&d, TP_BACKEND_CUDA, TP_ERR_INVALID_ARGUMENT, want);
+    matrix(&d, name, &cols)->stride[0] = 0;
+    expect(&d, TP_ERR_INVALID_ARGUMENT, named(want, sizeof want, name, ": row stride 0 is shorter"));
+    matrix(&d, name, &cols)->stride[0] = cols; /* rows back to back */
+    expect(&d, TP_OK, NULL);
   }
   /* A, B and D cannot be absent; C can. */
   for (size_t i = 0; i < sizeof matrices / sizeof matrices[0]; i++) {
@@ -199,29 +214,6 @@ START_TEST(test_matrix_dtype_layout_shape) {
 }
 END_TEST
 
-START_TEST(test_matrix_strides) {
-  char want[160];
-  for (size_t i = 0; i < sizeof matrices / sizeof matrices[0]; i++) {
-    const char *name = matrices[i];
-    int64_t cols;
-    tp_gemm_desc d = problem_with_c(TP_DTYPE_BF16);
-    matrix(&d, name, &cols)->stride[1] = 2;
-    expect(&d, TP_ERR_INVALID_ARGUMENT,
-           named(want, sizeof want, name, ": inner stride is 2; rows must be contiguous"));
-    /* A row stride one element short of a row would put rows over each other. */
-    d = problem_with_c(TP_DTYPE_BF16);
-    matrix(&d, name, &cols)->stride[0] = cols - 1;
-    snprintf(want, sizeof want, "%s: row stride %lld is shorter than a row (%lld elements)", name,
-             (long long)(cols - 1), (long long)cols);
-    expect(&d, TP_ERR_INVALID_ARGUMENT, want);
-    expect_on(&d, TP_BACKEND_CUDA, TP_ERR_INVALID_ARGUMENT, want);
-    matrix(&d, name, &cols)->stride[0] = 0;
-    expect(&d, TP_ERR_INVALID_ARGUMENT, named(want, sizeof want, name, ": row stride 0 is shorter"));
-    matrix(&d, name, &cols)->stride[0] = cols; /* rows back to back */
-    expect(&d, TP_OK, NULL);
-  }
-}
-END_TEST
 
 /* Packed fp4: two elements a byte, so a row starts on a byte only when the
  * row stride and the row length are even. */
@@ -495,8 +487,7 @@ int main(void) {
   suite_add_tcase(s, tc);
   tc = tcase_create("rules");
   tcase_add_test(tc, test_sizes_are_named);
-  tcase_add_test(tc, test_matrix_dtype_layout_shape);
-  tcase_add_test(tc, test_matrix_strides);
+  tcase_add_test(tc, test_matrix_rules);
   tcase_add_test(tc, test_packed_rows_whole_bytes);
   tcase_add_test(tc, test_cuda_rows_of_16_bytes);
   tcase_add_test(tc, test_scale_tensor_rules);
