@@ -449,6 +449,8 @@ EXTRA_DIST += tests/test_gpu_skips.sh
 # the prefix (test_examples.sh; skips without one, or without a GPU).
 TESTS += tests/test_examples.sh
 EXTRA_DIST += tests/test_examples.sh
+# The mutation audit (docs/testing.md): not run by make check.
+EXTRA_DIST += tests/mutants/run.py tests/mutants/mutants.txt
 
 # The C examples of README.md, docs/ and examples/*/README.md, compiled
 # with this build's compiler and flags, and those that are programs run;
