@@ -21,6 +21,7 @@ Not run by make check: it takes half an hour or more.
 It prints one line per mutant (killed, survived, or stale: its text is
 no longer in the file) and a summary, and writes the same to
 DIR/mutants.log with each mutant's make output in DIR/mutants/NAME.log.
+The logs of the tests that killed a mutant follow its make output there.
 Exit status: 0 when every mutant run was killed, 1 when one survived, 2
 when one was stale (mend its text in mutants.txt) and none survived.
 docs/testing.md says what the audit is for and what it last found.
@@ -31,6 +32,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
@@ -96,6 +98,25 @@ def make_scratch(scratch, configure, jobs, log):
         sys.exit(f"the unmutated scratch copy does not build: {log}")
 
 
+def keep_failed_logs(scratch, since, log):
+    """Appends to log the logs of the tests that failed in the run begun at since."""
+    with open(log, "a") as out:
+        for folder, _, names in os.walk(os.path.join(scratch, "tests")):
+            for name in sorted(names):
+                trs = os.path.join(folder, name)
+                if not name.endswith(".trs") or os.path.getmtime(trs) < since:
+                    continue
+                with open(trs) as f:
+                    result = f.read()
+                if ":test-result: FAIL" not in result and ":test-result: ERROR" not in result:
+                    continue
+                test_log = trs[:-4] + ".log"
+                if os.path.exists(test_log):
+                    out.write(f"--- {os.path.relpath(test_log, scratch)}\n")
+                    with open(test_log) as f:
+                        out.write(f.read())
+
+
 def try_mutant(m, scratch, jobs, full, logdir):
     """Applies m in scratch, builds, tests, restores: 'killed', 'survived' or 'stale'."""
     path = os.path.join(scratch, m["file"])
@@ -114,7 +135,9 @@ def try_mutant(m, scratch, jobs, full, logdir):
         if run(f"make -j{jobs} && make -j{jobs} check TESTS=", scratch, log) != 0:
             return "killed", "the build fails"
         tests = "" if full or m["tests"] == "*" else f" TESTS='{m['tests']}'"
+        started = time.time()
         if run(f"make -j{jobs} check{tests}", scratch, log) != 0:
+            keep_failed_logs(scratch, started, log)
             return "killed", "a test fails"
         return "survived", "every test passes"
     finally:
