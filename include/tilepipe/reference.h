@@ -10,8 +10,9 @@
  * operand element is decoded to f64 by the reference's own tables of every
  * code's value (not the library's codec, so a codec fault shows in D) and
  * scaled as the payload's map says, then the plain triple loop and the
- * epilogue run in f64. It uses only libtilepipe's public API. A test that lists its own
- * plugins opens its registry from INI text (tp_ref_registry_open).
+ * epilogue run in f64. It uses only libtilepipe's public API. A test that
+ * lists its own plugins opens its registry from INI text
+ * (tp_ref_registry_open).
  *
  * One case, on a registry `reg` that lists the payload and the epilogue:
  *

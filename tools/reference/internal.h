@@ -21,7 +21,7 @@ struct tp_ref_problem {
   tp_gemm_desc device_desc;     /* desc with device pointers; valid when uploaded */
   int uploaded;
   double *ref, *mag;            /* expected values, m x n, once computed */
-  void *c_copy;                 /* when C is D: D's buffer (C's values) as the expected
+  void *c_copy;                 /* when C is D: D's span (C's values) as the expected
                                    values were computed, for tp_ref_problem_unwritten */
 };
 

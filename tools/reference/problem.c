@@ -235,15 +235,18 @@ tp_status tp_ref_problem_expect(tp_ref_problem *p, tp_ref_epilogue epilogue, cha
     p->ref = malloc(count * sizeof *p->ref);
     p->mag = malloc(count * sizeof *p->mag);
   }
-  if (c_is_d(p) && p->c_copy == NULL) p->c_copy = malloc((size_t)p->bytes[TP_REF_D]);
-  if (p->ref == NULL || p->mag == NULL || (c_is_d(p) && p->c_copy == NULL)) {
+  /* C's values as D's span holds them, wherever the descriptor points D. */
+  const int64_t c_bytes = c_is_d(p) ? tp_tensor_span_bytes(&p->desc.d) : 0;
+  free(p->c_copy);
+  p->c_copy = c_bytes > 0 ? malloc((size_t)c_bytes) : NULL;
+  if (p->ref == NULL || p->mag == NULL || (c_bytes > 0 && p->c_copy == NULL)) {
     free(p->ref);
     free(p->mag);
     p->ref = p->mag = NULL;
     tp_ref_fail(err, errlen, "reference: out of memory for %zu expected values", count);
     return TP_ERR_OUT_OF_MEMORY;
   }
-  if (c_is_d(p)) memcpy(p->c_copy, p->buffer[TP_REF_D], (size_t)p->bytes[TP_REF_D]);
+  if (c_bytes > 0) memcpy(p->c_copy, p->desc.d.data, (size_t)c_bytes);
   const tp_status st = tp_ref_gemm(&p->desc, &p->problem, epilogue, p->ref, p->mag, err, errlen);
   if (st != TP_OK) { /* no expected values rather than stale ones */
     free(p->ref);
