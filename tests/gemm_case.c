@@ -63,8 +63,16 @@ int gemm_problem_check(const gemm_problem *p, char *err, size_t errlen) {
     snprintf(err, errlen, "the check could not run");
     return 0;
   }
-  if (!rep.pass) tp_ref_report_format(&rep, err, errlen);
-  return rep.pass;
+  if (!rep.pass) {
+    tp_ref_report_format(&rep, err, errlen);
+    return 0;
+  }
+  int64_t row, col;
+  const int64_t unwritten = tp_ref_problem_unwritten(p->host, &p->tol, &row, &col);
+  if (unwritten > 0)
+    snprintf(err, errlen, "%lld elements of D still hold C, first D[%lld][%lld]",
+             (long long)unwritten, (long long)row, (long long)col);
+  return unwritten == 0;
 }
 
 void gemm_problem_restart(gemm_problem *p) {

@@ -93,8 +93,9 @@ void run_case_sf(const gpu_case *gc, tp_layout sf, uint64_t seed) {
   ck_assert_msg(st == TP_OK, "plan %s: %s x %s -> %s (%s) %lldx%lldx%lld: %s", gc->payload,
                 tp_dtype_name(gc->a), tp_dtype_name(gc->b), tp_dtype_name(gc->d), gc->epilogue,
                 (long long)gc->m, (long long)gc->n, (long long)gc->k, tp_error_message());
-  char describe[256];
-  tp_plan_describe(plan, describe, sizeof describe);
+  char describe[640];
+  ck_assert_msg(tp_test_tuned_plan_is_asked(gc->payload, plan, describe, sizeof describe), "%s",
+                describe);
   const tp_ref_tolerance tol = tp_ref_problem_tolerance(prob, TP_BACKEND_CUDA);
 
   /* D poisoned before each run (tp_ref_problem_run): every element must be
@@ -112,6 +113,10 @@ void run_case_sf(const gpu_case *gc, tp_layout sf, uint64_t seed) {
       snprintf(where, sizeof where, " (row %lld, byte %lld of the row)",
                (long long)(rep.padding_at / row_bytes), (long long)(rep.padding_at % row_bytes));
     ck_assert_msg(rep.pass, "%s (run %d): %s%s", describe, run + 1, err, where);
+    int64_t row, col;
+    const int64_t unwritten = tp_ref_problem_unwritten(prob, &tol, &row, &col);
+    ck_assert_msg(unwritten == 0, "%s (run %d): %lld elements of D still hold C, first D[%lld][%lld]",
+                  describe, run + 1, (long long)unwritten, (long long)row, (long long)col);
   }
 
   tp_plan_destroy(plan);

@@ -9,7 +9,9 @@
  * program may ask for scales wider than the payload's own: f32 matrices
  * 2^-20 .. 2^20, ue8m0 codes 2^-64 .. 2^64 for B alone, 2^-12 .. 2^12 for
  * A and B, each 2^-4 .. 2^4 under an f16 D), lays every row out 16-byte
- * aligned after `pad` spare elements (TMA's rule), poisons D
+ * aligned after `pad` spare elements (TMA's rule), checks that the plan is
+ * the one its section's tuning asks for (tp_test_tuned_plan_is_asked:
+ * tile, cluster, split-K), poisons D
  * with NaN (0xFF bytes) on the device before every run, and checks every
  * element against a bound derived from the dtypes' roundoff
  * (tp_ref_problem_check), and that no run wrote D's row padding. */

@@ -340,7 +340,7 @@ tests_test_roofline_LDADD = $(TP_TEST_LIBS)
 # generator against it bit for bit (skips, 77, without a GPU).
 check_PROGRAMS += tests/test_seeded_fill
 tests_test_seeded_fill_SOURCES = tests/test_seeded_fill.c tools/seeded_role.c \
-	$(TP_PROBLEM_REGISTRY_SOURCES)
+	tools/reference/codec.c $(TP_PROBLEM_REGISTRY_SOURCES)
 tests_test_seeded_fill_CPPFLAGS = $(TP_PROBLEM_REGISTRY_CPP_FLAGS)
 tests_test_seeded_fill_LDADD = tools/reference/libtilepipe_reference.la $(TP_TEST_LIBS)
 EXTRA_tests_test_seeded_fill_DEPENDENCIES = tilepipe.ini
@@ -416,11 +416,24 @@ tests_test_bias_CPPFLAGS = $(TP_REGISTRY_TEST_CPP_FLAGS) \
 tests_test_bias_LDADD = $(TP_TEST_INTERNAL_LIBS)
 EXTRA_tests_test_bias_DEPENDENCIES = tilepipe.ini
 
-# The core's generic descriptor rules at the edges of int64_t (where the
-# plan fuzzer's corpus reaches them too): internal functions.
+# The core's generic descriptor rules, each broken alone, the CUDA
+# backend's too, and at the edges of int64_t (where the plan fuzzer's
+# corpus reaches them too): internal functions.
 check_PROGRAMS += tests/test_gemm_check
 tests_test_gemm_check_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
 tests_test_gemm_check_LDADD = $(TP_TEST_INTERNAL_LIBS)
+# The CPU backend touches no byte outside its tensors: each copied next to
+# a page it may not read (mmap), every payload, ragged shapes.
+check_PROGRAMS += tests/test_cpu_bounds
+tests_test_cpu_bounds_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
+tests_test_cpu_bounds_LDADD = $(TP_PLUGIN_TEST_LIBS)
+EXTRA_tests_test_cpu_bounds_DEPENDENCIES = tilepipe.ini
+# The library's element load and store against the reference's own tables
+# of every code's value (tools/reference/codec.c, compiled in).
+check_PROGRAMS += tests/test_codec_tables
+tests_test_codec_tables_SOURCES = tests/test_codec_tables.c tools/reference/codec.c
+tests_test_codec_tables_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
+tests_test_codec_tables_LDADD = $(TP_TEST_LIBS) $(LIBM)
 
 # The public link check (tilepipe/link.h) without a link: arguments, its
 # versioned structs, the target, refusals, tuning for one link (the
@@ -442,10 +455,17 @@ EXTRA_tests_test_link_check_DEPENDENCIES = tilepipe.ini
 TESTS += tests/test_tool_link.sh
 EXTRA_DIST += tests/test_tool_link.sh
 
-# Without a driver, every GPU test above skips naming the missing
-# libcuda.so.1, as the library does (test_gpu_skips.sh).
+# Without a driver, every GPU test skips naming the missing libcuda.so.1,
+# as the library does (test_gpu_skips.sh: every tests/test_gpu_* program
+# and the others it names).
 TESTS += tests/test_gpu_skips.sh
 EXTRA_DIST += tests/test_gpu_skips.sh
+# The examples' tests, built out of tree against the tilepipe installed at
+# the prefix (test_examples.sh; skips without one, or without a GPU).
+TESTS += tests/test_examples.sh
+EXTRA_DIST += tests/test_examples.sh
+# The mutation audit (docs/testing.md): not run by make check.
+EXTRA_DIST += tests/mutants/run.py tests/mutants/mutants.txt
 
 # The C examples of README.md, docs/ and examples/*/README.md, compiled
 # with this build's compiler and flags, and those that are programs run;

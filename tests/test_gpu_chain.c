@@ -118,6 +118,8 @@ static void run_chains(int overwrite_a, uint64_t seed) {
                 tp_error_message());
   ck_assert_msg(tp_plan_create(&p2, reg, "chain_split3", "store", &g2, TP_BACKEND_CUDA) == TP_OK,
                 "%s", tp_error_message());
+  char asked[640];
+  ck_assert_msg(tp_test_tuned_plan_is_asked("chain_split3", p2, asked, sizeof asked), "%s", asked);
   for (int chain = 0; chain < CHAINS; ++chain) {
     to_device(&a); /* GEMM 2 of the chain before may have written over it */
     ck_assert_int_eq(tp_device_memset(d1.dev.data, 0xff, d1.bytes), TP_OK);

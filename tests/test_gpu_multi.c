@@ -113,6 +113,10 @@ static int plan_case(worker *w, const gemm_case *c, uint64_t seed, planned *out)
     worker_fail(w, c, "plan on the wrong device", text);
     return 0;
   }
+  if (!tp_test_tuned_plan_is_asked(c->payload, out->plan, text, sizeof text)) {
+    worker_fail(w, c, "plan", text);
+    return 0;
+  }
   return 1;
 }
 

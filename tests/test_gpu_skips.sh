@@ -4,7 +4,9 @@
 # does (`tilepipe run --backend cuda`), not with a runtime's stand-in such
 # as cudart's "driver version is insufficient". Run by `make check` from the
 # top build folder; with a driver (or without the CUDA toolkit) there is
-# nothing to compare, and it skips.
+# nothing to compare, and it skips. The GPU tests are every tests/test_gpu_*
+# program and those listed by name below, so that a new test_gpu_ program
+# is covered without a word here; a listed program that is missing fails.
 set -u
 tool=./tools/tilepipe
 if [ ! -x "$tool" ] || [ ! -f tilepipe.ini ]; then
@@ -18,9 +20,14 @@ case $why in
    exit 77 ;;
 esac
 failures=0
-for test in tests/test_cuda_launch tests/test_gpu_gemm tests/test_gpu_chain tests/test_gpu_faults tests/test_device \
-            tests/test_gpu_multi tests/device/test_pipeline_device; do
-  [ -x "$test" ] || continue
+for test in tests/test_gpu_* tests/test_cuda_launch tests/test_device tests/test_seeded_gpu \
+            tests/device/test_pipeline_device; do
+  case $test in *.*) continue ;; esac # sources, objects, logs: not programs
+  if [ ! -x "$test" ]; then
+    echo "FAIL: $test is not built" >&2
+    failures=$((failures + 1))
+    continue
+  fi
   out=$("$test" 2>&1)
   rc=$?
   if [ "$rc" -ne 77 ]; then

@@ -134,9 +134,12 @@ static void plan_and_run(worker *w, const gemm_case *c, uint64_t seed, CUstream 
     gemm_problem_free(&p);
     return;
   }
+  char asked[640];
   if (tp_plan_create(&plan, reg, c->payload, c->epilogue, tp_ref_problem_device_desc(p.host),
                      TP_BACKEND_CUDA) != TP_OK)
     worker_fail(w, c, "plan", tp_error_message());
+  else if (!tp_test_tuned_plan_is_asked(c->payload, plan, asked, sizeof asked))
+    worker_fail(w, c, "plan", asked);
   else if (run_once(w, c, plan, &p, stream))
     run_once(w, c, plan, &p, stream);
   tp_plan_destroy(plan);
@@ -239,6 +242,9 @@ START_TEST(one_kernel_two_plans) {
     ck_assert_msg(tp_plan_create(&plan[i], reg, c[i]->payload, c[i]->epilogue,
                                  tp_ref_problem_device_desc(p[i].host), TP_BACKEND_CUDA) == TP_OK,
                   "%s", tp_error_message());
+    char asked[640];
+    ck_assert_msg(tp_test_tuned_plan_is_asked(c[i]->payload, plan[i], asked, sizeof asked), "%s",
+                  asked);
   }
   char kernel[2][128];
   unsigned smem[2];

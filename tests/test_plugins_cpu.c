@@ -153,6 +153,7 @@ static int run_case(int combo, int shape_index) {
                 "%s: %s", what, err);
   tp_ref_report_format(&rep, err, sizeof err);
   ck_assert_msg(rep.pass, "%s: %s", what, err);
+  ck_assert_int_eq(tp_ref_problem_unwritten(p, &tol, NULL, NULL), 0);
   tp_ref_problem_destroy(p);
   return 1;
 }

@@ -856,10 +856,42 @@ START_TEST(test_cuda_plans) {
   p.desc.a_scale.stride[0] = 101;
   ck_assert_int_eq(plan_slot(&l, &p.desc, TP_BACKEND_CUDA, &out, err, sizeof err),
                    TP_ERR_UNSUPPORTED);
-  ASSERT_HAS(err, "a_scale has row stride 101 = 404 bytes");
+  ASSERT_HAS(err, "a_scale has row stride 101 = 404 bytes, not a multiple of 16 (TMA needs "
+                  "16-byte rows); pad the rows");
   ck_assert_int_eq(plan_slot(&l, &p.desc, TP_BACKEND_CPU, &out, err, sizeof err), TP_OK);
+  /* b_scale is read by the consumers, not TMA: any row stride its row holds. */
+  p.desc.a_scale.stride[0] = 100;
+  p.desc.b_scale.stride[0] = 3;
+  ck_assert_int_eq(plan_slot(&l, &p.desc, TP_BACKEND_CUDA, &out, err, sizeof err), TP_OK);
+  /* A scale row stride of 2^40 bytes is as large as the core's matrices may have. */
+  p.desc.b_scale.stride[0] = (int64_t)1 << 38;
+  ck_assert_int_eq(plan_slot(&l, &p.desc, TP_BACKEND_CPU, &out, err, sizeof err),
+                   TP_ERR_INVALID_ARGUMENT);
+  ASSERT_HAS(err, "b_scale has row stride 274877906944: too large");
   unload(&l);
   problem_free(&p);
+
+  /* A single row of a_scale (K <= 128) has a stride that is never stepped over. */
+  l = load("blockwise_fp8");
+  tp_ref_problem_spec one_row = {.struct_size = sizeof one_row, .registry = reg,
+                                 .payload = "blockwise_fp8", .a = TP_DTYPE_E4M3,
+                                 .b = TP_DTYPE_E4M3, .d = TP_DTYPE_BF16, .m = 100, .n = 16,
+                                 .k = 128, .align_rows = 1, .alpha = 1.0f};
+  p = problem_of(&one_row);
+  p.desc.a_scale.stride[0] = 101;
+  ck_assert_msg(plan_slot(&l, &p.desc, TP_BACKEND_CUDA, &out, err, sizeof err) == TP_OK, "%s",
+                err);
+  problem_free(&p);
+  unload(&l);
+
+  /* block_scaled's consumers read the strided scales themselves: ue8m0
+   * rows of 8 bytes take a stride of 8 on the GPU too. */
+  l = load("block_scaled");
+  p = mxfp8(TP_LAYOUT_STRIDED);
+  p.desc.b_scale.stride[0] = 8;
+  ck_assert_int_eq(plan_slot(&l, &p.desc, TP_BACKEND_CUDA, &out, err, sizeof err), TP_OK);
+  problem_free(&p);
+  unload(&l);
 
   /* block_scaled's tile K is one 128-byte row of the wider operand: 64,
    * 128 or 256. Its plan refuses the CUDA backend for NVFP4, which has no

@@ -88,6 +88,7 @@ START_TEST(test_gpu_terms) {
   t = tp_ref_tolerance_for(TP_DTYPE_BF16, 300, 24);
   ck_assert_double_eq(t.h, 0.0);
   ck_assert_double_eq_tol(t.g, 316 * f32u, 1e-18);
+  ck_assert_double_eq_tol(t.rel, 0x1p-8 + (4 * sqrt(300.0) + 16) * f32u, 1e-15);
 }
 END_TEST
 

@@ -431,6 +431,71 @@ START_TEST(test_run_and_check) {
 }
 END_TEST
 
+/* C in D: D is not poisoned before a run, so an element the run leaves
+ * alone holds C's value. tp_ref_problem_unwritten finds it: fp8 operands
+ * with K = 4096, judged as on the GPU (wgmma's accumulator), where the
+ * per-element bound is far above the product term of any one element. A
+ * correct run leaves none; C not in D has none to find. */
+START_TEST(test_unwritten_element_found) {
+  tp_ref_problem_spec spec = spec_of(0, 1);
+  spec.a = spec.b = TP_DTYPE_E4M3;
+  spec.d = TP_DTYPE_BF16;
+  spec.c = spec.bias = TP_DTYPE_NONE;
+  spec.c_is_d = 1;
+  spec.m = 16;
+  spec.n = 24;
+  spec.k = 4096;
+  spec.alpha = spec.beta = 1.0f;
+  tp_ref_problem *p = make(&spec, 123);
+  char err[1024];
+  ck_assert_msg(tp_ref_problem_expect(p, TP_REF_RESIDUAL, err, sizeof err) == TP_OK, "%s", err);
+  int64_t bytes;
+  unsigned char *d_buf = tp_ref_problem_buffer(p, TP_REF_D, &bytes);
+  unsigned char *c0 = malloc((size_t)bytes);
+  ck_assert_ptr_nonnull(c0);
+  memcpy(c0, d_buf, (size_t)bytes);
+  const tp_ref_tolerance cpu = tp_ref_problem_tolerance(p, TP_BACKEND_CPU);
+  const tp_ref_tolerance gpu = tp_ref_problem_tolerance(p, TP_BACKEND_CUDA);
+  tp_ref_report rep = {.struct_size = sizeof rep};
+  ck_assert_msg(tp_ref_problem_verify(p, tp_test_problem_registry(), "standard", "residual",
+                                      TP_BACKEND_CPU, &cpu, &rep, err, sizeof err) == TP_OK,
+                "%s", err);
+  ck_assert(rep.pass);
+  int64_t row, col;
+  ck_assert_int_eq(tp_ref_problem_unwritten(p, &cpu, &row, &col), 0);
+  ck_assert_int_eq(tp_ref_problem_unwritten(p, &gpu, &row, &col), 0);
+  ck_assert(row == -1 && col == -1);
+  /* The element whose product term is largest, left as C was. */
+  const tp_tensor *d = &tp_ref_problem_desc(p)->d;
+  const double *ref = tp_ref_problem_expected(p, NULL);
+  int64_t at_row = 0, at_col = 0;
+  double most = -1.0;
+  for (int64_t i = 0; i < spec.m; i++)
+    for (int64_t j = 0; j < spec.n; j++) {
+      const double term = fabs(ref[i * spec.n + j] - tp_dtype_load(d->dtype, c0, tp_ref_index(d, i, j)));
+      if (term > most) {
+        most = term;
+        at_row = i;
+        at_col = j;
+      }
+    }
+  const int64_t at = tp_ref_index(d, at_row, at_col) * 2; /* bf16 bytes */
+  memcpy(d_buf + at, c0 + at, 2);
+  ck_assert_int_eq(tp_ref_problem_unwritten(p, &gpu, &row, &col), 1);
+  ck_assert(row == at_row && col == at_col);
+  ck_assert_int_eq(tp_ref_problem_unwritten(p, &cpu, NULL, NULL), 1);
+  /* Every element left alone: all of them found whose term is large. */
+  memcpy(d_buf, c0, (size_t)bytes);
+  ck_assert_int_gt(tp_ref_problem_unwritten(p, &gpu, NULL, NULL), spec.m * spec.n * 3 / 4);
+  free(c0);
+  tp_ref_problem_destroy(p);
+  /* C elsewhere: nothing to find. */
+  p = run_on_cpu("store", &rep);
+  ck_assert_int_eq(tp_ref_problem_unwritten(p, &cpu, &row, &col), 0);
+  tp_ref_problem_destroy(p);
+}
+END_TEST
+
 /* A case that cannot be judged says which step failed. */
 START_TEST(test_verify_failures) {
   const tp_ref_problem_spec spec = spec_of(2, 1); /* standard, f16, 1x1x1 */
@@ -608,6 +673,7 @@ int main(void) {
   TCase *cases = tcase_create("cases");
   tcase_set_timeout(cases, 30);
   tcase_add_test(cases, test_run_and_check);
+  tcase_add_test(cases, test_unwritten_element_found);
   tcase_add_test(cases, test_verify_failures);
   tcase_add_test(cases, test_device_copy);
   suite_add_tcase(s, cases);

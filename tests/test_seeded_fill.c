@@ -19,7 +19,9 @@
  * values (tests/problem_registry.h: blockwise_fp8's wide, but under an f16
  * D, block_scaled's by format, the per-row vectors of s8 operands), D and a
  * NaN C none; and a problem of the reference library holds, tensor by
- * tensor, the fill of its role's values under its stream's key. */
+ * tensor, the fill of its role's values under its stream's key. Values
+ * are read back through the reference's own decoding tables
+ * (tools/reference/codec.h), not the library's codec that wrote them. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -29,6 +31,7 @@
 
 #include "tests/problem_registry.h"
 #include "tilepipe/reference.h"
+#include "tools/reference/codec.h"
 #include "tools/seeded_role.h"
 
 static const uint64_t KEY = 0x1234ABCDull;
@@ -51,7 +54,7 @@ static void *buffer_for(tp_tensor *t) {
 }
 
 static float at(const tp_tensor *t, int64_t r, int64_t c) {
-  return tp_dtype_load(t->dtype, t->data, tp_ref_index(t, r, c));
+  return tp_ref_load(t->dtype, t->data, tp_ref_index(t, r, c));
 }
 
 /* t filled with `values` from key: operand values, or a scale map's. */
@@ -143,7 +146,7 @@ static void check_fp8(tp_dtype dtype, unsigned mbits) {
   int subnormal = 0, normal = 0, negative = 0;
   for (int i = 0; i < R * C; i++) {
     const unsigned exp = (buf[i] & 0x7F) >> mbits, man = buf[i] & ((1u << mbits) - 1);
-    ck_assert(!isnan(tp_dtype_decode(dtype, buf[i])));
+    ck_assert(!isnan(tp_ref_code_value(dtype, buf[i])));
     subnormal += exp == 0 && man != 0;
     normal += exp != 0;
     negative += buf[i] >> 7;
@@ -183,7 +186,7 @@ START_TEST(test_packed_fp4) {
   for (int64_t r = 0; r < 33; r++) {
     for (int64_t c = 0; c < 75; c++) {
       const float x = at(&t, r, c);
-      const double want = tp_dtype_decode(
+      const double want = tp_ref_code_value(
           TP_DTYPE_E2M1,
           tp_dtype_encode(TP_DTYPE_E2M1,
                           tp_seeded_value(OPERANDS, TP_DTYPE_E2M1,
@@ -211,7 +214,7 @@ static void check_range(const tp_tensor *t, double lo, double hi, int octaves) {
                 cols = t->rank == 1 ? t->shape[0] : t->shape[1];
   for (int64_t r = 0; r < rows; r++)
     for (int64_t c = 0; c < cols; c++) {
-      const double x = t->rank == 1 ? tp_dtype_load(t->dtype, t->data, c) : at(t, r, c);
+      const double x = t->rank == 1 ? tp_ref_load(t->dtype, t->data, c) : at(t, r, c);
       ck_assert_msg(x >= lo && x <= hi, "%s (%lld, %lld) = %g outside [%g, %g]",
                     tp_dtype_name(t->dtype), (long long)r, (long long)c, x, lo, hi);
       seen[(int)floor(log2(x / lo))]++;
@@ -246,7 +249,7 @@ START_TEST(test_scales) {
   for (int64_t r = 0; r < 300; r++)
     for (int64_t c = 0; c < 9; c++) codes[b4[tp_ref_index(&e4, r, c)]]++;
   for (int code = 0; code < 128; code++) {
-    const double x = tp_dtype_decode(TP_DTYPE_UE4M3, (uint32_t)code);
+    const double x = tp_ref_code_value(TP_DTYPE_UE4M3, (uint32_t)code);
     ck_assert_msg((codes[code] > 0) == (x >= 0.25 && x <= 3.75), "ue4m3 code %d (%g): %d", code, x,
                   codes[code]);
   }

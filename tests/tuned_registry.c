@@ -1,6 +1,7 @@
 /* tests/tuned_registry.c: see tuned_registry.h. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tests/tmpdir.h"
 #include "tests/tuned_registry.h"
@@ -33,8 +34,56 @@ static int tuned_ini(const tp_test_tuning *tunings, size_t count, char **text) {
   return ok;
 }
 
+/* The tunings of the registry the program opened, for
+ * tp_test_expect_tuned_plan. */
+static const tp_test_tuning *opened_tunings;
+static size_t opened_count;
+
+/* The value of `key` in a tuning's keys ("tile = 64x64x64\nsplits = 3")
+ * into value; 0 when the key is not there. */
+static int tuning_value(const char *keys, const char *key, char *value, size_t size) {
+  const size_t len = strlen(key);
+  for (const char *line = keys; line != NULL && *line; line = strchr(line, '\n')) {
+    if (*line == '\n') line++;
+    if (strncmp(line, key, len) != 0 || line[len] != ' ') continue;
+    const char *v = line + len + strspn(line + len, " =");
+    snprintf(value, size, "%.*s", (int)strcspn(v, "\n "), v);
+    return 1;
+  }
+  return 0;
+}
+
+int tp_test_tuned_plan_is_asked(const char *section, const tp_plan *plan, char *text,
+                                size_t size) {
+  char described[512], value[64], want[96], differs[128] = "";
+  tp_plan_describe(plan, described, sizeof described);
+  for (size_t i = 0; i < opened_count && !differs[0]; ++i) {
+    if (strcmp(opened_tunings[i].name, section) != 0) continue;
+    const char *keys = opened_tunings[i].keys;
+    if (tuning_value(keys, "tile", value, sizeof value)) {
+      snprintf(want, sizeof want, " tile %s,", value);
+      if (strstr(described, want) == NULL)
+        snprintf(differs, sizeof differs, "[%s] asks for tile %s", section, value);
+    }
+    if (!differs[0] && tuning_value(keys, "cluster", value, sizeof value)) {
+      snprintf(want, sizeof want, " cluster %s,", value);
+      if (strstr(described, want) == NULL)
+        snprintf(differs, sizeof differs, "[%s] asks for cluster %s", section, value);
+    }
+    if (!differs[0] && tuning_value(keys, "splits", value, sizeof value) && atoi(value) >= 2 &&
+        (strstr(described, " bytes workspace") == NULL ||
+         strstr(described, ", 0 bytes workspace") != NULL))
+      snprintf(differs, sizeof differs, "[%s] asks for %s splits of K: no split-K workspace",
+               section, value);
+  }
+  snprintf(text, size, "%s%s%s", differs, differs[0] ? "; the plan: " : "", described);
+  return differs[0] == '\0';
+}
+
 int tp_test_tuned_registry_open(const char *name, const tp_test_tuning *tunings, size_t count,
                                 int fresh_cache, char *dir, size_t dir_size, tp_registry **reg) {
+  opened_tunings = tunings;
+  opened_count = count;
   if (tp_test_tmpdir_make(dir, dir_size, name) != 0) {
     perror("setup failed: cannot make a scratch folder");
     return 0;

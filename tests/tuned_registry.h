@@ -7,6 +7,7 @@
 #include <check.h>
 #include <stddef.h>
 
+#include "tilepipe/plan.h"
 #include "tilepipe/registry.h"
 
 /* One extra section: [name], kind = payload, the library of the section
@@ -16,6 +17,17 @@ typedef struct tp_test_tuning {
   const char *library_of;
   const char *keys;
 } tp_test_tuning;
+
+/* Whether plan, made of registry section `section`, is what the
+ * section's tuning asked for, as tp_plan_describe tells it: "tile = MxNxK"
+ * its tile, "cluster = AxB" its cluster, "splits = S" (S >= 2) a split-K
+ * workspace. A section that is not one of the tunings the program opened
+ * (tp_test_tuned_registry_open) asks for nothing; keys the description
+ * does not show (stages, tail_splits, stream_k) are not checked. text
+ * (size bytes) receives the description, after what differs when it does.
+ * Calls no Check assertion, so worker threads may use it. */
+int tp_test_tuned_plan_is_asked(const char *section, const tp_plan *plan, char *text,
+                                size_t size);
 
 /* A test's setup: a scratch folder `name` (tests/tmpdir.h) into dir, with
  * TILEPIPE_CACHE_DIR pointed at an empty disk cache in it when

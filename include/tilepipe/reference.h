@@ -7,10 +7,12 @@
  * (tp_problem_describe, tilepipe/problem.h), runs it on either backend,
  * computes D in f64 and judges every element against a bound derived from
  * the dtypes' unit roundoffs. It shares no code with the plugins: every
- * operand element is decoded to f64 (tp_dtype_load) and scaled as the
- * payload's map says, then the plain triple loop and the epilogue run in
- * f64. It uses only libtilepipe's public API. A test that lists its own
- * plugins opens its registry from INI text (tp_ref_registry_open).
+ * operand element is decoded to f64 by the reference's own tables of every
+ * code's value (not the library's codec, so a codec fault shows in D) and
+ * scaled as the payload's map says, then the plain triple loop and the
+ * epilogue run in f64. It uses only libtilepipe's public API. A test that
+ * lists its own plugins opens its registry from INI text
+ * (tp_ref_registry_open).
  *
  * One case, on a registry `reg` that lists the payload and the epilogue:
  *
@@ -157,7 +159,8 @@ const tp_problem *tp_ref_problem_description(const tp_ref_problem *p);
 void *tp_ref_problem_buffer(const tp_ref_problem *p, tp_ref_tensor which, int64_t *bytes);
 
 /* 0xFF over D's host buffer (NaN in every element): a run must write every
- * element. A no-op when C is D (D holds C then). */
+ * element. A no-op when C is D (D holds C then): tp_ref_problem_unwritten
+ * finds the elements a run left alone there. */
 void tp_ref_problem_poison_d(tp_ref_problem *p);
 
 /* ----------------------------------------------------- running it */
@@ -344,6 +347,21 @@ tp_status tp_ref_problem_verify(tp_ref_problem *p, tp_registry *reg, const char 
  * outside their bound, first D[2][5] = nan (reference 0.51)", "D's row
  * padding written at byte 42"). */
 void tp_ref_report_format(const tp_ref_report *report, char *buf, size_t size);
+
+/* When C is D: how many elements of D (its host buffer, after a run) still
+ * hold, bit for bit, C's value from when tp_ref_problem_expect ran,
+ * although the run must have changed them: |ref - C| exceeds u_out (|ref| +
+ * |C|) + eta_out + 16 u_acc mag under tol, so that rounding D cannot give
+ * back C's bits. The margin of 16 roundings of the accumulator at the
+ * products' magnitude is many times the error of a real summation at an
+ * element (whose worst case, tp_ref_compare's g mag, grows with K), and a
+ * written element would also have to land on C's exact bits; an element
+ * left unwritten is found wherever its product term is that large, however
+ * loose the comparator's bound. *row, *col (either may be NULL): the first
+ * such element, -1 when none. 0 when C is not D or before
+ * tp_ref_problem_expect. */
+int64_t tp_ref_problem_unwritten(const tp_ref_problem *p, const tp_ref_tolerance *tol,
+                                 int64_t *row, int64_t *col);
 
 /* --------------------------------------------------------- registries */
 

@@ -3,7 +3,8 @@
  *
  * A problem owns one host buffer per present tensor (C lives in D's when C
  * is D), the descriptor that points into them, the payload's description,
- * its device copy once uploaded, and its expected values once computed. */
+ * its device copy once uploaded, and its expected values once computed
+ * (with C's values beside them when C is D). */
 #ifndef TP_TOOLS_REFERENCE_INTERNAL_H
 #define TP_TOOLS_REFERENCE_INTERNAL_H
 
@@ -20,6 +21,8 @@ struct tp_ref_problem {
   tp_gemm_desc device_desc;     /* desc with device pointers; valid when uploaded */
   int uploaded;
   double *ref, *mag;            /* expected values, m x n, once computed */
+  void *c_copy;                 /* when C is D: D's span (C's values) as the expected
+                                   values were computed, for tp_ref_problem_unwritten */
 };
 
 /* err <- the formatted reason (nothing when errlen is 0). */

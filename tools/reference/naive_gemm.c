@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "tools/reference/codec.h"
 #include "tools/reference/internal.h"
 
 /* How the scale of operand element (row, k) is found: a tensor and its
@@ -21,8 +22,8 @@ static double scale_at(const scale_rule *s, int64_t row, int64_t k) {
   const tp_tensor *t = s->t;
   const int64_t r = row / s->map.rows, kb = s->map.k ? k / s->map.k : 0;
   if (t->rank == 1)
-    return tp_dtype_load(t->dtype, t->data, r * t->stride[0]);
-  return tp_dtype_load(t->dtype, t->data,
+    return tp_ref_load(t->dtype, t->data, r * t->stride[0]);
+  return tp_ref_load(t->dtype, t->data,
                        s->map.k_first ? tp_ref_index(t, kb, r) : tp_ref_index(t, r, kb));
 }
 
@@ -72,7 +73,7 @@ static void dequantize(const tp_tensor *t, const int64_t *rows, int64_t count, i
     const int64_t r = rows ? rows[i] : i;
     for (int64_t j = 0; j < k; j++)
       out[i * k + j] =
-          (double)tp_dtype_load(t->dtype, t->data, tp_ref_index(t, r, j)) * scale_at(s, r, j);
+          (double)tp_ref_load(t->dtype, t->data, tp_ref_index(t, r, j)) * scale_at(s, r, j);
   }
 }
 
@@ -115,7 +116,7 @@ tp_status tp_ref_gemm_at(const tp_gemm_desc *desc, const tp_problem *problem,
         abs_acc += fabs(prod);
       }
       const int64_t row = rows ? rows[i] : i, col = cols ? cols[j] : j;
-      double c = read_c ? beta * tp_dtype_load(desc->c.dtype, desc->c.data,
+      double c = read_c ? beta * tp_ref_load(desc->c.dtype, desc->c.data,
                                                tp_ref_index(&desc->c, row, col))
                         : 0.0;
       ref[i * ncols + j] = alpha * acc + c;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "tilepipe/device.h"
+#include "tools/reference/codec.h"
 #include "tools/reference/internal.h"
 #include "tools/seeded_values.h"
 
@@ -164,6 +165,7 @@ void tp_ref_problem_destroy(tp_ref_problem *p) {
   }
   free(p->ref);
   free(p->mag);
+  free(p->c_copy);
   free(p);
 }
 
@@ -193,6 +195,39 @@ int64_t tp_ref_padding_written(const tp_ref_problem *p) {
   return -1;
 }
 
+/* Whether C is D's own memory (same dtype and strides, which
+ * tp_gemm_check_run asks of C at D's address). */
+static int c_is_d(const tp_ref_problem *p) {
+  return p->desc.c.dtype != TP_DTYPE_NONE && p->desc.c.data == p->desc.d.data;
+}
+
+int64_t tp_ref_problem_unwritten(const tp_ref_problem *p, const tp_ref_tolerance *tol,
+                                 int64_t *row, int64_t *col) {
+  if (row != NULL) *row = -1;
+  if (col != NULL) *col = -1;
+  if (!c_is_d(p) || p->ref == NULL || p->c_copy == NULL) return 0;
+  const tp_tensor *d = &p->desc.d;
+  const size_t esize = (size_t)tp_dtype_bits(d->dtype) / 8;
+  const int64_t n = p->desc.n;
+  int64_t count = 0;
+  for (int64_t i = 0; i < p->desc.m; i++)
+    for (int64_t j = 0; j < n; j++) {
+      const int64_t at = tp_ref_index(d, i, j);
+      if (memcmp((const char *)d->data + at * (int64_t)esize,
+                 (const char *)p->c_copy + at * (int64_t)esize, esize) != 0)
+        continue;
+      const double c = tp_ref_load(d->dtype, p->c_copy, at), want = p->ref[i * n + j];
+      const double margin = tol->u_out * (fabs(want) + fabs(c)) + tol->eta_out +
+                            16.0 * tol->u_acc * p->mag[i * n + j];
+      if (!(fabs(want - c) > margin)) continue;
+      if (count++ == 0) {
+        if (row != NULL) *row = i;
+        if (col != NULL) *col = j;
+      }
+    }
+  return count;
+}
+
 tp_status tp_ref_problem_expect(tp_ref_problem *p, tp_ref_epilogue epilogue, char *err,
                                 size_t errlen) {
   const size_t count = (size_t)(p->desc.m * p->desc.n);
@@ -200,13 +235,18 @@ tp_status tp_ref_problem_expect(tp_ref_problem *p, tp_ref_epilogue epilogue, cha
     p->ref = malloc(count * sizeof *p->ref);
     p->mag = malloc(count * sizeof *p->mag);
   }
-  if (p->ref == NULL || p->mag == NULL) {
+  /* C's values as D's span holds them, wherever the descriptor points D. */
+  const int64_t c_bytes = c_is_d(p) ? tp_tensor_span_bytes(&p->desc.d) : 0;
+  free(p->c_copy);
+  p->c_copy = c_bytes > 0 ? malloc((size_t)c_bytes) : NULL;
+  if (p->ref == NULL || p->mag == NULL || (c_bytes > 0 && p->c_copy == NULL)) {
     free(p->ref);
     free(p->mag);
     p->ref = p->mag = NULL;
     tp_ref_fail(err, errlen, "reference: out of memory for %zu expected values", count);
     return TP_ERR_OUT_OF_MEMORY;
   }
+  if (c_bytes > 0) memcpy(p->c_copy, p->desc.d.data, (size_t)c_bytes);
   const tp_status st = tp_ref_gemm(&p->desc, &p->problem, epilogue, p->ref, p->mag, err, errlen);
   if (st != TP_OK) { /* no expected values rather than stale ones */
     free(p->ref);
