@@ -177,10 +177,11 @@ TP_PLUGIN_TEST_CPP_FLAGS = $(TP_TEST_CPP_FLAGS) \
 TP_PLUGIN_TEST_LIBS = tools/reference/libtilepipe_reference.la $(TP_TEST_LIBS)
 
 check_PROGRAMS += tests/test_plugins_cpu tests/test_plugins_validation
+tests_test_plugins_cpu_SOURCES = tests/test_plugins_cpu.c tests/build_registry.c
 tests_test_plugins_cpu_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
 tests_test_plugins_cpu_LDADD = $(TP_PLUGIN_TEST_LIBS)
 EXTRA_tests_test_plugins_cpu_DEPENDENCIES = tilepipe.ini
-tests_test_plugins_validation_SOURCES = tests/test_plugins_validation.c
+tests_test_plugins_validation_SOURCES = tests/test_plugins_validation.c tests/build_registry.c
 tests_test_plugins_validation_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
 # It runs the GPU planner (tilepipe/plugin/kernel/gpu_plan.h) itself, from the
 # plugin kit.
@@ -229,7 +230,7 @@ endif
 # The standard, blockwise_fp8 and block_scaled payloads' fused GPU kernels
 # (with store and residual) against the naive reference (tests/gpu_case.c runs a case);
 # skip (77) without a GPU.
-noinst_HEADERS += tests/tuned_registry.h tests/gpu_case.h
+noinst_HEADERS += tests/tuned_registry.h tests/gpu_case.h tests/build_registry.h
 TP_GPU_CASE_SOURCES = tests/gpu_case.c tests/tuned_registry.c tests/tmpdir.c
 check_PROGRAMS += tests/test_gpu_gemm tests/test_gpu_blockwise tests/test_gpu_block_scaled
 tests_test_gpu_gemm_SOURCES = tests/test_gpu_gemm.c $(TP_GPU_CASE_SOURCES)
@@ -252,7 +253,7 @@ EXTRA_tests_test_gpu_block_scaled_DEPENDENCIES = tilepipe.ini
 # of their own (the driver's streams and the cache's statistics: internals).
 noinst_HEADERS += tests/gemm_case.h
 check_PROGRAMS += tests/test_threads
-tests_test_threads_SOURCES = tests/test_threads.c tests/gemm_case.c
+tests_test_threads_SOURCES = tests/test_threads.c tests/gemm_case.c tests/build_registry.c
 tests_test_threads_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
 tests_test_threads_LDADD = $(TP_PLUGIN_TEST_LIBS)
 EXTRA_tests_test_threads_DEPENDENCIES = tilepipe.ini
@@ -281,7 +282,8 @@ EXTRA_tests_test_gpu_chain_DEPENDENCIES = tilepipe.ini
 # (test_ref_faults) and from the GPU (test_gpu_faults, skips, 77, without
 # one).
 check_PROGRAMS += tests/test_ref_faults tests/test_gpu_faults
-tests_test_ref_faults_SOURCES = tests/test_ref_faults.c tests/tuned_registry.c tests/tmpdir.c
+tests_test_ref_faults_SOURCES = tests/test_ref_faults.c tests/tuned_registry.c tests/tmpdir.c \
+	tests/build_registry.c
 tests_test_ref_faults_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
 tests_test_ref_faults_LDADD = $(TP_PLUGIN_TEST_LIBS)
 EXTRA_tests_test_ref_faults_DEPENDENCIES = tilepipe.ini

@@ -17,22 +17,11 @@
 
 #include <check.h>
 
+#include "tests/build_registry.h"
+
 #include "tilepipe/reference.h"
 #include "tilepipe/tilepipe.h"
 
-static tp_registry *reg;
-
-static void open_registry(void) {
-  if (tp_registry_open(&reg, TP_TEST_REGISTRY) != TP_OK) {
-    fprintf(stderr, "cannot open %s: %s\n", TP_TEST_REGISTRY, tp_error_message());
-    reg = NULL;
-  }
-}
-
-static void close_registry(void) {
-  tp_registry_close(reg);
-  reg = NULL;
-}
 
 /* ------------------------------------------------------------ the cases */
 
@@ -111,7 +100,7 @@ static int run_case(int combo, int shape_index) {
   const int64_t *shape = shapes[shape_index];
   tp_ref_problem_spec spec = {
       .struct_size = sizeof spec,
-      .registry = reg,
+      .registry = build_registry,
       .payload = ops->payload,
       .a = ops->a,
       .b = ops->b,
@@ -148,7 +137,7 @@ static int run_case(int combo, int shape_index) {
 
   const tp_ref_tolerance tol = tp_ref_problem_tolerance(p, TP_BACKEND_CPU);
   tp_ref_report rep = {.struct_size = sizeof rep};
-  ck_assert_msg(tp_ref_problem_verify(p, reg, ops->payload, epilogue, TP_BACKEND_CPU, &tol, &rep,
+  ck_assert_msg(tp_ref_problem_verify(p, build_registry, ops->payload, epilogue, TP_BACKEND_CPU, &tol, &rep,
                                       err, sizeof err) == TP_OK,
                 "%s: %s", what, err);
   tp_ref_report_format(&rep, err, sizeof err);
@@ -160,7 +149,7 @@ static int run_case(int combo, int shape_index) {
 
 /* One combination (the loop index) on its two shapes. */
 START_TEST(test_combination) {
-  ck_assert_msg(reg != NULL, "no registry at %s", TP_TEST_REGISTRY);
+  ck_assert_msg(build_registry != NULL, "no registry at %s", TP_TEST_REGISTRY);
   for (int s = 0; s < SHAPES_PER_COMBO; s++)
     if (!run_case(_i, (_i * SHAPES_PER_COMBO + s * 5) % NUM_SHAPES))
       return;
@@ -198,7 +187,7 @@ END_TEST
 static Suite *suite(void) {
   Suite *s = suite_create("plugins_cpu");
   TCase *tc = tcase_create("combinations");
-  tcase_add_unchecked_fixture(tc, open_registry, close_registry);
+  tcase_add_unchecked_fixture(tc, build_registry_open, build_registry_close);
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_table_covers_every_plugin);
   tcase_add_loop_test(tc, test_combination, 0, NUM_COMBOS);

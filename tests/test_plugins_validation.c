@@ -22,6 +22,8 @@
 
 #include <check.h>
 
+#include "tests/build_registry.h"
+
 #include "config.h"
 #include "plugins/standard/device/standard_params.h"
 #include "tilepipe/plugin/kernel/gpu_plan.h"
@@ -35,19 +37,6 @@
   ck_assert_msg(strstr((haystack), (needle)) != NULL, "\"%s\" does not contain \"%s\"",     \
                 (haystack), (needle))
 
-static tp_registry *reg;
-
-static void open_registry(void) {
-  if (tp_registry_open(&reg, TP_TEST_REGISTRY) != TP_OK) {
-    fprintf(stderr, "cannot open %s: %s\n", TP_TEST_REGISTRY, tp_error_message());
-    reg = NULL;
-  }
-}
-
-static void close_registry(void) {
-  tp_registry_close(reg);
-  reg = NULL;
-}
 
 /* ----------------------------------------------------------- plan errors */
 
@@ -61,7 +50,7 @@ typedef struct test_problem {
 static test_problem problem_of(const tp_ref_problem_spec *spec) {
   test_problem p;
   char err[256];
-  ck_assert_msg(reg != NULL, "no registry at %s", TP_TEST_REGISTRY);
+  ck_assert_msg(build_registry != NULL, "no registry at %s", TP_TEST_REGISTRY);
   ck_assert_msg(tp_ref_problem_create(&p.owner, spec, 1, err, sizeof err) == TP_OK, "%s", err);
   p.desc = *tp_ref_problem_desc(p.owner);
   return p;
@@ -75,7 +64,7 @@ static void problem_free(test_problem *p) {
 /* M = 100, N = 300, K = 256: every scale shape differs from its transpose. */
 static test_problem problem(const char *payload, tp_dtype a, tp_dtype b, tp_dtype d,
                             tp_layout sf_layout) {
-  const tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = reg,
+  const tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = build_registry,
                                     .payload = payload, .a = a, .b = b, .d = d,
                                     .sf_layout = sf_layout, .m = 100, .n = 300, .k = 256,
                                     .alpha = 1.0f};
@@ -105,7 +94,7 @@ static void expect_refused(test_problem *p, const char *payload, const char *epi
                            int by_epilogue, tp_status status, const char *needle,
                            const char *needle2) {
   tp_plan *plan = NULL;
-  tp_status st = tp_plan_create(&plan, reg, payload, epilogue, &p->desc, TP_BACKEND_CPU);
+  tp_status st = tp_plan_create(&plan, build_registry, payload, epilogue, &p->desc, TP_BACKEND_CPU);
   ck_assert_msg(st == status, "%s x %s: status '%s', expected '%s' (%s)", payload, epilogue,
                 tp_status_string(st), tp_status_string(status), tp_error_message());
   ck_assert_ptr_null(plan);
@@ -128,7 +117,7 @@ static void expect_refused(test_problem *p, const char *payload, const char *epi
 
 static void expect_planned(test_problem *p, const char *payload, const char *epilogue) {
   tp_plan *plan = NULL;
-  tp_status st = tp_plan_create(&plan, reg, payload, epilogue, &p->desc, TP_BACKEND_CPU);
+  tp_status st = tp_plan_create(&plan, build_registry, payload, epilogue, &p->desc, TP_BACKEND_CPU);
   ck_assert_msg(st == TP_OK, "%s x %s: %s", payload, epilogue, tp_error_message());
   tp_plan_destroy(plan);
 }
@@ -145,7 +134,7 @@ START_TEST(test_auto_says_why_cpu) {
   const char *why = "; auto chose the CPU: tilepipe was built without the CUDA toolkit";
 #endif
   /* Rows 16-byte aligned, so that a GPU takes the descriptor. */
-  const tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = reg,
+  const tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = build_registry,
                                     .payload = "block_scaled", .a = TP_DTYPE_E2M1,
                                     .b = TP_DTYPE_E2M1, .d = TP_DTYPE_BF16,
                                     .sf_layout = TP_LAYOUT_SF_128X4, .m = 100, .n = 300,
@@ -153,7 +142,7 @@ START_TEST(test_auto_says_why_cpu) {
   test_problem p = problem_of(&spec);
   tp_plan *plan = NULL;
   char text[1024];
-  ck_assert_msg(tp_plan_create(&plan, reg, "block_scaled", "store", &p.desc, TP_BACKEND_AUTO) ==
+  ck_assert_msg(tp_plan_create(&plan, build_registry, "block_scaled", "store", &p.desc, TP_BACKEND_AUTO) ==
                     TP_OK, "%s", tp_error_message());
   ck_assert_int_eq(tp_plan_backend(plan), TP_BACKEND_CPU);
   const int n = tp_plan_describe(plan, text, sizeof text);
@@ -172,7 +161,7 @@ START_TEST(test_auto_says_why_cpu) {
   ck_assert_uint_eq(strlen(cut), (size_t)n - 5);
   ck_assert_int_eq(strncmp(cut, text, (size_t)n - 5), 0);
   tp_plan_destroy(plan);
-  ck_assert_int_eq(tp_plan_create(&plan, reg, "block_scaled", "store", &p.desc, TP_BACKEND_CPU),
+  ck_assert_int_eq(tp_plan_create(&plan, build_registry, "block_scaled", "store", &p.desc, TP_BACKEND_CPU),
                    TP_OK);
   tp_plan_describe(plan, text, sizeof text);
   ck_assert_msg(strstr(text, "auto chose") == NULL, "\"%s\" explains an explicit CPU plan", text);
@@ -321,7 +310,7 @@ START_TEST(test_block_scaled_refuses_dtypes) {
 END_TEST
 
 START_TEST(test_block_scaled_refuses_ragged_k) {
-  tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = reg,
+  tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = build_registry,
                               .payload = "block_scaled", .a = TP_DTYPE_E4M3, .b = TP_DTYPE_E4M3,
                               .d = TP_DTYPE_F32, .sf_layout = TP_LAYOUT_SF_128X4, .m = 8, .n = 8,
                               .k = 100, .alpha = 1.0f};
@@ -420,8 +409,8 @@ static loaded load(const char *name) {
   tp_plugin_info info;
   loaded l = {NULL, NULL, NULL};
   char err[256] = "";
-  ck_assert_msg(reg != NULL, "no registry");
-  ck_assert_msg(tp_registry_find(reg, name, &info) == TP_OK, "%s", tp_error_message());
+  ck_assert_msg(build_registry != NULL, "no registry");
+  ck_assert_msg(tp_registry_find(build_registry, name, &info) == TP_OK, "%s", tp_error_message());
   l.handle = dlopen(info.library, RTLD_NOW | RTLD_LOCAL);
   ck_assert_msg(l.handle != NULL, "%s", dlerror());
   tp_plugin_entry_fn entry;
@@ -873,7 +862,7 @@ START_TEST(test_cuda_plans) {
 
   /* A single row of a_scale (K <= 128) has a stride that is never stepped over. */
   l = load("blockwise_fp8");
-  tp_ref_problem_spec one_row = {.struct_size = sizeof one_row, .registry = reg,
+  tp_ref_problem_spec one_row = {.struct_size = sizeof one_row, .registry = build_registry,
                                  .payload = "blockwise_fp8", .a = TP_DTYPE_E4M3,
                                  .b = TP_DTYPE_E4M3, .d = TP_DTYPE_BF16, .m = 100, .n = 16,
                                  .k = 128, .align_rows = 1, .alpha = 1.0f};
@@ -953,7 +942,7 @@ static tp_status gpu_plan_slot(loaded *l, const tp_gemm_desc *desc, tp_gpu_launc
 /* M x N x K of `operands` A and B into a bf16 D, rows K elements apart,
  * every pointer NULL: enough to plan. */
 static tp_gemm_desc sized_of(tp_dtype operands, int64_t m, int64_t n, int64_t k) {
-  tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = reg,
+  tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = build_registry,
                               .payload = "standard", .a = operands, .b = operands,
                               .d = TP_DTYPE_BF16, .m = m, .n = n, .k = k, .alpha = 1.0f};
   tp_gemm_desc d;
@@ -1220,7 +1209,7 @@ static tp_standard_params standard_args(loaded *l, int64_t m, int64_t n, int64_t
                                         tp_dtype source) {
   static char workspace[256];
   char err[256] = "";
-  tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = reg,
+  tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = build_registry,
                               .payload = "standard", .a = TP_DTYPE_BF16, .b = TP_DTYPE_BF16,
                               .d = TP_DTYPE_BF16, .c = source, .m = m, .n = n, .k = k,
                               .alpha = 1.0f, .beta = source == TP_DTYPE_NONE ? 0.0f : 1.0f};
@@ -1315,7 +1304,7 @@ START_TEST(test_gpu_plan_tile_n48) {
   unload(&l);
 
   l = load("blockwise_fp8");
-  tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = reg,
+  tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = build_registry,
                               .payload = "blockwise_fp8", .a = TP_DTYPE_E4M3,
                               .b = TP_DTYPE_E4M3, .d = TP_DTYPE_BF16, .m = 32, .n = 5120,
                               .k = 5120, .alpha = 1.0f};
@@ -1427,7 +1416,7 @@ END_TEST
 START_TEST(test_gpu_plan_blockwise_k_group) {
   char err[256];
   loaded l = load("blockwise_fp8");
-  tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = reg,
+  tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = build_registry,
                               .payload = "blockwise_fp8", .a = TP_DTYPE_E4M3,
                               .b = TP_DTYPE_E4M3, .d = TP_DTYPE_BF16, .m = 4096, .n = 7168,
                               .k = 16384, .alpha = 1.0f};
@@ -1468,7 +1457,7 @@ END_TEST
 START_TEST(test_gpu_plan_tail_widths_need_16bit_d) {
   char err[256];
   loaded l = load("standard");
-  tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = reg,
+  tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = build_registry,
                               .payload = "standard", .a = TP_DTYPE_BF16, .b = TP_DTYPE_BF16,
                               .d = TP_DTYPE_F32, .m = 4096, .n = 2112, .k = 7168,
                               .alpha = 1.0f};
@@ -1522,8 +1511,8 @@ static void assert_lists_the_plugins(tp_registry *r, const char *libdir_prefix) 
 }
 
 START_TEST(test_build_registry) {
-  ck_assert_msg(reg != NULL, "no registry");
-  assert_lists_the_plugins(reg, TP_TEST_PLUGIN_BUILD_DIR);
+  ck_assert_msg(build_registry != NULL, "no registry");
+  assert_lists_the_plugins(build_registry, TP_TEST_PLUGIN_BUILD_DIR);
 }
 END_TEST
 
@@ -1585,8 +1574,8 @@ END_TEST
 
 START_TEST(test_registry_bad_tuning) {
   tp_plugin_info info;
-  ck_assert_msg(reg != NULL, "no registry");
-  ck_assert(tp_registry_find(reg, "standard", &info) == TP_OK);
+  ck_assert_msg(build_registry != NULL, "no registry");
+  ck_assert(tp_registry_find(build_registry, "standard", &info) == TP_OK);
   char text[4 * PATH_MAX + 256], err[1024];
   snprintf(text, sizeof text,
            "[standard]\nkind = payload\nlibrary = %s\nstages = 4\ntile = 128x100x64\n"
@@ -1622,7 +1611,7 @@ END_TEST
 static Suite *suite(void) {
   Suite *s = suite_create("plugins_validation");
   TCase *tc = tcase_create("plan errors");
-  tcase_add_unchecked_fixture(tc, open_registry, close_registry);
+  tcase_add_unchecked_fixture(tc, build_registry_open, build_registry_close);
   tcase_add_test(tc, test_valid_problems_plan);
   tcase_add_test(tc, test_auto_says_why_cpu);
   tcase_add_test(tc, test_standard_refuses_dtypes);
@@ -1639,7 +1628,7 @@ static Suite *suite(void) {
   suite_add_tcase(s, tc);
 
   tc = tcase_create("slots");
-  tcase_add_unchecked_fixture(tc, open_registry, close_registry);
+  tcase_add_unchecked_fixture(tc, build_registry_open, build_registry_close);
   tcase_add_test(tc, test_descriptors);
   tcase_add_test(tc, test_standard_device_images);
   tcase_add_test(tc, test_tuning_keys);
@@ -1661,7 +1650,7 @@ static Suite *suite(void) {
   suite_add_tcase(s, tc);
 
   tc = tcase_create("registries");
-  tcase_add_unchecked_fixture(tc, open_registry, close_registry);
+  tcase_add_unchecked_fixture(tc, build_registry_open, build_registry_close);
   tcase_add_test(tc, test_build_registry);
   tcase_add_test(tc, test_installed_registry_resolves);
   tcase_add_test(tc, test_installed_registry_names_the_keys);

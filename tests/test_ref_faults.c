@@ -25,23 +25,12 @@
 
 #include <check.h>
 
+#include "tests/build_registry.h"
+
 #include "tests/tuned_registry.h"
 #include "tilepipe/reference.h"
 #include "tilepipe/tilepipe.h"
 
-static tp_registry *reg;
-
-static void open_registry(void) {
-  if (tp_registry_open(&reg, TP_TEST_REGISTRY) != TP_OK) {
-    fprintf(stderr, "cannot open %s: %s\n", TP_TEST_REGISTRY, tp_error_message());
-    reg = NULL;
-  }
-}
-
-static void close_registry(void) {
-  tp_registry_close(reg);
-  reg = NULL;
-}
 
 /* --------------------------------------------------------- the pinning */
 
@@ -326,7 +315,7 @@ static void inject_all(tp_ref_problem *p, const tp_ref_tolerance *tol, const cha
 
 static void run_case(const fault_case *c, tp_backend backend, uint64_t seed) {
   char err[512];
-  tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = reg, .payload = c->payload,
+  tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = build_registry, .payload = c->payload,
                               .m = c->m, .n = c->n, .k = c->k, .a = c->a, .b = c->b, .d = c->d,
                               .align_rows = 1, .alpha = 1.0f};
   tp_ref_problem *p;
@@ -337,7 +326,7 @@ static void run_case(const fault_case *c, tp_backend backend, uint64_t seed) {
     ck_assert_msg(tp_ref_problem_upload(p, err, sizeof err) == TP_OK, "%s", err);
   const tp_gemm_desc *desc =
       backend == TP_BACKEND_CUDA ? tp_ref_problem_device_desc(p) : tp_ref_problem_desc(p);
-  ck_assert_msg(tp_plan_create(&plan, reg, c->payload, "store", desc, backend) == TP_OK, "%s",
+  ck_assert_msg(tp_plan_create(&plan, build_registry, c->payload, "store", desc, backend) == TP_OK, "%s",
                 tp_error_message());
   ck_assert_msg(tp_ref_problem_run(p, plan, err, sizeof err) == TP_OK, "%s", err);
   tp_plan_destroy(plan);
@@ -371,7 +360,7 @@ int main(void) {
   tcase_add_test(model, test_measured_inside);
   suite_add_tcase(s, model);
   TCase *faults = tcase_create("faults");
-  tcase_add_unchecked_fixture(faults, open_registry, close_registry);
+  tcase_add_unchecked_fixture(faults, build_registry_open, build_registry_close);
   tcase_set_timeout(faults, 600);
   const int count = (int)(sizeof cases / sizeof cases[0]);
   tcase_add_loop_test(faults, test_faults, 0, count);

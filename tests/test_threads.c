@@ -18,13 +18,14 @@
 
 #include <check.h>
 
+#include "tests/build_registry.h"
+
 #include "tests/gemm_case.h"
 #include "tilepipe/tilepipe.h"
 
 #define THREADS 8
 #define ROUNDS 3
 
-static tp_registry *reg;
 
 /* Small, ragged, and over more than one tile and k-block where it counts
  * (the CPU backend's tiles are at most 64 x 64 x 128): the point is many
@@ -66,15 +67,15 @@ static void worker_fail(worker *w, const gemm_case *c, const char *what, const c
 static void run_checked(worker *w, const gemm_case *c, tp_plan *plan, uint64_t seed) {
   char err[256];
   gemm_problem p;
-  if (!gemm_problem_make(&p, reg, c, seed, TP_BACKEND_CPU, err, sizeof err)) {
+  if (!gemm_problem_make(&p, build_registry, c, seed, TP_BACKEND_CPU, err, sizeof err)) {
     worker_fail(w, c, "problem", err);
     return;
   }
   tp_plan *own = NULL;
   tp_plugin_info info;
-  if (plan == NULL && tp_registry_find(reg, c->payload, &info) != TP_OK)
+  if (plan == NULL && tp_registry_find(build_registry, c->payload, &info) != TP_OK)
     worker_fail(w, c, "find", tp_error_message());
-  else if (plan == NULL && tp_plan_create(&own, reg, c->payload, c->epilogue,
+  else if (plan == NULL && tp_plan_create(&own, build_registry, c->payload, c->epilogue,
                                           tp_ref_problem_desc(p.host), TP_BACKEND_CPU) != TP_OK)
     worker_fail(w, c, "plan", tp_error_message());
   else if (tp_plan_run(plan ? plan : own, tp_ref_problem_desc(p.host), NULL) != TP_OK)
@@ -124,7 +125,7 @@ static void run_workers(void *(*fn)(void *), tp_plan *shared, const gemm_case *s
 }
 
 START_TEST(plans_from_one_registry) {
-  ck_assert_msg(reg != NULL, "no registry at %s", TP_TEST_REGISTRY);
+  ck_assert_msg(build_registry != NULL, "no registry at %s", TP_TEST_REGISTRY);
   run_workers(plans_worker, NULL, NULL, ROUNDS);
 }
 END_TEST
@@ -132,13 +133,13 @@ END_TEST
 /* Every worker's problem has the shared case's shapes and strides, so only
  * its pointers differ from the planned descriptor. */
 START_TEST(one_plan_many_threads) {
-  ck_assert_msg(reg != NULL, "no registry at %s", TP_TEST_REGISTRY);
+  ck_assert_msg(build_registry != NULL, "no registry at %s", TP_TEST_REGISTRY);
   const gemm_case *c = &cases[_i];
   char err[256];
   gemm_problem planned;
-  ck_assert_msg(gemm_problem_make(&planned, reg, c, 7, TP_BACKEND_CPU, err, sizeof err), "%s", err);
+  ck_assert_msg(gemm_problem_make(&planned, build_registry, c, 7, TP_BACKEND_CPU, err, sizeof err), "%s", err);
   tp_plan *plan = NULL;
-  ck_assert_msg(tp_plan_create(&plan, reg, c->payload, c->epilogue,
+  ck_assert_msg(tp_plan_create(&plan, build_registry, c->payload, c->epilogue,
                                tp_ref_problem_desc(planned.host), TP_BACKEND_CPU) == TP_OK,
                 "%s", tp_error_message());
   run_workers(shared_plan_worker, plan, c, ROUNDS);
@@ -158,14 +159,14 @@ static void *fail_own_way(void *arg) {
   tp_gemm_desc d;
   tp_gemm_desc_init(&d, -1 - f->index, 8, 8); /* an M of its own */
   tp_plan *plan = NULL;
-  tp_plan_create(&plan, reg, "standard", "store", &d, TP_BACKEND_CPU);
+  tp_plan_create(&plan, build_registry, "standard", "store", &d, TP_BACKEND_CPU);
   pthread_barrier_wait(f->between); /* every thread has failed before any reads */
   snprintf(f->message, sizeof f->message, "%s", tp_error_message());
   return NULL;
 }
 
 START_TEST(errors_stay_with_their_thread) {
-  ck_assert_msg(reg != NULL, "no registry at %s", TP_TEST_REGISTRY);
+  ck_assert_msg(build_registry != NULL, "no registry at %s", TP_TEST_REGISTRY);
   pthread_barrier_t between;
   ck_assert_int_eq(pthread_barrier_init(&between, NULL, THREADS), 0);
   failer f[THREADS];
@@ -185,22 +186,10 @@ START_TEST(errors_stay_with_their_thread) {
 }
 END_TEST
 
-static void open_registry(void) {
-  if (tp_registry_open(&reg, TP_TEST_REGISTRY) != TP_OK) {
-    fprintf(stderr, "cannot open %s: %s\n", TP_TEST_REGISTRY, tp_error_message());
-    reg = NULL;
-  }
-}
-
-static void close_registry(void) {
-  tp_registry_close(reg);
-  reg = NULL;
-}
-
 int main(void) {
   Suite *s = suite_create("threads");
   TCase *tc = tcase_create("cpu");
-  tcase_add_unchecked_fixture(tc, open_registry, close_registry);
+  tcase_add_unchecked_fixture(tc, build_registry_open, build_registry_close);
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, plans_from_one_registry);
   tcase_add_loop_test(tc, one_plan_many_threads, 0, NUM_CASES);
