@@ -4,6 +4,7 @@
 #
 #   VARIANTS="base x x+y" bench/ab.sh PATCH_DIR ["DTYPE EPILOGUE" ...]
 #
+# (DTYPE one dtype for A and B, or a spec such as a=bf16,b=e4m3.)
 # A variant is the checkout itself (`base`, always built, added when
 # VARIANTS lacks it) or the checkout with PATCH_DIR/NAME.patch applied
 # (`git diff` output, `patch -p1`) for each NAME joined by '+'; at most 4
@@ -149,9 +150,11 @@ grep -B1 'error:' /tmp/ab-registry.txt | sed 's/^/ab: registry: /'
 for v in $built; do
   for spec in "${specs[@]}"; do
     set -- $spec
+    # DTYPE: one dtype for A and B, or a whole spec (a=bf16,b=e4m3).
+    case $1 in *=*) warm_dtype="$1,d=bf16" ;; *) warm_dtype="a=$1,b=$1,d=bf16" ;; esac
     "$tool" warm --registry "/tmp/ab-$v/tilepipe.ini" --shapes "$shapes" --payload "$payload" \
-      --epilogue "$2" --dtype "a=$1,b=$1,d=bf16" > "/tmp/ab-warm-$v-$1-$2.log" 2>&1 ||
-      echo "ab: $v $spec: warm failed (see /tmp/ab-warm-$v-$1-$2.log)"
+      --epilogue "$2" --dtype "$warm_dtype" > "/tmp/ab-warm-$v-${1//,/_}-$2.log" 2>&1 ||
+      echo "ab: $v $spec: warm failed (see /tmp/ab-warm-$v-${1//,/_}-$2.log)"
   done
 done
 echo "ab: built and linked in ${SECONDS} s" >&2

@@ -22,12 +22,15 @@
  * k-block of one group, a last one half past K), every D dtype, the store
  * and the residual epilogue (C in D's dtype, f32 C, C aliasing D), and,
  * forced through registry sections, the tiles each mode takes, 2-CTA
- * clusters, split-K, split tails and stream-K. NVFP4 has no GPU kernel:
+ * clusters, split-K, split tails and stream-K; W8A16 at decode M on the
+ * transposed tiles (B's rows by A's: each width, split K, C aliasing D),
+ * and which orientation each M takes. NVFP4 has no GPU kernel:
  * the CUDA backend refuses it, naming the format, and TP_BACKEND_AUTO runs
  * it on the CPU, saying why. Exits 77 when there is no usable GPU. */
 #include <check.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -201,6 +204,20 @@ START_TEST(tiles_clusters_splits) {
        2},
       {BS, BF16, E4M3, TP_DTYPE_BF16, TP_DTYPE_BF16, "residual", 0, 0, 1.0f, 1.0f, 128, 2112,
        7168, 0, 1},
+      /* W8A16 at decode M: the transposed tiles, each width (8 to 64 rows
+       * of A), split K over few tiles, the last wave's split over many
+       * (two runs: the counters return to 0), C aliasing D; a forced tile
+       * takes the converting kernel instead. */
+      {BS, BF16, E4M3, TP_DTYPE_BF16, TP_DTYPE_BF16, "residual", 0, 0, 1.0f, 1.0f, 8, 300, 2048,
+       0, 1},
+      {BS, BF16, E4M3, TP_DTYPE_F16, TP_DTYPE_F16, "residual", 1, 0, 1.0f, 1.0f, 33, 1000, 4128,
+       8, 1},
+      {BS, BF16, E5M2, TP_DTYPE_BF16, TP_DTYPE_NONE, "store", 0, 0, 1.0f, 0.0f, 17, 17000, 1056,
+       0, 2},
+      {BS, BF16, E4M3, TP_DTYPE_F32, TP_DTYPE_F32, "residual", 0, 0, 0.5f, 2.0f, 64, 129, 1056, 8,
+       1},
+      {"bs_m64", BF16, E5M2, TP_DTYPE_BF16, TP_DTYPE_NONE, "store", 0, 0, 1.0f, 0.0f, 16, 1000,
+       1024, 0, 1},
       /* W8A8 */
       {"bs8_n128", E4M3, E4M3, TP_DTYPE_BF16, TP_DTYPE_NONE, "store", 0, 0, 1.0f, 0.0f, 1000,
        1000, 1024, 0, 1},
@@ -315,6 +332,42 @@ START_TEST(fold_worst_case) {
 }
 END_TEST
 
+/* W8A16 runs transposed up to M = 64 (tiles of 128 rows of B by the
+ * narrowest width of 8, 16, 32 or 64 that holds M), and on the converting
+ * kernel past it or where the registry forces a tile. */
+START_TEST(w8a16_orientation) {
+  static const struct {
+    const char *section;
+    int64_t m;
+    const char *kernel;
+  } cases[] = {
+      {BS, 1, "_t128x8_c1"},  {BS, 9, "_t128x16_c1"}, {BS, 32, "_t128x32_c1"},
+      {BS, 64, "_t128x64_c1"}, {BS, 65, "_128x"},      {"bs_m64", 16, "_64x64_c1"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    char err[256] = "";
+    const tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = gpu_case_registry,
+                                      .payload = cases[i].section, .a = BF16, .b = E4M3,
+                                      .d = TP_DTYPE_BF16, .sf_layout = TILED, .m = cases[i].m,
+                                      .n = 4096, .k = 4096, .align_rows = 1, .alpha = 1.0f};
+    tp_ref_problem *prob;
+    ck_assert_msg(tp_ref_problem_create(&prob, &spec, 11, err, sizeof err) == TP_OK, "%s", err);
+    tp_plan *plan = NULL;
+    ck_assert_msg(tp_plan_create(&plan, gpu_case_registry, cases[i].section, "store",
+                                 tp_ref_problem_desc(prob), TP_BACKEND_CUDA) == TP_OK,
+                  "%s", tp_error_message());
+    char text[1024];
+    tp_plan_describe(plan, text, sizeof text);
+    char want[64];
+    snprintf(want, sizeof want, "kernel tp_block_scaled_bf16_mx8_bf16%s", cases[i].kernel);
+    ck_assert_msg(strstr(text, want) != NULL, "M = %lld (%s): want %s in: %s",
+                  (long long)cases[i].m, cases[i].section, want, text);
+    tp_plan_destroy(plan);
+    tp_ref_problem_destroy(prob);
+  }
+}
+END_TEST
+
 /* NVFP4 (e2m1 A and B): the CUDA backend refuses it, naming the format
  * and the modes the GPU kernels take; AUTO plans it on the CPU and says
  * why. */
@@ -376,6 +429,7 @@ static void add_tests(TCase *tc) {
   tcase_add_test(tc, tiles_clusters_splits);
   tcase_add_test(tc, fold_worst_case);
   tcase_add_test(tc, nvfp4_without_gpu_kernel);
+  tcase_add_test(tc, w8a16_orientation);
 }
 
 int main(void) {

@@ -505,14 +505,17 @@ START_TEST(test_standard_device_images) {
   const size_t num_pairs = sizeof pairs / sizeof pairs[0];
   loaded l = load("standard");
   ck_assert_uint_eq(l.desc->num_device_images, num_pairs);
-  size_t count;
+  size_t count, oriented = 0;
   const tp_kernel_instance *instances = tp_kernel_instances(&count);
+  /* standard has no transposed mainloop: the table's other tiles only. */
+  for (size_t k = 0; k < count; k++) oriented += !instances[k].transposed;
   for (size_t p = 0; p < num_pairs; p++) {
     const tp_device_image *im = &l.desc->device_images[p];
     ck_assert_ptr_nonnull(im->data);
     ck_assert_uint_gt(im->size, 0);
-    ck_assert_uint_eq(im->num_kernels, count);
+    ck_assert_uint_eq(im->num_kernels, oriented);
     for (size_t k = 0; k < count; k++) {
+      if (instances[k].transposed) continue;
       char name[96];
       snprintf(name, sizeof name, "tp_standard_%s_%s", pairs[p], instances[k].suffix);
       for (size_t q = 0; q < num_pairs; q++) {

@@ -4,7 +4,10 @@
  *
  * gpu_plan picks one of device/block_scaled_mainloop.cu's kernels through
  * the planner for the structured kernel (tilepipe/plugin/kernel/gpu_plan.h).
- * W8A16: a stage holds a k-block of 64 of K, the operand tiles the planner
+ * W8A16 at decode-sized M: the transposed kernels (tiles of B's rows by
+ * A's, tilepipe/plugin/kernel/plan.h's transposed request), a stage the
+ * two operand tiles, B converted in registers. Else W8A16: a stage holds a
+ * k-block of 64 of K, the operand tiles the planner
  * sizes from the dtypes (bf16 A in 128-byte rows, fp8 B in 64-byte ones,
  * tilepipe/plugin/kernel/operands.h), then the tensor that no load fills,
  * B scaled and converted to bf16 by the kernel's convert step
@@ -15,6 +18,7 @@
  * their scales. gpu_args fills the kernel's parameters for each run
  * (tilepipe/plugin/kernel/args.h) and says where the scales are and how
  * they are laid out. */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -26,13 +30,17 @@
 #include "tilepipe/plugin/kit/error.h"
 #include "tilepipe/plugin/kit/tuning.h"
 
-/* How a problem runs: W8A16 converting B in each stage (small M), W8A16
- * on B dequantized by the prologue (M from BLOCK_SCALED_W8A16_DEQUANTIZE_M
- * on), W8A8 on both operands folded by the prologue. */
-typedef enum route { CONVERT_B, DEQUANTIZE_B, FOLD } route;
+/* How a problem runs: W8A16 transposed, B converted in registers (M up
+ * to BLOCK_SCALED_W8A16_TRANSPOSED_M, unless the registry forces a tile or
+ * cluster, which name the other kernels), W8A16 converting B in each stage,
+ * W8A16 on B dequantized by the prologue (M from
+ * BLOCK_SCALED_W8A16_DEQUANTIZE_M on), W8A8 on both operands folded by
+ * the prologue. */
+typedef enum route { TRANSPOSED, CONVERT_B, DEQUANTIZE_B, FOLD } route;
 
-static route route_of(const tp_gemm_desc *desc) {
+static route route_of(const tp_gemm_desc *desc, bool transposed_ok) {
   if (block_scaled_a_scaled(desc)) return FOLD;
+  if (transposed_ok && desc->m <= BLOCK_SCALED_W8A16_TRANSPOSED_M) return TRANSPOSED;
   return desc->m >= BLOCK_SCALED_W8A16_DEQUANTIZE_M ? DEQUANTIZE_B : CONVERT_B;
 }
 
@@ -40,10 +48,10 @@ static route route_of(const tp_gemm_desc *desc) {
  * the group of the route's kernel operands. */
 static const char *operands_name(const tp_gemm_desc *desc, route r) {
   const tp_dtype a = desc->a.dtype;
-  const tp_dtype b = r == CONVERT_B      ? TP_DTYPE_NONE
+  const tp_dtype b = r <= CONVERT_B      ? TP_DTYPE_NONE
                      : r == DEQUANTIZE_B ? TP_DTYPE_BF16
                                          : desc->b.dtype;
-#define BS_OPERANDS_NAME(NAME, A, B) \
+#define BS_OPERANDS_NAME(NAME, A, B, T) \
   if (a == A && b == B) return #NAME;
   TP_BLOCK_SCALED_OPERANDS(BS_OPERANDS_NAME)
 #undef BS_OPERANDS_NAME
@@ -90,7 +98,7 @@ static prologue_layout prologue_layout_of(const tp_kernel_plan *kp, const tp_gem
  * of K bytes) at a and b under FOLD. */
 static tp_gemm_desc kernel_desc(const tp_gemm_desc *desc, route r, void *a, void *b) {
   tp_gemm_desc k = *desc;
-  if (r == CONVERT_B) return k;
+  if (r <= CONVERT_B) return k;
   k.b = tp_tensor_matrix(r == DEQUANTIZE_B ? TP_DTYPE_BF16 : desc->b.dtype, desc->n, desc->k,
                          desc->k, b);
   if (r == FOLD) k.a = tp_tensor_matrix(desc->a.dtype, desc->m, desc->k, desc->k, a);
@@ -101,14 +109,15 @@ tp_status block_scaled_gpu_plan(void *state, const tp_gemm_desc *desc, const tp_
                                 const tp_epilogue_plan *epi, tp_payload_plan *plan,
                                 tp_gpu_launch *launch, char *err, size_t errlen) {
   const tp_kit_tuning *tu = state;
-  const route r = route_of(desc);
+  const route r =
+      route_of(desc, !tu->kernel.tile_m && !tu->kernel.tile_n && !tu->kernel.cluster_m);
   const char *operands = operands_name(desc, r);
   if (operands == NULL)
     return tp_kit_fail(err, errlen, TP_ERR_UNSUPPORTED,
                        "block_scaled has no GPU kernel for A %s x B %s",
                        tp_codec_name(desc->a.dtype), tp_codec_name(desc->b.dtype));
   const int64_t k_blocks = fold_blocks(desc->k);
-  if (r != CONVERT_B && k_blocks > 65535)
+  if (r > CONVERT_B && k_blocks > 65535)
     return tp_kit_fail(err, errlen, TP_ERR_UNSUPPORTED,
                        "block_scaled's MXFP8 %s kernel takes K up to %d (%lld given)",
                        r == FOLD ? "W8A8" : "W8A16 (M >= 512)", 65535 * BLOCK_SCALED_FOLD_BLOCK,
@@ -121,7 +130,11 @@ tp_status block_scaled_gpu_plan(void *state, const tp_gemm_desc *desc, const tp_
                                 .prefix = "tp_block_scaled",
                                 .operands = operands,
                                 .params_size = sizeof(tp_block_scaled_params),
-                                .kernel_offset = offsetof(tp_block_scaled_params, kernel)};
+                                .kernel_offset = offsetof(tp_block_scaled_params, kernel),
+                                .transposed = r == TRANSPOSED,
+                                /* the transposed mainloop's stage: 128 of K */
+                                .k_group = r == TRANSPOSED ? BLOCK_SCALED_W8A16_TRANSPOSED_K_TILES : 0};
+  if (r == TRANSPOSED) return tp_kernel_plan_operands(&rq, plan, launch, err, errlen);
   if (r == CONVERT_B) return tp_kernel_plan_converted_b(&rq, plan, launch, err, errlen);
   tp_status st = r == FOLD ? tp_kernel_plan_blockwise(&rq, plan, launch, err, errlen)
                            : tp_kernel_plan_operands(&rq, plan, launch, err, errlen);
@@ -152,14 +165,14 @@ tp_status block_scaled_gpu_args(const tp_payload_plan *plan, const tp_epilogue_p
   tp_kernel_plan kp;
   tp_kernel_plan_load(plan, &kp);
   tp_block_scaled_params *p = params;
-  const route r = route_of(desc);
+  const route r = route_of(desc, kp.transposed);
   p->a_codes = codes_of(&desc->a_scale); /* absent (data NULL) under W8A16 */
   p->b_codes = codes_of(&desc->b_scale);
   p->scale_cols = (int32_t)(desc->k / BLOCK_SCALED_MX_VEC);
   p->b_e5m2 = desc->b.dtype == TP_DTYPE_E5M2;
   tp_status st = tp_kernel_args_fill(&kp, plan, desc, host, &p->kernel, err, errlen);
   if (st != TP_OK) return st;
-  if (r == CONVERT_B) return tp_kernel_operands_fill(&kp, desc, host, &p->ab, err, errlen);
+  if (r <= CONVERT_B) return tp_kernel_operands_fill(&kp, desc, host, &p->ab, err, errlen);
   /* The prologue reads the caller's operands and writes the kernel's into
    * the workspace. */
   if (plan->workspace == NULL)

@@ -16,7 +16,7 @@ plugins_block_scaled_tp_block_scaled_la_LIBADD = $(TP_PLUGIN_LIBADD)
 # image per operand group (MXFP8 W8A16, MXFP8 W8A8 per fp8 pair), so that
 # a plan's link reads only its group's kernels. The groups are the NAMEs
 # of TP_BLOCK_SCALED_OPERANDS (device/block_scaled_params.h), read from
-# its X(NAME, A, B) lines, the one list: plugin.c expects an image for
+# its X(NAME, A, B, T) lines, the one list: plugin.c expects an image for
 # each, and the .cu knows no other.
 BLOCK_SCALED_GROUPS = ${shell sed -n 's/^ *X(\([a-z0-9_]*\), *TP_DTYPE_.*/\1/p' \
 	$(srcdir)/plugins/block_scaled/device/block_scaled_params.h}

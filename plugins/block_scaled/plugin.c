@@ -15,9 +15,13 @@
 #if TP_HAVE_CUDA
 #include "plugins/block_scaled/device/block_scaled_mainloop.ltoir.h"
 
-/* One image per operand group (device_image.h). */
+/* One image per operand group (device_image.h), W8A16's converting one
+ * with the transposed kernels too. */
 #define TP_KIT_IMAGE_PREFIX "tp_block_scaled"
-TP_BLOCK_SCALED_OPERANDS(TP_KIT_IMAGE_KERNELS)
+#define BS_IMAGE_KERNELS(NAME, A, B, T) BS_IMAGE_KERNELS_##T(NAME)
+#define BS_IMAGE_KERNELS_0(NAME) TP_KIT_IMAGE_KERNELS(NAME)
+#define BS_IMAGE_KERNELS_1(NAME) TP_KIT_IMAGE_KERNELS_AND_TRANSPOSED(NAME)
+TP_BLOCK_SCALED_OPERANDS(BS_IMAGE_KERNELS)
 static const tp_device_image images[] = {TP_BLOCK_SCALED_OPERANDS(TP_KIT_IMAGE)};
 #endif
 

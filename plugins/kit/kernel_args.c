@@ -45,11 +45,12 @@ tp_status tp_kernel_args_fill(const tp_kernel_plan *kp, const tp_payload_plan *p
   /* D's columns up to the last full 16-byte granule of a row go through TMA
    * (tilepipe/plugin/kernel/params.h); none when a row is shorter than 16 bytes. */
   const int64_t granule = 128 / tp_codec_bits(desc->d.dtype);
-  const int64_t n_tma = desc->n / granule * granule;
+  /* A transposed kernel writes D (and reads C) from registers, no TMA. */
+  const int64_t n_tma = kp->transposed ? 0 : desc->n / granule * granule;
   const uint32_t tail_cols = (uint32_t)(kp->tile_n % (int32_t)tp_kernel_row_elems(
                                                          tp_codec_bits(desc->d.dtype)));
   const uint32_t tile_m = (uint32_t)kp->tile_m;
-  const bool has_source = kp->source_dtype != TP_DTYPE_NONE;
+  const bool has_source = kp->source_dtype != TP_DTYPE_NONE && !kp->transposed;
   tp_status st = TP_OK;
   if (n_tma > 0)
     st = encode_chunks(host, &k->d, &desc->d, desc->m, n_tma, tile_m, 0, err, errlen);
@@ -63,8 +64,8 @@ tp_status tp_kernel_args_fill(const tp_kernel_plan *kp, const tp_payload_plan *p
                        errlen);
   if (st != TP_OK) return st;
   k->smem = kp->smem;
-  k->m = (int32_t)desc->m;
-  k->n = (int32_t)desc->n;
+  k->m = (int32_t)(kp->transposed ? desc->n : desc->m);
+  k->n = (int32_t)(kp->transposed ? desc->m : desc->n);
   k->k = (int32_t)desc->k;
   k->tiles_m = kp->tiles_m;
   k->tiles_n = kp->tiles_n;
@@ -78,6 +79,8 @@ tp_status tp_kernel_args_fill(const tp_kernel_plan *kp, const tp_payload_plan *p
   k->n_tma = (int32_t)n_tma;
   k->d_data = desc->d.data;
   k->ldd = desc->d.stride[0];
+  k->c_data = desc->c.data;
+  k->ldc = desc->c.stride[0];
   k->splits = kp->splits;
   k->split_from = kp->split_from;
   k->split_lead = kp->split_lead;
@@ -111,19 +114,27 @@ tp_status tp_kernel_operands_fill(const tp_kernel_plan *kp, const tp_gemm_desc *
                        "tp_kernel_operands_fill: the plan has no operand tiles "
                        "(tp_kernel_plan_operand_tensors sizes them)");
   }
-  /* One k-tile's K per box, in elements of either operand. */
+  /* One k-tile's K per box, in elements of either operand. The kernel's A
+   * and B: the GEMM's, or B and A for a transposed plan. */
   const uint32_t k_tile = (uint32_t)(kp->k_elems / kp->k_group);
-  tp_status st = encode(host, &o->a, desc->a.dtype, desc->a.data, desc->m, desc->k,
-                        desc->a.stride[0], (uint32_t)kp->a_rows, k_tile,
+  const tp_tensor *a = kp->transposed ? &desc->b : &desc->a;
+  const tp_tensor *b = kp->transposed ? &desc->a : &desc->b;
+  const int64_t m = kp->transposed ? desc->n : desc->m, n = kp->transposed ? desc->m : desc->n;
+  tp_status st = encode(host, &o->a, a->dtype, a->data, m, desc->k, a->stride[0],
+                        (uint32_t)kp->a_rows, k_tile,
                         tp_kernel_operand_swizzle((uint32_t)kp->a_row_bytes), err, errlen);
   if (st == TP_OK) {
-    st = encode(host, &o->b, desc->b.dtype, desc->b.data, desc->n, desc->k, desc->b.stride[0],
+    st = encode(host, &o->b, b->dtype, b->data, n, desc->k, b->stride[0],
                 (uint32_t)(kp->tile_n / kp->cluster_m), k_tile,
                 tp_kernel_operand_swizzle((uint32_t)kp->b_row_bytes), err, errlen);
   }
-  const bool one_row = kp->tiles_m == 1;
-  o->a_policy = one_row ? TP_TMA_L2_EVICT_LAST : TP_TMA_L2_EVICT_NORMAL;
-  o->b_policy = one_row ? TP_TMA_L2_EVICT_FIRST : TP_TMA_L2_EVICT_NORMAL;
+  /* The operand read by one tile row or column only streams through L2
+   * once: B under one tile row, A (the weight) under one transposed tile
+   * column; the other, read by every CTA, stays. */
+  const bool a_once = kp->transposed && kp->tiles_n == 1;
+  const bool b_once = !kp->transposed && kp->tiles_m == 1;
+  o->a_policy = a_once ? TP_TMA_L2_EVICT_FIRST : b_once ? TP_TMA_L2_EVICT_LAST : TP_TMA_L2_EVICT_NORMAL;
+  o->b_policy = b_once ? TP_TMA_L2_EVICT_FIRST : a_once ? TP_TMA_L2_EVICT_LAST : TP_TMA_L2_EVICT_NORMAL;
   return st;
 }
 

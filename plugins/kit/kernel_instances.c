@@ -7,16 +7,21 @@
 
 const tp_kernel_instance *tp_kernel_instances(size_t *count) {
 #define TP_KERNEL_HOST_INSTANCE_(BM, BN, CM, D_NAME, DT, SPEED, CTX) \
-  {BM, BN, CM, DT, SPEED, TP_KERNEL_SUFFIX_STR(BM, BN, CM, D_NAME)},
+  {BM, BN, CM, false, DT, SPEED, TP_KERNEL_SUFFIX_STR(BM, BN, CM, D_NAME)},
+#define TP_KERNEL_HOST_TRANSPOSED_(BM, BN, CM, D_NAME, DT, SPEED, CTX) \
+  {BM, BN, CM, true, DT, SPEED, TP_KERNEL_SUFFIX_STR_TRANSPOSED(BM, BN, CM, D_NAME)},
   static const tp_kernel_instance all[] = {
-      TP_KERNEL_FOR_EACH_INSTANCE(TP_KERNEL_HOST_INSTANCE_, _)};
+      TP_KERNEL_FOR_EACH_INSTANCE(TP_KERNEL_HOST_INSTANCE_, _)
+          TP_KERNEL_FOR_EACH_TRANSPOSED_INSTANCE(TP_KERNEL_HOST_TRANSPOSED_, _)};
 #undef TP_KERNEL_HOST_INSTANCE_
+#undef TP_KERNEL_HOST_TRANSPOSED_
   *count = sizeof all / sizeof all[0];
   return all;
 }
 
 bool tp_kernel_instance_serves(const tp_kernel_instance *k, const tp_kernel_plan *kp) {
-  return k->cluster_m == kp->cluster_m && k->d == kp->d_dtype && k->tile_n <= kp->max_tile_n &&
+  return k->transposed == (kp->transposed != 0) && k->cluster_m == kp->cluster_m &&
+         k->d == kp->d_dtype && k->tile_n <= kp->max_tile_n &&
          kp->n_block % k->tile_n == 0;
 }
 
@@ -40,8 +45,8 @@ void tp_kernel_tile_list(char *out, size_t size, const tp_kernel_plan *kp) {
   out[0] = '\0';
   for (size_t i = 0; i < count && used < size; ++i) {
     if (!tp_kernel_instance_serves(&all[i], kp)) continue;
-    const int w = snprintf(out + used, size - used, "%s%dx%d", used ? ", " : "", all[i].tile_m,
-                           all[i].tile_n);
+    const int w = snprintf(out + used, size - used, "%s%s%dx%d", used ? ", " : "",
+                           all[i].transposed ? "t" : "", all[i].tile_m, all[i].tile_n);
     if (w < 0) break;
     used += (size_t)w;
   }

@@ -24,7 +24,9 @@ tp_status tp_kernel_plan_operand_tensors(tp_kernel_plan *kp, const tp_kernel_req
                        "tp_kernel_plan_operand_tensors: no %s",
                        kp == NULL ? "kernel plan" : "plan");
   }
-  const tp_gemm_desc *desc = rq->desc;
+  tp_gemm_desc view;
+  tp_kernel_request_view(rq, &view);
+  const tp_gemm_desc *desc = &view;
   const uint32_t a_bits = tp_codec_bits(desc->a.dtype), b_bits = tp_codec_bits(desc->b.dtype);
   const int32_t k_tile = kp->k_group > 0 ? kp->k_elems / kp->k_group : 0;
   if (a_bits == 0 || b_bits == 0 || k_tile != (int32_t)tp_kernel_operand_k_elems(a_bits, b_bits)) {
@@ -99,7 +101,9 @@ tp_status tp_kernel_plan_lay_out(tp_kernel_plan *kp, const tp_kernel_request *rq
   const int32_t a_slots = (int32_t)(kp->smem.tensors[0].bytes / slot);
   const int32_t slots = a_slots + (int32_t)(kp->smem.tensors[1].bytes / slot);
   const int32_t past_ring = (int32_t)chunks - (int32_t)kp->smem.source_stages;
-  const bool staged = kp->source_dtype != TP_DTYPE_NONE && kp->d_dtype != TP_DTYPE_F32;
+  /* A transposed tile writes D, and reads C, from registers: nothing staged. */
+  const bool staged =
+      kp->source_dtype != TP_DTYPE_NONE && kp->d_dtype != TP_DTYPE_F32 && !kp->transposed;
   kp->c_staged_first = (int32_t)kp->smem.source_stages;
   kp->c_staged_count = !staged || past_ring <= 0 ? 0 : (past_ring < slots ? past_ring : slots);
   kp->c_staged_a_slots = a_slots;

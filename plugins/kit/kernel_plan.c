@@ -28,7 +28,22 @@ tp_status tp_kernel_request_check(const tp_kernel_request *rq, char *err, size_t
                        "(each 0 for the default, or positive)",
                        rq->k_elems, rq->k_group, rq->max_tile_n, rq->n_block);
   }
+  if (rq->transposed != 0 && rq->transposed != 1) {
+    return tp_kit_fail(err, errlen, TP_ERR_INVALID_ARGUMENT,
+                       "kernel plan request: transposed %d (0 or 1)", rq->transposed);
+  }
   return TP_OK;
+}
+
+void tp_kernel_request_view(const tp_kernel_request *rq, tp_gemm_desc *view) {
+  *view = *rq->desc;
+  if (!rq->transposed) return;
+  view->m = rq->desc->n;
+  view->n = rq->desc->m;
+  view->a = rq->desc->b;
+  view->b = rq->desc->a;
+  view->a_scale = rq->desc->b_scale;
+  view->b_scale = rq->desc->a_scale;
 }
 
 void tp_kernel_plan_store(const tp_kernel_plan *kp, tp_payload_plan *plan) {

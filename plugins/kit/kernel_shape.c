@@ -212,8 +212,12 @@ static void best_shape(tp_kernel_plan *kp, const shape_search *s) {
      * width (144 to 208) only where many tiles need the waves it fills. */
     const bool narrow = t->tile_n <= TP_KERNEL_NARROW_WIDTH;
     const bool narrow_ok = (few && s->m <= t->tile_m) || s->forced_m == TP_KERNEL_WARPGROUP_ROWS;
-    if (!s->forced_n && ((narrow && !narrow_ok) ||
-                         (tail && (!s->c_as_d || (!narrow && (few || !s->on_lines))))))
+    /* Transposed tiles are all narrow, and only one that holds the tokens
+     * (A's rows, N here) in one tile column: each tile of B (M here) is
+     * then read once, whatever the width. */
+    if (t->transposed && t->tile_n < s->n) continue;
+    if (!s->forced_n && !t->transposed &&
+        ((narrow && !narrow_ok) || (tail && (!s->c_as_d || (!narrow && (few || !s->on_lines))))))
       continue;
     /* 64-row tiles only where one holds M: over more rows, each B tile
      * would stream into two CTAs, where a 128-row tile streams it once and
@@ -281,10 +285,8 @@ static void best_shape(tp_kernel_plan *kp, const shape_search *s) {
 /* The tile walk of the chosen tile: tile counts, raster groups, stream-K's
  * shares and the split lead (tilepipe/plugin/kernel/schedule.h); fails where the
  * kernel's 32-bit unit count would not hold the work units. */
-static tp_status plan_walk(tp_kernel_plan *kp, const tp_kernel_request *rq, char *err,
-                           size_t errlen) {
-  const tp_gemm_desc *desc = rq->desc;
-  const int32_t sm_count = rq->gpu->sm_count;
+static tp_status plan_walk(tp_kernel_plan *kp, const tp_gemm_desc *desc, int32_t sm_count,
+                           char *err, size_t errlen) {
   kp->a_rows = TP_KERNEL_WARPGROUP_ROWS;
   kp->tiles_m = ceil_div(desc->m, kp->tile_m);
   kp->tiles_n = ceil_div(desc->n, kp->tile_n);
@@ -337,7 +339,10 @@ tp_status tp_kernel_plan_shape(tp_kernel_plan *kp, const tp_kernel_request *rq, 
     return tp_kit_fail(err, errlen, TP_ERR_INVALID_ARGUMENT, "tp_kernel_plan_shape: no plan");
   }
   memset(kp, 0, sizeof *kp);
-  const tp_gemm_desc *desc = rq->desc;
+  tp_gemm_desc view;
+  tp_kernel_request_view(rq, &view);
+  const tp_gemm_desc *desc = &view;
+  kp->transposed = rq->transposed;
   const tp_kernel_tuning *tu = rq->tuning;
   const tp_gpu_info *gpu = rq->gpu;
   const tp_dtype source_dtype = rq->epilogue->source_dtype;
@@ -431,5 +436,5 @@ tp_status tp_kernel_plan_shape(tp_kernel_plan *kp, const tp_kernel_request *rq, 
                        "serve only shapes of few tiles in one tile row)",
                        tiles, (long long)desc->m, (long long)desc->n);
   }
-  return plan_walk(kp, rq, err, errlen);
+  return plan_walk(kp, desc, gpu->sm_count, err, errlen);
 }

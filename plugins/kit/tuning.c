@@ -47,6 +47,7 @@ static const char *list_text(const list *l, char *out, size_t size) {
 /* Whether the payload has kernel k: no wider than its widest tile, a width
  * dividing its n_block. */
 static int payload_has(const tp_kernel_instance *k, const tp_kit_tuning_limits *lim) {
+  if (k->transposed) return 0; /* never forced: the payload picks the orientation */
   const int32_t widest = lim->max_tile_n ? lim->max_tile_n : TP_KERNEL_MAX_TILE_N;
   return k->tile_n <= widest && (lim->n_block == 0 || lim->n_block % k->tile_n == 0);
 }

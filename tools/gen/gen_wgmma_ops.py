@@ -31,6 +31,11 @@ TYPES = [
     ("s8_s8", "s32.s8.s8", 32, "", "int32_t", "r"),
 ]
 
+# The bf16 wgmma with A from registers (RS), for the transposed tiles
+# (tilepipe/plugin/kernel/tiles.h, one per width): the weight, converted in registers, on
+# wgmma's 64-row side and the tokens, N of them, from shared memory.
+RS_N_VALUES = [8, 16, 32, 64]
+
 # Integer types whose s32 accumulators kernels keep in a float array (the
 # bits of the s32, not its value): their _bits variants bit-cast around the
 # per-shape integer ops, and only the _bits form gets the dispatch on N.
@@ -70,6 +75,41 @@ def bits_op(name, k, n):
 """
 
 
+def rs_op(n):
+    regs = n // 2
+    acc = ", ".join(f"%{i}" for i in range(regs))
+    a = ", ".join(f"%{regs + i}" for i in range(4))
+    b, scale = regs + 4, regs + 5
+    outs = ", ".join(f'"+f"(d[{i}])' for i in range(regs))
+    return f"""TP_WGMMA_FN void tp_wgmma_m64n{n}k16_bf16_rs(float *d, const uint32_t *a, uint64_t desc_b,
+                                                 int accumulate) {{
+  asm volatile(
+      "{{\\n\\t.reg .pred p;\\n\\t"
+      "setp.ne.b32 p, %{scale}, 0;\\n\\t"
+      "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.bf16.bf16 "
+      "{{{acc}}}, "
+      "{{{a}}}, %{b}, p, 1, 1, 0;\\n\\t}}"
+      : {outs}
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate));
+}}
+"""
+
+
+def rs_dispatch():
+    cases = "\n".join(
+        f"  case {n}: tp_wgmma_m64n{n}k16_bf16_rs(d, a, desc_b, accumulate); break;"
+        for n in RS_N_VALUES)
+    return f"""/* m64nNk16 bf16 with A from registers for a compile-time N. */
+TP_WGMMA_FN void tp_wgmma_bf16_rs(int n, float *d, const uint32_t *a, uint64_t desc_b,
+                                  int accumulate) {{
+  switch (n) {{
+{cases}
+  default: __trap();
+  }}
+}}
+"""
+
+
 def dispatch(name, k, ctype, suffix=""):
     cases = "\n".join(
         f"  case {n}: tp_wgmma_m64n{n}k{k}_{name}{suffix}(d, desc_a, desc_b, accumulate); break;"
@@ -102,7 +142,14 @@ def main():
  * |A|, |B| <= 128 keep for K < 2^17. Kernels keep their accumulators in
  * float arrays, so s8_s8 is called through its _bits variants, which take a
  * float array holding the s32 bits (__float_as_int reads a sum back) and
- * bit-cast to and from int32_t around the integer instruction. */
+ * bit-cast to and from int32_t around the integer instruction.
+ *
+ * tp_wgmma_m64n<N>k16_bf16_rs(d, a, desc_b, accumulate): the same with A
+ * from registers (N 8, 16, 32, 64): a[0..3] hold the thread's bf16 pairs of the
+ * 64 x 16 A tile, in mma.m16n8k16's order per warp (warp w: rows 16w ..
+ * 16w + 15; lane l: row 16w + l/4 in a[0] and a[2], row + 8 in a[1] and
+ * a[3]; K 2(l%4) + {0, 1} in a[0], a[1], + 8 in a[2], a[3]). wgmma reads
+ * them asynchronously: they must not change before the group retires. */
 #ifndef TILEPIPE_PLUGIN_DEVICE_WGMMA_OPS_H
 #define TILEPIPE_PLUGIN_DEVICE_WGMMA_OPS_H
 
@@ -119,6 +166,9 @@ def main():
             for n in N_VALUES:
                 print(bits_op(name, k, n))
             print(dispatch(name, k, "float", "_bits"))
+    for n in RS_N_VALUES:
+        print(rs_op(n))
+    print(rs_dispatch())
     print("#endif")
 
 

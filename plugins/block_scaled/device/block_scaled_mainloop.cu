@@ -138,6 +138,212 @@ struct bs_w8a16_mainloop : tp_kernel_operands_mainloop<16, 8> {
   }
 };
 
+/* MXFP8 W8A16 at decode-sized M, transposed (tilepipe/plugin/device/
+ * kernel_mainloop.h): the tile's rows are B's (the weight, e4m3 or e5m2,
+ * stage tensor 0, 64-byte rows unswizzled), its columns A's (the tokens,
+ * bf16, tensor 1, 128B-swizzled). A stage holds BS_T_K_TILES k-tiles of 64
+ * of K (k_group), four scale groups. Each consumer thread converts its
+ * own part of wgmma's A operand in registers from the stage (rows 16w +
+ * l/4 and + 8 of its warpgroup's 64, K pairs 2(l%4) and + 8 of each 16:
+ * each weight element once, with its group's scale, bs_bf16x2_bits), and
+ * the k-block's k16 wgmma read it from there: no shared-memory writes,
+ * fences or barriers between the conversion and the MMA. The scale codes
+ * of a k-block are loaded BS_T_PHASES k-blocks ahead, into registers of
+ * the k-block's phase (kb % BS_T_PHASES), so that no conversion waits on
+ * them; four codes of a row a word where they lie 4-byte aligned (the
+ * tiled layout always). */
+#define BS_T_K_TILES BLOCK_SCALED_W8A16_TRANSPOSED_K_TILES
+#define BS_T_PHASES 2
+
+struct bs_w8a16_transposed_mainloop : tp_kernel_operands_mainloop<8, 16> {
+  typedef tp_block_scaled_params params;
+  static constexpr bool transposed = true;
+  /* K of a k-block, and its groups. */
+  static constexpr int kb_elems = BS_T_K_TILES * k_elems;
+  static constexpr int kb_groups = kb_elems / BLOCK_SCALED_MX_VEC;
+
+  /* Each group waited for before the next conversion takes its registers. */
+  template <int BM, int BN>
+  static constexpr __host__ __device__ int groups_in_flight() {
+    return 0;
+  }
+
+  /* The thread's first row of B (r), the next k-block, where its two rows'
+   * (r, r + 8) codes start, and per phase the codes of the phase's
+   * k-block: row r's in codes[phase][0], r + 8's in [1], a byte a group. */
+  template <int BM, int BN>
+  struct consumer_state {
+    int32_t row, kb;
+    const uint8_t *codes_at[2];
+    uint32_t codes[BS_T_PHASES][2];
+  };
+
+  template <int BM, int BN, int CLUSTER_M, class P>
+  static __device__ __forceinline__ void load(const P &p, const tp_input_producer_stage *st,
+                                              const tp_kernel_tile &t, int32_t kb) {
+    tp_input_producer_stage_arrive_expect_bytes(
+        st, BS_T_K_TILES * tp_kernel_operand_bytes<BN, a_row_bytes, b_row_bytes>(p.kernel, t));
+    tp_mbar *full = tp_input_producer_stage_barrier(st);
+#pragma unroll
+    for (int j = 0; j < BS_T_K_TILES; ++j) {
+      const int32_t k0 = (kb * BS_T_K_TILES + j) * k_elems;
+      tp_kernel_load_b<BN, CLUSTER_M, b_row_bytes>(
+          p.ab, (unsigned char *)tp_input_producer_stage_tile(st, 1, j), full, k0, t);
+      tp_kernel_load_a<a_row_bytes>(p.ab, (unsigned char *)tp_input_producer_stage_tile(st, 0, j),
+                                    full, k0, t);
+    }
+  }
+
+  /* Codes of k-block kb (groups 4 kb .. 4 kb + 3, clamped to K's last
+   * k-block) of the thread's two rows into c: a word each where the codes
+   * lie aligned (a k-block's four codes of a row 4 bytes apart, strided,
+   * or 512, tiled), else byte by byte (then the conversion waits for
+   * them). A group past K reads as the byte that lies there, which the
+   * conversion replaces. */
+  template <int BM, int BN>
+  static __device__ __forceinline__ void load_codes(uint32_t *c, const consumer_state<BM, BN> &s,
+                                                    const params &p, int32_t kb) {
+    const int32_t kbc = min(kb, (p.scale_cols - 1) / kb_groups);
+    const tp_block_scaled_codes &b = p.b_codes;
+    if (b.tiled || (((uintptr_t)b.data | (uintptr_t)b.ld) & 3u) == 0u) {
+      const int64_t at = (int64_t)kbc * (b.tiled ? 512 : kb_groups);
+#pragma unroll
+      for (int h = 0; h < 2; ++h) c[h] = __ldg((const uint32_t *)(s.codes_at[h] + at));
+      return;
+    }
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      uint32_t w = 0x7f7f7f7fu;
+      for (int32_t i = 0; i < kb_groups && kbc * kb_groups + i < p.scale_cols; ++i)
+        w = w & ~(0xffu << 8 * i) | (uint32_t)__ldg(s.codes_at[h] + kbc * kb_groups + i) << 8 * i;
+      c[h] = w;
+    }
+  }
+
+  template <int BM, int BN>
+  static __device__ __forceinline__ void tile_begin(consumer_state<BM, BN> &s, const params &p,
+                                                    const tp_kernel_tile &t, uint32_t wg) {
+    s.row = t.m0 + (int32_t)(tp_kernel_warp_first_row(wg) + threadIdx.x % 32u / 4u);
+    s.kb = t.kb_begin;
+    /* Rows past N read the last row's codes: their weights are TMA's
+     * zeros and their results are never stored. */
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+      s.codes_at[h] = p.b_codes.data + bs_code_offset(p.b_codes, p.scale_cols,
+                                                      min(s.row + 8 * h, p.kernel.m - 1), 0);
+    /* Phase i starts with the first of the unit's k-blocks in it (indexed
+     * by constants, the codes stay in registers). */
+#pragma unroll
+    for (int i = 0; i < BS_T_PHASES; ++i)
+      load_codes(s.codes[i], s, p,
+                 t.kb_begin + (i - t.kb_begin % BS_T_PHASES + BS_T_PHASES) % BS_T_PHASES);
+  }
+
+  /* The k-block's weight in stage st as wgmma's A operand (frag: k16
+   * steps of both k-tiles), each element times its group's scale from
+   * words (row r's codes, r + 8's; UNBIASED: every code at most 254 -
+   * BS_UNBIAS, bs_bf16x2_bits). */
+  template <bool E5M2, bool UNBIASED>
+  static __device__ __forceinline__ void convert_weight(uint32_t (&frag)[BS_T_K_TILES * 4][4],
+                                                        const tp_input_consumer_stage *st,
+                                                        const uint32_t *words, uint32_t row_at,
+                                                        uint32_t lane) {
+    uint32_t factor[2][kb_groups];
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+      for (int g = 0; g < kb_groups; ++g) {
+        const uint32_t c = __byte_perm(words[h], 0u, 0x4440u + (uint32_t)g);
+        factor[h][g] = UNBIASED ? (c + BS_UNBIAS(E5M2)) * 0x00800080u : bs_ue8m0_bf16x2(c);
+      }
+    /* Bytes 2(l%4) and + 1 of a pair of words, each sign-extended to 16
+     * bits (prmt's sign replication, which __byte_perm leaves out): K
+     * pairs 2(l%4) and + 8 of a 16-byte run of K. */
+    const uint32_t sel = 0x9180u + 0x2222u * (lane % 4u);
+#pragma unroll
+    for (int j = 0; j < BS_T_K_TILES; ++j) {
+      const unsigned char *a =
+          (const unsigned char *)tp_input_consumer_stage_tile(st, 0, (uint32_t)j) + row_at;
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+        const uint4 lo = *(const uint4 *)(a + 16 * k);
+        const uint4 hi = *(const uint4 *)(a + 8 * a_row_bytes + 16 * k);
+        const int g = 2 * j + k / 2;
+        uint32_t *f = frag[4 * j + k];
+        f[0] = bs_bf16x2_bits<E5M2, UNBIASED>(bs_prmt(lo.x, lo.y, sel), factor[0][g]);
+        f[1] = bs_bf16x2_bits<E5M2, UNBIASED>(bs_prmt(hi.x, hi.y, sel), factor[1][g]);
+        f[2] = bs_bf16x2_bits<E5M2, UNBIASED>(bs_prmt(lo.z, lo.w, sel), factor[0][g]);
+        f[3] = bs_bf16x2_bits<E5M2, UNBIASED>(bs_prmt(hi.z, hi.w, sel), factor[1][g]);
+      }
+    }
+  }
+
+  /* k-block s.kb, of phase P: its scales from the phase's codes (past K's
+   * groups scale 1, over TMA's zeros: a NaN code of the tiled layout's
+   * padding must not reach them), the phase's codes for BS_T_PHASES
+   * k-blocks on, then each k-tile's conversion and wgmma. */
+  template <int BM, int BN, int P, bool E5M2>
+  static __device__ __forceinline__ void mma_phase(consumer_state<BM, BN> &s, const params &p,
+                                                   float *acc, const tp_input_consumer_stage *st,
+                                                   uint32_t wg, bool accumulate) {
+    const uint32_t lane = threadIdx.x % 32u;
+    const uint32_t row_at = (tp_kernel_warp_first_row(wg) + lane / 4u) * a_row_bytes;
+    uint32_t words[2] = {s.codes[P][0], s.codes[P][1]};
+    const int32_t past = (s.kb + 1) * kb_groups - p.scale_cols; /* groups past K */
+    if (past > 0) {
+      const uint32_t keep = 0xffffffffu >> 8 * past;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) words[h] = words[h] & keep | 0x7f7f7f7fu & ~keep;
+    }
+    load_codes(s.codes[P], s, p, s.kb + BS_T_PHASES);
+    uint32_t frag[BS_T_K_TILES * 4][4];
+    /* One bf16 multiply an element where the warp's scales allow 2^UNBIAS
+     * folded into them (codes up to 127 + 127 - BS_UNBIAS), else two. */
+    constexpr uint32_t folds = 0x01010101u * (254u - BS_UNBIAS(E5M2));
+    if (__all_sync(0xffffffffu, (__vcmpleu4(words[0], folds) & __vcmpleu4(words[1], folds)) ==
+                                    0xffffffffu))
+      convert_weight<E5M2, true>(frag, st, words, row_at, lane);
+    else
+      convert_weight<E5M2, false>(frag, st, words, row_at, lane);
+    tp_wgmma_fence();
+#pragma unroll
+    for (int j = 0; j < BS_T_K_TILES; ++j) {
+      const uint64_t b = tp_wgmma_desc_sw128(
+          tp_smem_addr(tp_input_consumer_stage_tile(st, 1, (uint32_t)j)));
+#pragma unroll
+      for (int k = 0; k < 4; ++k)
+        tp_wgmma_bf16_rs(BN, acc, frag[4 * j + k], tp_wgmma_desc_advance(b, 32u * k),
+                         accumulate || j > 0 || k > 0);
+    }
+    tp_wgmma_commit_group();
+  }
+
+  /* The phase of k-block s.kb, from P on. */
+  template <int BM, int BN, bool E5M2, int P = 0>
+  static __device__ __forceinline__ void mma_of(consumer_state<BM, BN> &s, const params &p,
+                                                float *acc, const tp_input_consumer_stage *st,
+                                                uint32_t wg, bool accumulate) {
+    if constexpr (P + 1 < BS_T_PHASES) {
+      if (s.kb % BS_T_PHASES != P) {
+        mma_of<BM, BN, E5M2, P + 1>(s, p, acc, st, wg, accumulate);
+        return;
+      }
+    }
+    mma_phase<BM, BN, P, E5M2>(s, p, acc, st, wg, accumulate);
+    ++s.kb;
+  }
+
+  template <int BM, int BN>
+  static __device__ __forceinline__ void mma(consumer_state<BM, BN> &s, const params &p,
+                                             float *acc, const tp_input_consumer_stage *st,
+                                             uint32_t wg, bool accumulate) {
+    if (p.b_e5m2)
+      mma_of<BM, BN, true>(s, p, acc, st, wg, accumulate);
+    else
+      mma_of<BM, BN, false>(s, p, acc, st, wg, accumulate);
+  }
+};
+
 /* The dtype's mantissa bits. */
 #define BS_MANT(T) ((T) == TP_DTYPE_E5M2 ? 2 : 3)
 
@@ -179,7 +385,7 @@ static __device__ __forceinline__ void bs_prologue(const tp_block_scaled_params 
 #ifndef TP_DEVICE_GROUP
 #error "block_scaled_mainloop.cu: build it with -DTP_DEVICE_GROUP=<operand group> (local.mk)"
 #endif
-#define BS_MAINLOOP(NAME, A, B) typedef bs_mainloop_of<A, B>::type bs_mainloop_##NAME;
+#define BS_MAINLOOP(NAME, A, B, T) typedef bs_mainloop_of<A, B>::type bs_mainloop_##NAME;
 TP_BLOCK_SCALED_OPERANDS(BS_MAINLOOP)
 
 #define BS_KERNEL(BM, BN, CM, D_NAME, DT, SPEED, NAME)                                   \
@@ -189,15 +395,21 @@ TP_BLOCK_SCALED_OPERANDS(BS_MAINLOOP)
 #define BS_KERNELS(NAME) TP_KERNEL_FOR_EACH_INSTANCE(BS_KERNEL, NAME)
 BS_KERNELS(TP_DEVICE_GROUP)
 
-/* The prologue, tp_block_scaled_<NAME>_prologue (gpu.c launches it
- * before the kernel; fold.h), in each group's image but W8A16's
- * converting one: an identifier #if does not know reads 0, so only
- * bf16_mx8 is named. */
+/* W8A16's converting group (an identifier #if does not know reads 0, so
+ * only bf16_mx8 is named) also has the transposed kernels at decode M,
+ * tp_block_scaled_bf16_mx8_<D>_t128x<BN>_c1; every other group has its
+ * prologue, tp_block_scaled_<NAME>_prologue (gpu.c launches it before the
+ * kernel; fold.h). */
 #define BS_CONVERTS_bf16_mx8 1
 #define BS_CONVERTS_OF(NAME) BS_CONVERTS_##NAME
 #define BS_CONVERTS(NAME) BS_CONVERTS_OF(NAME)
-#if !BS_CONVERTS(TP_DEVICE_GROUP)
-#define BS_OPERANDS(NAME, A, B) \
+#if BS_CONVERTS(TP_DEVICE_GROUP)
+#define BS_KERNEL_T(BM, BN, CM, D_NAME, DT, SPEED, NAME)                                 \
+  TP_KERNEL_ENTRY(TP_KERNEL_NAME_TRANSPOSED(tp_block_scaled, bf16_mx8, BM, BN, CM, D_NAME), \
+                  bs_w8a16_transposed_mainloop, BM, BN, DT, CM)
+TP_KERNEL_FOR_EACH_TRANSPOSED_INSTANCE(BS_KERNEL_T, _)
+#else
+#define BS_OPERANDS(NAME, A, B, T) \
   struct bs_operands_##NAME {   \
     enum { a = A, b = B };      \
   };

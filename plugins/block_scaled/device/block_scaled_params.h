@@ -24,24 +24,32 @@
 #define BLOCK_SCALED_FOLD_ROWS 128
 #define BLOCK_SCALED_FOLD_THREADS 256
 
+/* MXFP8 W8A16 up to this M: the transposed kernels (tiles of 128 rows of
+ * B by 8 to 64 of A, B converted in registers), the widest transposed
+ * tile of tilepipe/plugin/kernel/tiles.h. */
+#define BLOCK_SCALED_W8A16_TRANSPOSED_M 64
+/* 64-K k-tiles (one 128-byte row of bf16) a stage of those kernels holds. */
+#define BLOCK_SCALED_W8A16_TRANSPOSED_K_TILES 2
+
 /* MXFP8 W8A16 from this M on: B dequantized to bf16 by a prologue, then
  * the bf16 GEMM (device/fold.h); below it, B converted in each stage
  * (bench/results/2026-11-28c-h100-block-scaled-anchors.txt). */
 #define BLOCK_SCALED_W8A16_DEQUANTIZE_M 512
 
-/* X(NAME, A, B): the operand groups with kernels, NAME their part of the
- * kernel name (tp_block_scaled_<NAME>_...), one LTO-IR image each:
- * MXFP8 W8A16 converting B in each stage (bf16 A; B e4m3 or e5m2, told by
- * b_e5m2: TP_DTYPE_NONE here), MXFP8 W8A16 on B dequantized (bf16 x bf16
- * after the prologue), and MXFP8 W8A8 for each fp8 pair (folded by the
- * prologue). */
-#define TP_BLOCK_SCALED_OPERANDS(X)          \
-  X(bf16_mx8, TP_DTYPE_BF16, TP_DTYPE_NONE)  \
-  X(bf16_bf16, TP_DTYPE_BF16, TP_DTYPE_BF16) \
-  X(e4m3_e4m3, TP_DTYPE_E4M3, TP_DTYPE_E4M3) \
-  X(e4m3_e5m2, TP_DTYPE_E4M3, TP_DTYPE_E5M2) \
-  X(e5m2_e4m3, TP_DTYPE_E5M2, TP_DTYPE_E4M3) \
-  X(e5m2_e5m2, TP_DTYPE_E5M2, TP_DTYPE_E5M2)
+/* X(NAME, A, B, T): the operand groups with kernels, NAME their part of
+ * the kernel name (tp_block_scaled_<NAME>_...), one LTO-IR image each:
+ * MXFP8 W8A16 converting B (bf16 A; B e4m3 or e5m2, told by b_e5m2:
+ * TP_DTYPE_NONE here), in each stage or, at decode-sized M, in registers
+ * on the transposed tiles (T 1: the group also has the transposed
+ * kernels), MXFP8 W8A16 on B dequantized (bf16 x bf16 after the
+ * prologue), and MXFP8 W8A8 for each fp8 pair (folded by the prologue). */
+#define TP_BLOCK_SCALED_OPERANDS(X)             \
+  X(bf16_mx8, TP_DTYPE_BF16, TP_DTYPE_NONE, 1)  \
+  X(bf16_bf16, TP_DTYPE_BF16, TP_DTYPE_BF16, 0) \
+  X(e4m3_e4m3, TP_DTYPE_E4M3, TP_DTYPE_E4M3, 0) \
+  X(e4m3_e5m2, TP_DTYPE_E4M3, TP_DTYPE_E5M2, 0) \
+  X(e5m2_e4m3, TP_DTYPE_E5M2, TP_DTYPE_E4M3, 0) \
+  X(e5m2_e5m2, TP_DTYPE_E5M2, TP_DTYPE_E5M2, 0)
 
 /* One operand's ue8m0 codes, [rows, K/32]: strided, code (r, g) at
  * data[r * ld + g]; or in the 128x4 tiled layout (tiled 1,

@@ -73,6 +73,48 @@ static __device__ __forceinline__ uint32_t bs_bf16x2(uint32_t v, float s) {
   return out;
 }
 
+/* ue8m0 code s as bf16 2^(s - 127) in both halves of a bf16x2 (0 the
+ * subnormal 2^-127, 255 NaN). */
+static __device__ __forceinline__ uint32_t bs_ue8m0_bf16x2(uint32_t s) {
+  const uint32_t h = s == 0u ? 0x0040u : s == 255u ? 0x7fc0u : s << 7;
+  return h | h << 16;
+}
+
+/* prmt.b32 with its selector's sign replication (a nibble's bit 3: the
+ * selected byte's sign in all 8 bits), which __byte_perm drops. */
+static __device__ __forceinline__ uint32_t bs_prmt(uint32_t a, uint32_t b, uint32_t sel) {
+  uint32_t r;
+  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(sel));
+  return r;
+}
+
+/* The fp8 bias's power of two that bs_bf16x2_bits's bit placement leaves
+ * out: 2^120 (e4m3), 2^112 (e5m2). */
+#define BS_UNBIAS(E5M2) ((E5M2) ? 112 : 120)
+
+/* bf16x2 of the two fp8 of x, each sign-extended to 16 bits (prmt's sign
+ * replication: a 16-bit half per fp8, the first in the low half), times
+ * the bf16x2 factor f in one bf16 multiply, off the conversion pipe that
+ * cvt takes (16 results a clock per SM): the fp8's sign, exponent and
+ * mantissa bits placed under bf16's read as its value times 2^-BS_UNBIAS,
+ * subnormals too, and f is 2^BS_UNBIAS times the scale (UNBIASED) or the
+ * scale alone after a first, exact multiply by 2^BS_UNBIAS (a scale code
+ * past 127 - BS_UNBIAS + 127 would overflow the combined factor); each
+ * product is rounded once, as through f32. An fp8 NaN (e4m3 0x7f, 0xff)
+ * or e5m2 infinity comes out finite (e4m3's as 480 times the scale):
+ * MXFP8 weights hold neither. */
+template <bool E5M2, bool UNBIASED>
+static __device__ __forceinline__ uint32_t bs_bf16x2_bits(uint32_t x, uint32_t f) {
+  uint32_t v = (x << (E5M2 ? 5 : 4)) & (E5M2 ? 0x8fe08fe0u : 0x87f087f0u);
+  if (!UNBIASED) {
+    const uint32_t unbias = (BS_UNBIAS(E5M2) + 127u) << 7;
+    asm("mul.rn.bf16x2 %0, %1, %2;" : "=r"(v) : "r"(v), "r"(unbias | unbias << 16));
+  }
+  uint32_t out;
+  asm("mul.rn.bf16x2 %0, %1, %2;" : "=r"(out) : "r"(v), "r"(f));
+  return out;
+}
+
 /* 16 fp8 (a 16-byte chunk w, in order) times s as 16 bf16 in lo (the
  * first 8) and hi. */
 template <bool E5M2>

@@ -11,7 +11,8 @@
  * before its mma (every warpgroup whose rows start inside M takes part,
  * then waits for the others), while the group before it runs. Then
  * tile_end, split-K, and the epilogue
- * (kernel_epilogue.h), after which it goes on with the next unit's
+ * (kernel_epilogue.h; a transposed mainloop's straight from registers),
+ * after which it goes on with the next unit's
  * mainloop while the store warp drains the tile's chunks. */
 #ifndef TILEPIPE_INTERNAL_KERNEL_KERNEL_CONSUMER_H
 #define TILEPIPE_INTERNAL_KERNEL_KERNEL_CONSUMER_H
@@ -137,20 +138,24 @@ TP_KERNEL_FN void tp_kernel_consumer(const typename ML::params &p, uint32_t wg) 
     }
     ML::template tile_end<BM, BN>(ms, p, acc, t, wg);
     if (w.split_k && !tp_kernel_split_k_reduce<BM, BN>(k, acc, w, wg)) continue;
-    /* The input stage with the tile's staged chunks of C, held over the
-     * whole epilogue: a wait or an arrival between its chunks would cut
-     * the epilogue's unrolled chunks apart. */
-    tp_input_consumer_stage staged;
-    const unsigned char *staged_a = NULL, *staged_b = NULL;
-    const bool c_staged = tp_kernel_staged_c_of<DT>(k).count > 0;
-    if (c_staged) {
-      staged = tp_input_consumer_acquire_stage(&cons);
-      staged_a = (const unsigned char *)tp_input_consumer_stage_tile(&staged, 0, 0);
-      staged_b = (const unsigned char *)tp_input_consumer_stage_tile(&staged, 1, 0);
+    if constexpr (ML::transposed) {
+      if (rows_in_m) tp_kernel_epilogue_transposed<BN, DT>(k, acc, t.m0, t.n0, wg);
+    } else {
+      /* The input stage with the tile's staged chunks of C, held over the
+       * whole epilogue: a wait or an arrival between its chunks would cut
+       * the epilogue's unrolled chunks apart. */
+      tp_input_consumer_stage staged;
+      const unsigned char *staged_a = NULL, *staged_b = NULL;
+      const bool c_staged = tp_kernel_staged_c_of<DT>(k).count > 0;
+      if (c_staged) {
+        staged = tp_input_consumer_acquire_stage(&cons);
+        staged_a = (const unsigned char *)tp_input_consumer_stage_tile(&staged, 0, 0);
+        staged_b = (const unsigned char *)tp_input_consumer_stage_tile(&staged, 1, 0);
+      }
+      tp_kernel_consumer_epilogue<BM, BN, DT>(k, acc, t.m0, t.n0, wg, &out, &src, staged_a,
+                                              staged_b);
+      if (c_staged) tp_input_consumer_stage_release(&staged);
     }
-    tp_kernel_consumer_epilogue<BM, BN, DT>(k, acc, t.m0, t.n0, wg, &out, &src, staged_a,
-                                            staged_b);
-    if (c_staged) tp_input_consumer_stage_release(&staged);
   }
   tp_input_consumer_drain(&cons);
   tp_output_writer_drain(&out);

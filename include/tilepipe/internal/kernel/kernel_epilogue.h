@@ -6,7 +6,8 @@
  * chunk (holding C when there is one), the epilogue hook
  * (tilepipe/plugin/device/epilogue.h) per element, D's dtype, the same chunk,
  * then the chunk to the store warp, which stores it by TMA and frees it
- * for the next chunk of C.
+ * for the next chunk of C. A transposed tile (tiles.h) writes D, and reads
+ * C, straight from registers instead (tp_kernel_epilogue_transposed).
  *
  * When K is short the epilogue is on the critical path, so the hook's loop
  * is straight-line code: per element the hook, a conversion and a shared
@@ -191,6 +192,54 @@ TP_KERNEL_FN void tp_kernel_store_ragged(const tp_kernel_params &k, int c,
         (unsigned char *)k.d_data + ((int64_t)grow * k.ldd + col0 + col) * chunks::d_bytes;
     if (chunks::d_bytes == 4) *(uint32_t *)dst = *(const uint32_t *)src;
     else *(uint16_t *)dst = *(const uint16_t *)src;
+  }
+}
+
+/* Element i of a row of C or D of dtype dt at p, as f32, and back. */
+TP_KERNEL_FN float tp_kernel_element_load(const void *p, int64_t i, int32_t dt) {
+  if (dt == TP_DTYPE_F32) return ((const float *)p)[i];
+  const uint16_t v = ((const uint16_t *)p)[i];
+  return dt == TP_DTYPE_BF16 ? __uint_as_float((uint32_t)v << 16) : __half2float(__ushort_as_half(v));
+}
+
+template <int DT>
+TP_KERNEL_FN void tp_kernel_element_store(void *p, int64_t i, float v) {
+  if (DT == TP_DTYPE_F32) ((float *)p)[i] = v;
+  else if (DT == TP_DTYPE_BF16) ((__nv_bfloat16 *)p)[i] = __float2bfloat16_rn(v);
+  else ((__half *)p)[i] = __float2half_rn(v);
+}
+
+/* A transposed tile's epilogue (tilepipe/plugin/device/kernel_mainloop.h,
+ * transposed) for consumer warpgroup wg: the accumulator of tile row r
+ * (row m0 + r of B: D's column) and tile column c (row n0 + c of A: D's
+ * row) is D[n0 + c, m0 + r], with C read and D written there straight from
+ * registers, only inside D (k.m and k.n are N and M here). The tile is at
+ * most 64 rows of A, decode-sized: D's bytes are few beside B's, and each
+ * 8 lanes of a warp write 8 neighbouring elements of a row of D. */
+template <int BN, int DT>
+TP_KERNEL_FN void tp_kernel_epilogue_transposed(const tp_kernel_params &k, const float *acc,
+                                                int32_t m0, int32_t n0, uint32_t wg) {
+  const uint32_t lane = threadIdx.x % 32u;
+  const int32_t source_dtype = k.epilogue.source_dtype;
+  const int32_t col0 = m0 + (int32_t)(tp_kernel_warp_first_row(wg) + lane / 4u);
+  const int32_t row0 = n0 + (int32_t)(2u * (lane % 4u));
+#pragma unroll
+  for (int j = 0; j < BN / 8; ++j) {
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const int32_t row = row0 + 8 * j + e, col = col0 + 8 * half;
+        if (row >= k.n || col >= k.m) continue;
+        const float source = source_dtype == TP_DTYPE_NONE
+                                 ? 0.0f
+                                 : tp_kernel_element_load(k.c_data, row * k.ldc + col,
+                                                          source_dtype);
+        tp_kernel_element_store<DT>(
+            k.d_data, row * k.ldd + col,
+            tp_epilogue_apply(&k.epilogue, acc[4 * j + 2 * half + e], source, row, col));
+      }
+    }
   }
 }
 

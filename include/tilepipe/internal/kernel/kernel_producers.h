@@ -29,26 +29,33 @@ TP_KERNEL_FN void tp_kernel_loader(const typename ML::params &p) {
   tp_kernel_walk wk = tp_kernel_walk_make<CLUSTER_M>(k);
   for (tp_kernel_unit w; tp_kernel_walk_next(k, &wk, &w);) {
     const tp_kernel_tile t = tp_kernel_tile_of<CLUSTER_M, BM, BN>(k, w);
-    const int32_t c_ring_kb = w.kb_end - tp_kernel_c_ring_lead(w); /* releases the ring's C */
-    for (int32_t kb = w.kb_begin; kb < w.kb_end; ++kb) {
-      TP_INPUT_PRODUCE(&prod, st) { ML::template load<BM, BN, CLUSTER_M>(p, &st, t, kb); }
-      if (w.last && has_source) {
-        tp_kernel_c_prefetch<BN, DT>(k, kb, w.kb_end, t.m0, t.n0);
-        if (kb == c_ring_kb) tp_load_order_signal(&order);
+    if constexpr (ML::transposed) {
+      /* The consumers read C themselves, from registers' positions. */
+      for (int32_t kb = w.kb_begin; kb < w.kb_end; ++kb)
+        TP_INPUT_PRODUCE(&prod, st) { ML::template load<BM, BN, CLUSTER_M>(p, &st, t, kb); }
+    } else {
+      const int32_t c_ring_kb = w.kb_end - tp_kernel_c_ring_lead(w); /* releases the ring's C */
+      for (int32_t kb = w.kb_begin; kb < w.kb_end; ++kb) {
+        TP_INPUT_PRODUCE(&prod, st) { ML::template load<BM, BN, CLUSTER_M>(p, &st, t, kb); }
+        if (w.last && has_source) {
+          tp_kernel_c_prefetch<BN, DT>(k, kb, w.kb_end, t.m0, t.n0);
+          if (kb == c_ring_kb) tp_load_order_signal(&order);
+        }
       }
-    }
-    const tp_kernel_staged_c sc = tp_kernel_staged_c_of<DT>(k);
-    if (w.last && sc.count > 0) {
-      TP_INPUT_PRODUCE(&prod, st) {
-        unsigned char *a = (unsigned char *)tp_input_producer_stage_tile(&st, 0, 0);
-        unsigned char *b = (unsigned char *)tp_input_producer_stage_tile(&st, 1, 0);
-        uint32_t bytes = 0;
-        for (int c = sc.first; c < sc.first + sc.count; ++c)
-          bytes += tp_kernel_c_chunk_bytes<BM, BN, DT>(k, c);
-        tp_input_producer_stage_arrive_expect_bytes(&st, bytes);
-        for (int c = sc.first; c < sc.first + sc.count; ++c) {
-          tp_kernel_load_c_chunk<BM, BN, DT>(k, tp_kernel_staged_c_slot(sc, a, b, c),
-                                             tp_input_producer_stage_barrier(&st), c, t.m0, t.n0);
+      const tp_kernel_staged_c sc = tp_kernel_staged_c_of<DT>(k);
+      if (w.last && sc.count > 0) {
+        TP_INPUT_PRODUCE(&prod, st) {
+          unsigned char *a = (unsigned char *)tp_input_producer_stage_tile(&st, 0, 0);
+          unsigned char *b = (unsigned char *)tp_input_producer_stage_tile(&st, 1, 0);
+          uint32_t bytes = 0;
+          for (int c = sc.first; c < sc.first + sc.count; ++c)
+            bytes += tp_kernel_c_chunk_bytes<BM, BN, DT>(k, c);
+          tp_input_producer_stage_arrive_expect_bytes(&st, bytes);
+          for (int c = sc.first; c < sc.first + sc.count; ++c) {
+            tp_kernel_load_c_chunk<BM, BN, DT>(k, tp_kernel_staged_c_slot(sc, a, b, c),
+                                               tp_input_producer_stage_barrier(&st), c, t.m0,
+                                               t.n0);
+          }
         }
       }
     }

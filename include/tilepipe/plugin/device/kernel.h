@@ -9,7 +9,8 @@
  *   warpgroup 0, producers (PRODUCER_REGS registers): warp 0 the main
  *     loader (the mainloop's load), warp 1 the TMA store of D (and, at the
  *     start of a decode-sized GEMM, the mainloop's warm), warp 2 the
- *     source loader of C (kernel_producers.h);
+ *     source loader of C (kernel_producers.h; a transposed mainloop's
+ *     consumers store D and read C themselves, kernel_epilogue.h);
  *   warpgroups 1, 2, consumers (CONSUMER_REGS registers): the mainloop's
  *     mma over rows 64w..64w+63 of the tile, then the epilogue, chunk by
  *     chunk (kernel_consumer.h, kernel_epilogue.h); in a 64-row tile the
@@ -100,10 +101,13 @@ TP_KERNEL_FN void tp_kernel_run(const typename ML::params &p) {
        * SMs that CTAs leave, its setup under our last tiles (docs/kernel.md,
        * "Back to back"). */
       tp_grid_launch_dependents();
-    } else if (warp == 1 && tp_elect_one()) {
-      tp_kernel_storer<BM, BN, DT, CLUSTER_M>(k);
-    } else if (warp == 2 && k.epilogue.source_dtype != TP_DTYPE_NONE && tp_elect_one()) {
-      tp_kernel_source_loader<BM, BN, DT, CLUSTER_M>(k);
+    } else if constexpr (!ML::transposed) {
+      /* (Transposed, the consumers write D themselves: kernel_epilogue.h.) */
+      if (warp == 1 && tp_elect_one()) {
+        tp_kernel_storer<BM, BN, DT, CLUSTER_M>(k);
+      } else if (warp == 2 && k.epilogue.source_dtype != TP_DTYPE_NONE && tp_elect_one()) {
+        tp_kernel_source_loader<BM, BN, DT, CLUSTER_M>(k);
+      }
     }
   } else if (warp < 4u + consumer_warps) {
     tp_setmaxnreg_inc<TP_KERNEL_CONSUMER_REGS>();

@@ -85,6 +85,16 @@
  *       of the stage that convert writes is never read by an earlier
  *       k-block's wgmma still in flight. A transform in registers (A from
  *       registers) needs none of this: it belongs in mma.
+ *   static constexpr bool transposed;
+ *       true: the kernel computes D^T = B A^T (default false). Its tiles
+ *       are tiles.h's transposed ones, rows of B (the weight, on wgmma's
+ *       64-row side, where A may come from registers) by rows of A (the
+ *       tokens, on its N side): tp_kernel_params' m and n are N and M,
+ *       the mainloop's operands `ab.a` and `ab.b` are B and A, and the
+ *       epilogue writes each result to D (and reads C) at its transposed
+ *       place straight from registers (kernel_epilogue.h), without the
+ *       store and source warps. The host plans it with a request's
+ *       transposed (tilepipe/plugin/kernel/plan.h).
  *   template <int BM, int BN>
  *   static void tile_begin(consumer_state<BM, BN> &s, const params &p,
  *                          const tp_kernel_tile &t, uint32_t wg);
@@ -155,6 +165,7 @@ struct tp_kernel_mainloop_defaults {
   static constexpr int n_block = 0;
   static constexpr int a_row_bytes = TP_KERNEL_ROW_BYTES;
   static constexpr bool converts = false;
+  static constexpr bool transposed = false;
 
   template <int BM, int BN>
   struct consumer_state {};

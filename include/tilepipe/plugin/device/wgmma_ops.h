@@ -14,7 +14,14 @@
  * |A|, |B| <= 128 keep for K < 2^17. Kernels keep their accumulators in
  * float arrays, so s8_s8 is called through its _bits variants, which take a
  * float array holding the s32 bits (__float_as_int reads a sum back) and
- * bit-cast to and from int32_t around the integer instruction. */
+ * bit-cast to and from int32_t around the integer instruction.
+ *
+ * tp_wgmma_m64n<N>k16_bf16_rs(d, a, desc_b, accumulate): the same with A
+ * from registers (N 8, 16, 32, 64): a[0..3] hold the thread's bf16 pairs of the
+ * 64 x 16 A tile, in mma.m16n8k16's order per warp (warp w: rows 16w ..
+ * 16w + 15; lane l: row 16w + l/4 in a[0] and a[2], row + 8 in a[1] and
+ * a[3]; K 2(l%4) + {0, 1} in a[0], a[1], + 8 in a[2], a[3]). wgmma reads
+ * them asynchronously: they must not change before the group retires. */
 #ifndef TILEPIPE_PLUGIN_DEVICE_WGMMA_OPS_H
 #define TILEPIPE_PLUGIN_DEVICE_WGMMA_OPS_H
 
@@ -1690,6 +1697,66 @@ TP_WGMMA_FN void tp_wgmma_s8_s8_bits(int n, float *d, uint64_t desc_a, uint64_t 
   case 224: tp_wgmma_m64n224k32_s8_s8_bits(d, desc_a, desc_b, accumulate); break;
   case 240: tp_wgmma_m64n240k32_s8_s8_bits(d, desc_a, desc_b, accumulate); break;
   case 256: tp_wgmma_m64n256k32_s8_s8_bits(d, desc_a, desc_b, accumulate); break;
+  default: __trap();
+  }
+}
+
+TP_WGMMA_FN void tp_wgmma_m64n8k16_bf16_rs(float *d, const uint32_t *a, uint64_t desc_b,
+                                                 int accumulate) {
+  asm volatile(
+      "{\n\t.reg .pred p;\n\t"
+      "setp.ne.b32 p, %9, 0;\n\t"
+      "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 "
+      "{%0, %1, %2, %3}, "
+      "{%4, %5, %6, %7}, %8, p, 1, 1, 0;\n\t}"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate));
+}
+
+TP_WGMMA_FN void tp_wgmma_m64n16k16_bf16_rs(float *d, const uint32_t *a, uint64_t desc_b,
+                                                 int accumulate) {
+  asm volatile(
+      "{\n\t.reg .pred p;\n\t"
+      "setp.ne.b32 p, %13, 0;\n\t"
+      "wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7}, "
+      "{%8, %9, %10, %11}, %12, p, 1, 1, 0;\n\t}"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate));
+}
+
+TP_WGMMA_FN void tp_wgmma_m64n32k16_bf16_rs(float *d, const uint32_t *a, uint64_t desc_b,
+                                                 int accumulate) {
+  asm volatile(
+      "{\n\t.reg .pred p;\n\t"
+      "setp.ne.b32 p, %21, 0;\n\t"
+      "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, "
+      "{%16, %17, %18, %19}, %20, p, 1, 1, 0;\n\t}"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate));
+}
+
+TP_WGMMA_FN void tp_wgmma_m64n64k16_bf16_rs(float *d, const uint32_t *a, uint64_t desc_b,
+                                                 int accumulate) {
+  asm volatile(
+      "{\n\t.reg .pred p;\n\t"
+      "setp.ne.b32 p, %37, 0;\n\t"
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
+      "{%32, %33, %34, %35}, %36, p, 1, 1, 0;\n\t}"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate));
+}
+
+/* m64nNk16 bf16 with A from registers for a compile-time N. */
+TP_WGMMA_FN void tp_wgmma_bf16_rs(int n, float *d, const uint32_t *a, uint64_t desc_b,
+                                  int accumulate) {
+  switch (n) {
+  case 8: tp_wgmma_m64n8k16_bf16_rs(d, a, desc_b, accumulate); break;
+  case 16: tp_wgmma_m64n16k16_bf16_rs(d, a, desc_b, accumulate); break;
+  case 32: tp_wgmma_m64n32k16_bf16_rs(d, a, desc_b, accumulate); break;
+  case 64: tp_wgmma_m64n64k16_bf16_rs(d, a, desc_b, accumulate); break;
   default: __trap();
   }
 }

@@ -3,8 +3,9 @@
  * A payload's gpu_args slot, for each run, reads its plan back
  * (tp_kernel_plan_load) and fills its kernel's parameter struct: the
  * skeleton's part with tp_kernel_args_fill (D's and C's TMA descriptors,
- * the problem, the schedule the planner decided, the split-K workspace,
- * the staged chunks of C), and for K-major A and B tiles
+ * or for a transposed plan their pointers and strides alone, the problem
+ * as the kernel computes it, the schedule the planner decided, the
+ * split-K workspace, the staged chunks of C), and for K-major A and B tiles
  * tp_kernel_operands_fill; then its own fields. TMA descriptors come from
  * the host API (plugins never open libcuda). C11; compiled into each
  * plugin from the plugin kit. */
@@ -35,8 +36,9 @@ tp_status tp_kernel_args_fill(const tp_kernel_plan *kp, const tp_payload_plan *p
  * a tile, decode-sized shapes, bound by the bytes of B) each k-block of B
  * is read by one CTA and never again, while every CTA reads the same few
  * rows of A: B's lines go first (EVICT_FIRST), so that A's stay
- * (EVICT_LAST). Elsewhere both are read by several tiles and keep the
- * default. */
+ * (EVICT_LAST); the same under a transposed plan's one tile column, where
+ * the kernel's A is B. Elsewhere both are read by several tiles and keep
+ * the default. A transposed plan's kernel A and B are desc's B and A. */
 tp_status tp_kernel_operands_fill(const tp_kernel_plan *kp, const tp_gemm_desc *desc,
                                   const tp_host_api *host, tp_kernel_operands *o, char *err,
                                   size_t errlen);

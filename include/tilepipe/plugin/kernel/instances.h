@@ -26,6 +26,7 @@ extern "C" {
 /* One kernel of tiles.h on the host. */
 typedef struct tp_kernel_instance {
   int32_t tile_m, tile_n, cluster_m;
+  bool transposed; /* tiles.h's transposed tiles: rows of B by rows of A */
   tp_dtype d;
   double speed;
   const char *suffix; /* the kernel name after the operands */
@@ -34,7 +35,7 @@ typedef struct tp_kernel_instance {
 /* Every instance, in tiles.h's order; *count of them. */
 const tp_kernel_instance *tp_kernel_instances(size_t *count);
 
-/* Whether instance k serves plan kp: its cluster, its D, no wider than
+/* Whether instance k serves plan kp: its orientation, its cluster, its D, no wider than
  * the mainloop's widest tile and, where the mainloop's columns come in
  * blocks (n_block), a width that divides them. */
 bool tp_kernel_instance_serves(const tp_kernel_instance *k, const tp_kernel_plan *kp);

@@ -65,6 +65,11 @@ typedef struct tp_kernel_params {
   int32_t n_tma;
   void *d_data;
   int64_t ldd;
+  /* A transposed kernel's C (tilepipe/plugin/device/kernel_mainloop.h), read
+   * from registers' positions: C [M, N], rows ldc elements apart (D's
+   * through d_data and ldd; m and n above are then N and M). */
+  const void *c_data;
+  int64_t ldc;
   /* Split-K: the K of each cluster tile from split_from on is split over
    * `splits` consecutive CTAs (split_from 0: every tile; else the tiles of
    * the last, partial wave). All but the last split write their partial

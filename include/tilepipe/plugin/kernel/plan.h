@@ -68,6 +68,10 @@ typedef struct tp_kernel_request {
   int32_t k_group;    /* k-tiles a k-block (one stage) holds; 0: 1 */
   int32_t max_tile_n; /* the widest tile; 0: the table's (TP_KERNEL_MAX_TILE_N) */
   int32_t n_block;    /* tile widths divide it; 0: any */
+  /* 1: the kernels are transposed (tilepipe/plugin/device/kernel_mainloop.h):
+   * they compute D^T = B A^T, tiles of rows of B by rows of A from tiles.h's
+   * transposed table; desc stays the GEMM as given. */
+  int32_t transposed;
 } tp_kernel_request;
 
 /* What the planner decided for one GEMM. */
@@ -86,6 +90,7 @@ typedef struct tp_kernel_plan {
    * every CTA takes an equal share of (splits: the most CTAs a tile's
    * k-blocks then fall to). */
   int32_t stream_k;
+  int32_t transposed; /* the request's: tiles of B's rows (tile_m) by A's (tile_n) */
   /* The schedule's divisors (tilepipe/plugin/kernel/params.h), made once here:
    * gpu_args runs at every launch. */
   tp_fast_div group_div, rows_div, last_rows_div, splits_div;
@@ -104,6 +109,12 @@ typedef struct tp_kernel_plan {
 /* TP_OK where rq names its GEMM, GPU, tuning and kernels; else
  * TP_ERR_INVALID_ARGUMENT, naming the missing field. Every step checks it. */
 tp_status tp_kernel_request_check(const tp_kernel_request *rq, char *err, size_t errlen);
+
+/* The GEMM the kernels compute for rq (rq checked): rq->desc, or, with
+ * transposed, its transpose: M and N, A and B and their scales swapped (C
+ * and D as given: the transposed epilogue reaches them through their own
+ * rows). Every planner step plans on it. */
+void tp_kernel_request_view(const tp_kernel_request *rq, tp_gemm_desc *view);
 
 /* The planner's decision kept in and read back from plan's private bytes
  * (gpu_plan stores it, gpu_args reads it). */

@@ -18,7 +18,8 @@
  *               planner weighs against how well a width fills the SMs'
  *               waves (docs/kernel.md, "Choosing the tile").
  *
- * TP_KERNEL_FOR_EACH_INSTANCE(X, CTX) expands
+ * TP_KERNEL_FOR_EACH_INSTANCE(X, CTX) (and _TRANSPOSED_INSTANCE for the
+ * transposed tiles below) expands
  * X(BM, BN, CLUSTER_M, D_NAME, D_DTYPE, SPEED, CTX) once per tile and D
  * dtype, CTX passed through (one token, e.g. the operands' name). A
  * payload's device code expands it into its kernels, its host code
@@ -51,6 +52,18 @@
   X(64, 64, 2, ALL, 0.84, F, CTX)   \
   X(64, 48, 1, D16, 0.83, F, CTX)
 
+/* The transposed tiles, for a mainloop whose tile rows are B's rows
+ * (tilepipe/plugin/device/kernel_mainloop.h, transposed: the weight on
+ * wgmma's 64-row side, the tokens, M of them, on its N side): 128 rows of
+ * B by 8 to 64 rows of A, single CTAs, every D (the epilogue writes D
+ * transposed from registers, tilepipe/internal/kernel/kernel_epilogue.h).
+ * Same speed: they serve decode-sized M, bound by B's bytes. */
+#define TP_KERNEL_TILES_TRANSPOSED(X, F, CTX) \
+  X(128, 8, 1, ALL, 1.0, F, CTX)              \
+  X(128, 16, 1, ALL, 1.0, F, CTX)             \
+  X(128, 32, 1, ALL, 1.0, F, CTX)             \
+  X(128, 64, 1, ALL, 1.0, F, CTX)
+
 /* The table's widest tile: a mainloop's default max_tile_n. */
 #define TP_KERNEL_MAX_TILE_N 256
 
@@ -64,10 +77,18 @@
   X(BM, BN, CM, bf16, TP_DTYPE_BF16, SPEED, CTX)            \
   X(BM, BN, CM, f16, TP_DTYPE_F16, SPEED, CTX)
 
+#define TP_KERNEL_FOR_EACH_TRANSPOSED_INSTANCE(X, CTX) \
+  TP_KERNEL_TILES_TRANSPOSED(TP_KERNEL_INSTANCES_OF_TILE_, X, CTX)
+
 /* The kernel's name (an identifier, device side) and the part of it after
- * the operands (a string, host side). */
+ * the operands (a string, host side); a transposed tile's with a t before
+ * its shape (tp_block_scaled_bf16_mx8_bf16_t128x16_c1). */
 #define TP_KERNEL_NAME(PREFIX, OPERANDS, BM, BN, CM, D_NAME) \
   PREFIX##_##OPERANDS##_##D_NAME##_##BM##x##BN##_c##CM
 #define TP_KERNEL_SUFFIX_STR(BM, BN, CM, D_NAME) #D_NAME "_" #BM "x" #BN "_c" #CM
+#define TP_KERNEL_NAME_TRANSPOSED(PREFIX, OPERANDS, BM, BN, CM, D_NAME) \
+  PREFIX##_##OPERANDS##_##D_NAME##_t##BM##x##BN##_c##CM
+#define TP_KERNEL_SUFFIX_STR_TRANSPOSED(BM, BN, CM, D_NAME) \
+  #D_NAME "_t" #BM "x" #BN "_c" #CM
 
 #endif

@@ -48,6 +48,15 @@
 #define TP_KIT_IMAGE_KERNELS(NAME, ...)                  \
   static const char *const tp_kit_kernels_##NAME[] = { \
       TP_KERNEL_FOR_EACH_INSTANCE(TP_KIT_IMAGE_KERNEL_NAME_, NAME)};
+/* The same for a group whose device code also has the transposed tiles'
+ * kernels (TP_KERNEL_FOR_EACH_TRANSPOSED_INSTANCE, named with
+ * TP_KERNEL_NAME_TRANSPOSED). */
+#define TP_KIT_IMAGE_TRANSPOSED_KERNEL_NAME_(BM, BN, CM, D_NAME, DT, SPEED, NAME) \
+  TP_KIT_IMAGE_PREFIX "_" #NAME "_" TP_KERNEL_SUFFIX_STR_TRANSPOSED(BM, BN, CM, D_NAME),
+#define TP_KIT_IMAGE_KERNELS_AND_TRANSPOSED(NAME, ...)                            \
+  static const char *const tp_kit_kernels_##NAME[] = {                          \
+      TP_KERNEL_FOR_EACH_INSTANCE(TP_KIT_IMAGE_KERNEL_NAME_, NAME)                 \
+          TP_KERNEL_FOR_EACH_TRANSPOSED_INSTANCE(TP_KIT_IMAGE_TRANSPOSED_KERNEL_NAME_, NAME)};
 #define TP_KIT_IMAGE(NAME, ...)                                                       \
   {tp_kit_kernels_##NAME, sizeof tp_kit_kernels_##NAME / sizeof tp_kit_kernels_##NAME[0], \
    tp_device_blob_##NAME, sizeof tp_device_blob_##NAME},
