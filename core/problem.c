@@ -137,6 +137,9 @@ static tp_status check_args(const tp_registry *reg, const char *payload,
       opt->scale_layout != TP_LAYOUT_SF_128X4)
     return tp_error_set(TP_ERR_INVALID_ARGUMENT, "options: scale_layout %d is none (strided or "
                         "128x4 tiled)", (int)opt->scale_layout);
+  if (opt != NULL && ((int)opt->b_scale_dtype < 0 || opt->b_scale_dtype >= TP_DTYPE_COUNT))
+    return tp_error_set(TP_ERR_INVALID_ARGUMENT, "options: b_scale_dtype %d is no dtype",
+                        (int)opt->b_scale_dtype);
   if (opt != NULL && opt->pad < 0)
     return tp_error_set(TP_ERR_INVALID_ARGUMENT, "options: pad %lld is negative",
                         (long long)opt->pad);
@@ -156,19 +159,25 @@ static tp_status describe(const tp_registry *reg, const char *payload,
   memset(&work->b_scale, 0, sizeof work->b_scale);
   memset(out, 0, sizeof *out);
   out->struct_size = sizeof *out;
-  if (plugin->payload->problem == NULL) {
-    plain_problem(work, out);
-    return TP_OK;
-  }
   tp_problem_options o = {.struct_size = sizeof o, .scale_layout = TP_LAYOUT_STRIDED, .pad = 0};
   if (opt != NULL) {
     o.scale_layout = opt->scale_layout;
     o.pad = opt->pad;
+    o.b_scale_dtype = opt->b_scale_dtype;
   }
-  char err[SLOT_ERR_MAX] = "";
-  st = plugin->payload->problem(state, work, &o, out, err, sizeof err);
-  err[sizeof err - 1] = '\0';
-  if (st != TP_OK) return tp_error_slot(st, NULL, payload, "problem", err);
+  if (plugin->payload->problem == NULL) {
+    plain_problem(work, out);
+  } else {
+    char err[SLOT_ERR_MAX] = "";
+    st = plugin->payload->problem(state, work, &o, out, err, sizeof err);
+    err[sizeof err - 1] = '\0';
+    if (st != TP_OK) return tp_error_slot(st, NULL, payload, "problem", err);
+  }
+  if (o.b_scale_dtype != TP_DTYPE_NONE && work->b_scale.dtype != o.b_scale_dtype)
+    return tp_error_set(TP_ERR_UNSUPPORTED,
+                        "its b_scale is %s, not the %s asked (options.b_scale_dtype)",
+                        tp_dtype_name(work->b_scale.dtype), tp_dtype_name(o.b_scale_dtype));
+  if (plugin->payload->problem == NULL) return TP_OK;
   work->a_scale.data = NULL;
   work->b_scale.data = NULL;
   return check_described(asked, work, out);

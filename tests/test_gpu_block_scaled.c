@@ -384,8 +384,8 @@ START_TEST(nvfp4_without_gpu_kernel) {
                                   tp_ref_problem_desc(prob), TP_BACKEND_CUDA),
                    TP_ERR_UNSUPPORTED);
   ck_assert_msg(strstr(tp_error_message(),
-                       "A e2m1 x B e2m1 (NVFP4) has no GPU kernel; the CPU backend runs it, the "
-                       "GPU kernels take MXFP8") != NULL,
+                       "A e2m1 x B e2m1 (NVFP4 W4A4) has no GPU kernel; the CPU backend runs it, "
+                       "the GPU kernels take MXFP8") != NULL,
                 "%s", tp_error_message());
   ck_assert_ptr_null(plan);
   ck_assert_msg(tp_plan_create(&plan, gpu_case_registry, BS, "store", tp_ref_problem_desc(prob),

@@ -118,7 +118,7 @@ START_TEST(test_payload_without_device_code) {
   tp_status st = tp_link_check(reg, "block_scaled", "store", &desc, &r);
   ck_assert_int_eq(st, TP_ERR_UNSUPPORTED);
   ck_assert_int_eq(r.planned, 0);
-  TU_ASSERT_HAS(tp_error_message(), "A e2m1 x B e2m1 (NVFP4) has no GPU kernel");
+  TU_ASSERT_HAS(tp_error_message(), "A e2m1 x B e2m1 (NVFP4 W4A4) has no GPU kernel");
   ck_assert_str_eq(r.kernel, "");
 #if !TP_HAVE_CUDA
   desc = problem("block_scaled", TP_DTYPE_BF16, TP_DTYPE_E4M3);

@@ -3,7 +3,9 @@
  * and tp_plan_run, against the naive f64 reference (tilepipe/reference.h).
  *
  * Each combination runs on two ragged shapes (M, N, K among 1, 7, 64, 127,
- * 129, 300; block_scaled K rounded up to its vector size) with fresh inputs
+ * 129, 300; block_scaled K rounded up to its vector size; its formats
+ * MXFP8, NVFP4 and MXFP4 in every mode: W8A16, W8A8, W4A16, W4A8, W4A4)
+ * with fresh inputs
  * from its own seed. D starts as 0xFF bytes (NaN in every dtype), so an
  * element the run skips fails the check; every element is compared
  * (tp_ref_problem_check), and D's row padding must stay untouched.
@@ -37,25 +39,31 @@ typedef struct operands {
   const char *payload;
   tp_dtype a, b;
   tp_layout sf_layout;
+  tp_dtype b_scale; /* e2m1 B's format: NONE NVFP4 (ue4m3), ue8m0 MXFP4 */
 } operands;
 
 static const operands operand_sets[] = {
-    {"standard", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_LAYOUT_STRIDED},
-    {"standard", TP_DTYPE_F16, TP_DTYPE_F16, TP_LAYOUT_STRIDED},
-    {"standard", TP_DTYPE_E4M3, TP_DTYPE_E4M3, TP_LAYOUT_STRIDED},
-    {"standard", TP_DTYPE_E4M3, TP_DTYPE_E5M2, TP_LAYOUT_STRIDED},
-    {"standard", TP_DTYPE_E5M2, TP_DTYPE_E4M3, TP_LAYOUT_STRIDED},
-    {"standard", TP_DTYPE_E5M2, TP_DTYPE_E5M2, TP_LAYOUT_STRIDED},
-    {"blockwise_fp8", TP_DTYPE_E4M3, TP_DTYPE_E4M3, TP_LAYOUT_STRIDED},
-    {"block_scaled", TP_DTYPE_E4M3, TP_DTYPE_E4M3, TP_LAYOUT_SF_128X4},
-    {"block_scaled", TP_DTYPE_E4M3, TP_DTYPE_E5M2, TP_LAYOUT_STRIDED},
-    {"block_scaled", TP_DTYPE_E5M2, TP_DTYPE_E4M3, TP_LAYOUT_SF_128X4},
-    {"block_scaled", TP_DTYPE_E5M2, TP_DTYPE_E5M2, TP_LAYOUT_STRIDED},
-    {"block_scaled", TP_DTYPE_E4M3, TP_DTYPE_E4M3, TP_LAYOUT_STRIDED},
-    {"block_scaled", TP_DTYPE_BF16, TP_DTYPE_E4M3, TP_LAYOUT_SF_128X4},
-    {"block_scaled", TP_DTYPE_BF16, TP_DTYPE_E5M2, TP_LAYOUT_STRIDED},
-    {"block_scaled", TP_DTYPE_E2M1, TP_DTYPE_E2M1, TP_LAYOUT_SF_128X4},
-    {"block_scaled", TP_DTYPE_E2M1, TP_DTYPE_E2M1, TP_LAYOUT_STRIDED},
+    {"standard", TP_DTYPE_BF16, TP_DTYPE_BF16, TP_LAYOUT_STRIDED, TP_DTYPE_NONE},
+    {"standard", TP_DTYPE_F16, TP_DTYPE_F16, TP_LAYOUT_STRIDED, TP_DTYPE_NONE},
+    {"standard", TP_DTYPE_E4M3, TP_DTYPE_E4M3, TP_LAYOUT_STRIDED, TP_DTYPE_NONE},
+    {"standard", TP_DTYPE_E4M3, TP_DTYPE_E5M2, TP_LAYOUT_STRIDED, TP_DTYPE_NONE},
+    {"standard", TP_DTYPE_E5M2, TP_DTYPE_E4M3, TP_LAYOUT_STRIDED, TP_DTYPE_NONE},
+    {"standard", TP_DTYPE_E5M2, TP_DTYPE_E5M2, TP_LAYOUT_STRIDED, TP_DTYPE_NONE},
+    {"blockwise_fp8", TP_DTYPE_E4M3, TP_DTYPE_E4M3, TP_LAYOUT_STRIDED, TP_DTYPE_NONE},
+    {"block_scaled", TP_DTYPE_E4M3, TP_DTYPE_E4M3, TP_LAYOUT_SF_128X4, TP_DTYPE_NONE},
+    {"block_scaled", TP_DTYPE_E4M3, TP_DTYPE_E5M2, TP_LAYOUT_STRIDED, TP_DTYPE_NONE},
+    {"block_scaled", TP_DTYPE_E5M2, TP_DTYPE_E4M3, TP_LAYOUT_SF_128X4, TP_DTYPE_NONE},
+    {"block_scaled", TP_DTYPE_E5M2, TP_DTYPE_E5M2, TP_LAYOUT_STRIDED, TP_DTYPE_NONE},
+    {"block_scaled", TP_DTYPE_E4M3, TP_DTYPE_E4M3, TP_LAYOUT_STRIDED, TP_DTYPE_NONE},
+    {"block_scaled", TP_DTYPE_BF16, TP_DTYPE_E4M3, TP_LAYOUT_SF_128X4, TP_DTYPE_NONE},
+    {"block_scaled", TP_DTYPE_BF16, TP_DTYPE_E5M2, TP_LAYOUT_STRIDED, TP_DTYPE_NONE},
+    {"block_scaled", TP_DTYPE_E2M1, TP_DTYPE_E2M1, TP_LAYOUT_SF_128X4, TP_DTYPE_NONE},
+    {"block_scaled", TP_DTYPE_E2M1, TP_DTYPE_E2M1, TP_LAYOUT_STRIDED, TP_DTYPE_NONE},
+    {"block_scaled", TP_DTYPE_E2M1, TP_DTYPE_E2M1, TP_LAYOUT_SF_128X4, TP_DTYPE_UE8M0},
+    {"block_scaled", TP_DTYPE_BF16, TP_DTYPE_E2M1, TP_LAYOUT_SF_128X4, TP_DTYPE_NONE},
+    {"block_scaled", TP_DTYPE_BF16, TP_DTYPE_E2M1, TP_LAYOUT_STRIDED, TP_DTYPE_UE8M0},
+    {"block_scaled", TP_DTYPE_E4M3, TP_DTYPE_E2M1, TP_LAYOUT_STRIDED, TP_DTYPE_NONE},
+    {"block_scaled", TP_DTYPE_E5M2, TP_DTYPE_E2M1, TP_LAYOUT_SF_128X4, TP_DTYPE_UE8M0},
 };
 #define NUM_OPERAND_SETS (int)(sizeof operand_sets / sizeof operand_sets[0])
 
@@ -81,11 +89,14 @@ static const char *c_mode_name(c_mode c) {
   return names[c];
 }
 
-/* block_scaled K is a multiple of its vector size: round up. */
+/* block_scaled K is a multiple of its vectors: 16 for NVFP4 on both
+ * operands, else 32. */
 static int64_t k_for(const operands *ops, int64_t k) {
   if (strcmp(ops->payload, "block_scaled") != 0)
     return k;
-  int64_t vec = ops->b == TP_DTYPE_E2M1 ? 16 : 32;
+  const int64_t vec =
+      ops->a == TP_DTYPE_E2M1 && ops->b == TP_DTYPE_E2M1 && ops->b_scale != TP_DTYPE_UE8M0 ? 16
+                                                                                        : 32;
   return (k + vec - 1) / vec * vec;
 }
 
@@ -109,6 +120,7 @@ static int run_case(int combo, int shape_index) {
       .c_is_d = cm == C_ALIAS,
       .c_nan = cm == C_NAN,
       .sf_layout = ops->sf_layout,
+      .b_scale = ops->b_scale,
       .m = shape[0],
       .n = shape[1],
       .k = k_for(ops, shape[2]),
@@ -119,8 +131,9 @@ static int run_case(int combo, int shape_index) {
   const uint64_t seed = (uint64_t)combo * 1000 + (uint64_t)shape_index;
   const char *epilogue = cm == C_NONE ? "store" : "residual";
   char what[256];
-  snprintf(what, sizeof what, "%s A=%s B=%s%s D=%s %s, M=%lld N=%lld K=%lld, seed %llu",
+  snprintf(what, sizeof what, "%s A=%s B=%s%s%s D=%s %s, M=%lld N=%lld K=%lld, seed %llu",
            ops->payload, tp_dtype_name(ops->a), tp_dtype_name(ops->b),
+           ops->b_scale == TP_DTYPE_UE8M0 ? " (MXFP4)" : "",
            strcmp(ops->payload, "block_scaled") != 0 ? ""
            : ops->sf_layout == TP_LAYOUT_SF_128X4 ? " (sf 128x4)"
                                                   : " (sf strided)",
@@ -160,18 +173,23 @@ END_TEST
  * epilogues, every D dtype, both scale layouts (a guard against a table
  * edit silently dropping coverage). */
 START_TEST(test_table_covers_every_plugin) {
-  int payload_seen[3] = {0}, layout_seen[2] = {0}, nvfp4 = 0;
+  int payload_seen[3] = {0}, layout_seen[2] = {0}, nvfp4 = 0, mxfp4 = 0, w4a16 = 0, w4a8 = 0;
   const char *payloads[3] = {"standard", "blockwise_fp8", "block_scaled"};
   for (int i = 0; i < NUM_OPERAND_SETS; i++) {
     for (int p = 0; p < 3; p++)
       payload_seen[p] += strcmp(operand_sets[i].payload, payloads[p]) == 0;
     if (strcmp(operand_sets[i].payload, "block_scaled") == 0)
       layout_seen[operand_sets[i].sf_layout == TP_LAYOUT_SF_128X4]++;
-    nvfp4 += operand_sets[i].a == TP_DTYPE_E2M1;
+    const int fp4_b = operand_sets[i].b == TP_DTYPE_E2M1;
+    nvfp4 += operand_sets[i].a == TP_DTYPE_E2M1 && operand_sets[i].b_scale != TP_DTYPE_UE8M0;
+    mxfp4 += fp4_b && operand_sets[i].b_scale == TP_DTYPE_UE8M0;
+    w4a16 += fp4_b && operand_sets[i].a == TP_DTYPE_BF16;
+    w4a8 += fp4_b && (operand_sets[i].a == TP_DTYPE_E4M3 || operand_sets[i].a == TP_DTYPE_E5M2);
   }
   for (int p = 0; p < 3; p++)
     ck_assert_msg(payload_seen[p] > 0, "no case for %s", payloads[p]);
   ck_assert(layout_seen[0] > 0 && layout_seen[1] > 0 && nvfp4 >= 2);
+  ck_assert(mxfp4 >= 3 && w4a16 >= 2 && w4a8 >= 2); /* MXFP4 in each 4-bit mode */
   int sizes_seen[6] = {0};
   const int64_t sizes[6] = {1, 7, 64, 127, 129, 300};
   for (int s = 0; s < NUM_SHAPES; s++)

@@ -150,7 +150,7 @@ START_TEST(test_auto_says_why_cpu) {
   ASSERT_HAS(text, "block_scaled x store on cpu: tile ");
   ASSERT_HAS(text, why);
 #if TP_HAVE_CUDA
-  ck_assert_msg(strstr(text, "(NVFP4) has no GPU kernel; the CPU backend runs it") ||
+  ck_assert_msg(strstr(text, "(NVFP4 W4A4) has no GPU kernel; the CPU backend runs it") ||
                     strstr(text, "CUDA driver"),
                 "\"%s\" gives no reason for the CPU", text);
 #endif
@@ -288,12 +288,23 @@ START_TEST(test_block_scaled_refuses_dtypes) {
   p = mxfp8(TP_LAYOUT_SF_128X4);
   p.desc.b.dtype = TP_DTYPE_BF16;
   PAYLOAD_REFUSES(&p, "block_scaled", TP_ERR_UNSUPPORTED, "B is bf16", "MXFP8");
-  /* MXFP8 W8A16: bf16 A with MXFP8 B only, and A unscaled. */
+  /* Weight-only modes (W8A16, W4A16): A unscaled. */
   p = nvfp4(TP_LAYOUT_SF_128X4);
   p.desc.a.dtype = TP_DTYPE_BF16;
   p.desc.a.stride[0] = p.desc.a.shape[1];
-  PAYLOAD_REFUSES(&p, "block_scaled", TP_ERR_UNSUPPORTED, "A is bf16 and B is e2m1",
-                 "bf16 activations take MXFP8 weights");
+  PAYLOAD_REFUSES(&p, "block_scaled", TP_ERR_INVALID_ARGUMENT, "a_scale",
+                 "bf16 activations are not scaled (W4A16 scales B only)");
+  /* e2m1 B's format is its scales' dtype: ue4m3 or ue8m0, nothing else. */
+  p = nvfp4(TP_LAYOUT_STRIDED);
+  p.desc.b_scale.dtype = TP_DTYPE_F32;
+  PAYLOAD_REFUSES(&p, "block_scaled", TP_ERR_UNSUPPORTED, "b_scale is f32",
+                 "ue4m3 scales per 16 K-elements (NVFP4) or ue8m0 per 32 (MXFP4)");
+  /* W4A8: fp8 A is MXFP8, whatever B's 4-bit format. */
+  p = nvfp4(TP_LAYOUT_SF_128X4);
+  p.desc.a.dtype = TP_DTYPE_E4M3;
+  p.desc.a.stride[0] = p.desc.a.shape[1];
+  PAYLOAD_REFUSES(&p, "block_scaled", TP_ERR_INVALID_ARGUMENT, "a_scale is ue4m3",
+                 "must be ue8m0");
   p = mxfp8(TP_LAYOUT_STRIDED);
   p.desc.a.dtype = TP_DTYPE_BF16;
   PAYLOAD_REFUSES(&p, "block_scaled", TP_ERR_INVALID_ARGUMENT, "a_scale",
@@ -305,7 +316,7 @@ START_TEST(test_block_scaled_refuses_dtypes) {
   p.desc.b.dtype = TP_DTYPE_E4M3;
   p.desc.b.stride[0] = p.desc.b.shape[1];
   PAYLOAD_REFUSES(&p, "block_scaled", TP_ERR_UNSUPPORTED, "A is e2m1 and B is e4m3",
-                 "NVFP4 needs e2m1 on both");
+                 "4-bit A takes 4-bit B in its format (W4A4)");
 }
 END_TEST
 
@@ -322,6 +333,12 @@ START_TEST(test_block_scaled_refuses_ragged_k) {
   p = problem_of(&spec);
   PAYLOAD_REFUSES(&p, "block_scaled", TP_ERR_INVALID_ARGUMENT,
                  "K = 40 is not a multiple of 16", "NVFP4");
+  /* W4A8 over NVFP4 B: A's MXFP8 vector of 32 rules K. */
+  spec.a = TP_DTYPE_E4M3;
+  spec.k = 48;
+  p = problem_of(&spec);
+  PAYLOAD_REFUSES(&p, "block_scaled", TP_ERR_INVALID_ARGUMENT,
+                 "K = 48 is not a multiple of 32: A's MXFP8", NULL);
 }
 END_TEST
 
@@ -330,10 +347,15 @@ START_TEST(test_block_scaled_refuses_bad_scales) {
   p.desc.a_scale.dtype = TP_DTYPE_UE4M3;
   PAYLOAD_REFUSES(&p, "block_scaled", TP_ERR_INVALID_ARGUMENT, "a_scale is ue4m3",
                  "must be ue8m0");
+  p = mxfp8(TP_LAYOUT_SF_128X4);
+  p.desc.b_scale.dtype = TP_DTYPE_UE4M3;
+  PAYLOAD_REFUSES(&p, "block_scaled", TP_ERR_INVALID_ARGUMENT, "b_scale is ue4m3",
+                 "must be ue8m0");
+  /* ue8m0 scales make e2m1 B MXFP4: 4-bit A must then be MXFP4 too. */
   p = nvfp4(TP_LAYOUT_SF_128X4);
   p.desc.b_scale.dtype = TP_DTYPE_UE8M0;
-  PAYLOAD_REFUSES(&p, "block_scaled", TP_ERR_INVALID_ARGUMENT, "b_scale is ue8m0",
-                 "must be ue4m3");
+  PAYLOAD_REFUSES(&p, "block_scaled", TP_ERR_INVALID_ARGUMENT, "a_scale is ue4m3",
+                 "must be ue8m0");
   p = mxfp8(TP_LAYOUT_SF_128X4);
   p.desc.a_scale.shape[1] = 16; /* K/16: NVFP4's vector on MXFP8 data */
   PAYLOAD_REFUSES(&p, "block_scaled", TP_ERR_INVALID_ARGUMENT, "a_scale has shape [100, 16]",
@@ -895,7 +917,7 @@ START_TEST(test_cuda_plans) {
   p = nvfp4(TP_LAYOUT_SF_128X4);
   ck_assert_int_eq(plan_slot(&l, &p.desc, TP_BACKEND_CUDA, &out, err, sizeof err),
                    TP_ERR_UNSUPPORTED);
-  ASSERT_HAS(err, "A e2m1 x B e2m1 (NVFP4) has no GPU kernel; the CPU backend runs it, the GPU "
+  ASSERT_HAS(err, "A e2m1 x B e2m1 (NVFP4 W4A4) has no GPU kernel; the CPU backend runs it, the GPU "
                   "kernels take MXFP8");
   p.desc.b_scale.dtype = TP_DTYPE_NONE;
   ck_assert_int_eq(plan_slot(&l, &p.desc, TP_BACKEND_CUDA, &out, err, sizeof err),

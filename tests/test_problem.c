@@ -127,15 +127,21 @@ static void expect_same(const tp_gemm_desc *d, const tp_gemm_desc *before) {
 
 /* The refusal's status and its message's parts; desc and the problem as
  * they were. */
-static void expect_refused(tp_registry *reg, const char *payload, tp_gemm_desc desc,
-                           tp_status status, const char *needle) {
+static void expect_refused_with(tp_registry *reg, const char *payload,
+                                const tp_problem_options *opt, tp_gemm_desc desc,
+                                tp_status status, const char *needle) {
   const tp_gemm_desc before = desc;
   tp_problem p = {.struct_size = sizeof p, .acc_bits = 7};
-  ck_assert_int_eq(tp_problem_describe(reg, payload, NULL, &desc, &p), status);
+  ck_assert_int_eq(tp_problem_describe(reg, payload, opt, &desc, &p), status);
   const char *msg = tp_error_message();
   TU_ASSERT_HAS(msg, needle);
   expect_same(&desc, &before);
   ck_assert_int_eq(p.acc_bits, 7);
+}
+
+static void expect_refused(tp_registry *reg, const char *payload, tp_gemm_desc desc,
+                           tp_status status, const char *needle) {
+  expect_refused_with(reg, payload, NULL, desc, status, needle);
 }
 
 START_TEST(test_standard) {
@@ -212,7 +218,36 @@ START_TEST(test_block_scaled) {
   expect_map(&p.a_scale, 1, 16, 0, -2, 4);
   expect_refused(shipped, "block_scaled",
                  asked(4, 4, 64, TP_DTYPE_E2M1, TP_DTYPE_E4M3, TP_DTYPE_BF16), TP_ERR_UNSUPPORTED,
-                 "NVFP4 needs e2m1 on both");
+                 "4-bit A takes 4-bit B in its format (W4A4)");
+  /* MXFP4 asked through the options: e2m1 with ue8m0 per 32, A in B's format. */
+  const tp_problem_options mx = {.struct_size = sizeof mx, .pad = 2,
+                                 .b_scale_dtype = TP_DTYPE_UE8M0};
+  d = asked(130, 7, 64, TP_DTYPE_E2M1, TP_DTYPE_NONE, TP_DTYPE_F16);
+  p = describe_ok(shipped, "block_scaled", &mx, &d);
+  expect_tensor(&d.a_scale, TP_DTYPE_UE8M0, TP_LAYOUT_STRIDED, 2, 130, 2, 4);
+  expect_tensor(&d.b_scale, TP_DTYPE_UE8M0, TP_LAYOUT_STRIDED, 2, 7, 2, 4);
+  expect_map(&p.b_scale, 1, 32, 0, -2, 5);
+  /* W4A16 (bf16 A, NVFP4 B): no a_scale, bf16 products. */
+  d = asked(130, 7, 64, TP_DTYPE_BF16, TP_DTYPE_E2M1, TP_DTYPE_BF16);
+  p = describe_ok(shipped, "block_scaled", &strided, &d);
+  expect_absent(&d.a_scale);
+  expect_tensor(&d.b_scale, TP_DTYPE_UE4M3, TP_LAYOUT_STRIDED, 2, 7, 4, 6);
+  expect_map(&p.b_scale, 1, 16, 0, -2, 4);
+  ck_assert_int_eq(p.acc_bits, 22);
+  /* W4A8 (MXFP8 A, MXFP4 B): each operand its own vector of 32. */
+  d = asked(130, 7, 96, TP_DTYPE_E4M3, TP_DTYPE_E2M1, TP_DTYPE_BF16);
+  p = describe_ok(shipped, "block_scaled", &mx, &d);
+  expect_tensor(&d.a_scale, TP_DTYPE_UE8M0, TP_LAYOUT_STRIDED, 2, 130, 3, 5);
+  expect_map(&p.a_scale, 1, 32, 0, -2, 5);
+  /* A scale dtype the payload does not describe is refused, by the core
+   * (a payload without the slot has no scales at all). */
+  const tp_problem_options nv = {.struct_size = sizeof nv, .b_scale_dtype = TP_DTYPE_UE4M3};
+  expect_refused_with(shipped, "block_scaled", &nv,
+                      asked(4, 4, 64, TP_DTYPE_BF16, TP_DTYPE_E4M3, TP_DTYPE_BF16),
+                      TP_ERR_UNSUPPORTED, "its b_scale is ue8m0, not the ue4m3 asked");
+  expect_refused_with(shipped, "standard", &mx,
+                      asked(4, 4, 64, TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16),
+                      TP_ERR_UNSUPPORTED, "its b_scale is none, not the ue8m0 asked");
   /* MXFP8 W8A16: bf16 products in wgmma over the whole of K. */
   d = asked(130, 7, 100, TP_DTYPE_BF16, TP_DTYPE_NONE, TP_DTYPE_BF16);
   p = describe_ok(shipped, "block_scaled", NULL, &d);

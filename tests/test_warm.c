@@ -268,7 +268,7 @@ START_TEST(test_refused_problems) {
   tp_gemm_desc fp4 = problem("block_scaled", TP_DTYPE_E2M1, 256, 256, 256);
   ck_assert_int_eq(tp_cache_warm(reg, "block_scaled", "store", &fp4, 1, &opt, &r),
                    TP_ERR_UNSUPPORTED);
-  ASSERT_HAS(tp_error_message(), "A e2m1 x B e2m1 (NVFP4) has no GPU kernel");
+  ASSERT_HAS(tp_error_message(), "A e2m1 x B e2m1 (NVFP4 W4A4) has no GPU kernel");
   ck_assert_int_eq(count_entries(cache), 0);
 }
 END_TEST

@@ -120,6 +120,7 @@ static tp_status upload(const tp_bench_env *env, tp_shape shape, shape_state *s,
   const int residual = strcmp(env->epilogue, "residual") == 0;
   tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = env->registry,
                               .payload = env->payload, .a = env->dtype, .b = env->b_dtype,
+                              .b_scale = env->b_scale,
                               .d = env->out_dtype, .c = residual ? env->out_dtype : TP_DTYPE_NONE,
                               .m = shape.m, .n = shape.n, .k = shape.k, .align_rows = 1,
                               .alpha = 1.0f, .beta = residual ? 1.0f : 0.0f};

@@ -54,6 +54,7 @@ typedef struct tp_bench_env {
   const tp_bench_versus *versus;  /* the versus sides' sections (versus_count of them) */
   int versus_count;
   tp_dtype dtype, b_dtype;        /* A's and B's, as the payload described them */
+  tp_dtype b_scale;               /* B's scale dtype asked (--dtype s=), or NONE */
   tp_dtype out_dtype;
   int warmup, iters;
   int back_to_back;               /* runs of a side in a row per pair of events */

@@ -216,6 +216,7 @@ static int describe_inputs(const bench_args *a, tp_bench_env *env, tp_shape firs
   const int residual = strcmp(a->epilogue, "residual") == 0;
   const tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = env->registry,
                                     .payload = env->payload, .a = dt.a, .b = dt.b,
+                                    .b_scale = dt.b_scale,
                                     .d = env->out_dtype,
                                     .c = residual ? env->out_dtype : TP_DTYPE_NONE,
                                     .m = first.m, .n = first.n, .k = first.k, .alpha = 1.0f,
@@ -227,6 +228,7 @@ static int describe_inputs(const bench_args *a, tp_bench_env *env, tp_shape firs
                        st == TP_ERR_UNSUPPORTED ? "--dtype: " : "", err);
   env->dtype = desc->a.dtype;
   env->b_dtype = desc->b.dtype;
+  env->b_scale = dt.b_scale;
   return TP_EXIT_OK;
 }
 

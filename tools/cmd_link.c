@@ -67,6 +67,7 @@ static int describe(const link_args *a, tp_registry *reg, const char *payload, i
   const int c = variants[v].c;
   tp_ref_problem_spec spec = {
       .struct_size = sizeof spec, .registry = reg, .payload = payload, .a = dt.a, .b = dt.b,
+      .b_scale = dt.b_scale,
       .d = dt.d, .c = c ? (dt.c != TP_DTYPE_NONE ? dt.c : dt.d) : TP_DTYPE_NONE,
       .bias = variants[v].bias ? tp_dtype_from_name(a->bias_dtype) : TP_DTYPE_NONE,
       .sf_layout = TP_LAYOUT_SF_128X4, .m = a->m, .n = a->n, .k = a->k, .align_rows = 1,

@@ -197,6 +197,7 @@ int tp_cmd_run(int argc, char **argv) {
 
   tp_ref_problem_spec spec = {
       .struct_size = sizeof spec, .registry = reg, .payload = a.payload, .a = dt.a, .b = dt.b,
+      .b_scale = dt.b_scale,
       .c = dt.c, .d = dt.d,
       .sf_layout = strcmp(a.sf_layout, "128x4") == 0 ? TP_LAYOUT_SF_128X4 : TP_LAYOUT_STRIDED,
       .m = a.m, .n = a.n, .k = a.k, .align_rows = 1, .alpha = a.alpha, .beta = a.beta};

@@ -46,7 +46,7 @@ static const char *summary =
 static int describe(tp_registry *reg, const char *payload, const tp_operand_dtypes *dt,
                     size_t index, tp_shape shape, tp_gemm_desc *desc) {
   tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = reg, .payload = payload,
-                              .a = dt->a, .b = dt->b, .c = dt->c, .d = dt->d,
+                              .a = dt->a, .b = dt->b, .b_scale = dt->b_scale, .c = dt->c, .d = dt->d,
                               .sf_layout = TP_LAYOUT_SF_128X4, .m = shape.m, .n = shape.n,
                               .k = shape.k, .align_rows = 1, .alpha = 1.0f,
                               .beta = dt->c != TP_DTYPE_NONE ? 1.0f : 0.0f};

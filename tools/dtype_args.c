@@ -5,8 +5,9 @@
 #include "tools/cli.h"
 #include "tools/dtype_args.h"
 
-enum { OP_A, OP_B, OP_C, OP_D, NUM_OPS };
-static const char op_names[NUM_OPS] = {'a', 'b', 'c', 'd'};
+/* The operands, and s: B's scale dtype (no --s-dtype flag). */
+enum { OP_A, OP_B, OP_C, OP_D, OP_S, NUM_OPS };
+static const char op_names[NUM_OPS] = {'a', 'b', 'c', 'd', 's'};
 
 /* TP_DTYPE_COUNT stands for "not given"; TP_DTYPE_NONE for "none". */
 static int parse_dtype(const char *cmd, const char *what, const char *name, size_t len,
@@ -51,8 +52,8 @@ static int parse_spec(const char *cmd, const char *spec, tp_dtype op[NUM_OPS]) {
       const char *which = eq - item == 1 ? memchr(op_names, item[0], NUM_OPS) : NULL;
       if (which == NULL)
         return tp_cli_fail(cmd, TP_EXIT_USAGE,
-                           "--dtype: in '%.*s' the operand must be a, b, c or d (e.g. "
-                           "--dtype a=e4m3,b=e4m3,d=bf16)",
+                           "--dtype: in '%.*s' the operand must be a, b, c or d, or s for B's "
+                           "scales (e.g. --dtype a=e4m3,b=e4m3,d=bf16)",
                            (int)len, item);
       int rc = set_once(cmd, spec, (int)(which - op_names), given);
       if (rc == TP_EXIT_OK) rc = parse_dtype(cmd, "--dtype", eq + 1, len - 2, &op[which - op_names]);
@@ -65,9 +66,10 @@ static int parse_spec(const char *cmd, const char *spec, tp_dtype op[NUM_OPS]) {
 
 int tp_dtype_args(const char *cmd, const char *epilogue, const char *spec,
                   const char *const flags[4], tp_operand_dtypes *out) {
-  tp_dtype op[NUM_OPS] = {TP_DTYPE_COUNT, TP_DTYPE_COUNT, TP_DTYPE_COUNT, TP_DTYPE_COUNT};
+  tp_dtype op[NUM_OPS] = {TP_DTYPE_COUNT, TP_DTYPE_COUNT, TP_DTYPE_COUNT, TP_DTYPE_COUNT,
+                          TP_DTYPE_COUNT};
   int rc = spec ? parse_spec(cmd, spec, op) : TP_EXIT_OK;
-  for (int i = 0; i < NUM_OPS && rc == TP_EXIT_OK; i++) {
+  for (int i = 0; i < OP_S && rc == TP_EXIT_OK; i++) {
     char what[16];
     snprintf(what, sizeof what, "--%c-dtype", op_names[i]);
     if (flags[i]) rc = parse_dtype(cmd, what, flags[i], strlen(flags[i]), &op[i]);
@@ -78,6 +80,7 @@ int tp_dtype_args(const char *cmd, const char *epilogue, const char *spec,
       return tp_cli_fail(cmd, TP_EXIT_USAGE, "operand %c cannot be 'none'", op_names[i]);
   if (op[OP_A] == TP_DTYPE_COUNT) op[OP_A] = TP_DTYPE_NONE;
   if (op[OP_B] == TP_DTYPE_COUNT) op[OP_B] = TP_DTYPE_NONE;
+  if (op[OP_S] == TP_DTYPE_COUNT) op[OP_S] = TP_DTYPE_NONE;
   if (op[OP_D] == TP_DTYPE_COUNT) op[OP_D] = TP_DTYPE_BF16;
   if (op[OP_C] == TP_DTYPE_COUNT)
     op[OP_C] = strcmp(epilogue, "residual") == 0 ? op[OP_D] : TP_DTYPE_NONE;
@@ -86,6 +89,7 @@ int tp_dtype_args(const char *cmd, const char *epilogue, const char *spec,
                        "the store epilogue reads no C (D = alpha*acc): drop c=%s, or use "
                        "--epilogue residual",
                        tp_dtype_name(op[OP_C]));
-  *out = (tp_operand_dtypes){.a = op[OP_A], .b = op[OP_B], .c = op[OP_C], .d = op[OP_D]};
+  *out = (tp_operand_dtypes){
+      .a = op[OP_A], .b = op[OP_B], .c = op[OP_C], .d = op[OP_D], .b_scale = op[OP_S]};
   return TP_EXIT_OK;
 }

@@ -72,6 +72,11 @@ typedef struct tp_problem_options {
    * that a plugin reading past a row's end reads padding, not the next
    * row; a payload may round it up for its own alignment. */
   int64_t pad;
+  /* B's scale dtype, for a payload whose weight format it tells apart
+   * (block_scaled's e2m1 B: ue4m3 NVFP4, ue8m0 MXFP4); TP_DTYPE_NONE: the
+   * payload's default. A payload that describes another refuses the
+   * problem. */
+  tp_dtype b_scale_dtype;
 } tp_problem_options;
 
 /* tp_problem.acc_bits of the usual sums: how many significand bits the

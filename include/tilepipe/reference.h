@@ -114,6 +114,9 @@ typedef struct tp_ref_problem_spec {
   int align_rows;              /* rows padded on to a multiple of 16 bytes, the CUDA
                                   backend's rule (TMA), so one problem runs on both backends */
   float alpha, beta;
+  tp_dtype b_scale;            /* B's scale dtype where the payload tells formats apart by it
+                                  (tp_problem_options.b_scale_dtype: block_scaled's e2m1 B,
+                                  ue4m3 NVFP4 or ue8m0 MXFP4); TP_DTYPE_NONE: its default */
 } tp_ref_problem_spec;
 
 typedef struct tp_ref_problem tp_ref_problem;

@@ -1,5 +1,6 @@
 /* plugins/block_scaled/block_scaled.h: the block-scaled payload's slots:
- * MXFP8 (W8A8, and W8A16 under bf16 activations) and NVFP4, scale factors
+ * MXFP8, MXFP4 and NVFP4 weights with bf16, MXFP8 or (4-bit) same-format
+ * activations (plan.c's modes), scale factors
  * in the SM100 128x4 tiled layout or plain row-major (docs/payloads.md).
  * Internal to tp_block_scaled.so. */
 #ifndef TP_PLUGINS_BLOCK_SCALED_H
@@ -7,17 +8,24 @@
 
 #include "tilepipe/plugin/abi.h"
 
-/* A block-scaled format: MXFP8 or NVFP4. */
+/* A block-scaled format: MXFP8, MXFP4 or NVFP4. */
 typedef struct bs_format {
   const char *name;
   int32_t vec;    /* K-elements per scale */
-  tp_dtype scale; /* dtype of both scale tensors */
+  tp_dtype scale; /* dtype of its scale tensor */
 } bs_format;
 
-/* The format of A's and B's dtypes (B's, under bf16 activations: MXFP8
- * W8A16), or the refusal of a pair that is none (plan.c). */
-tp_status block_scaled_format(const tp_gemm_desc *desc, const bs_format **fmt, char *err,
-                              size_t errlen);
+/* A problem's formats: B's, A's (NULL under bf16 activations), and the
+ * mode's name (W8A16, W8A8, W4A16, W4A8, W4A4). */
+typedef struct bs_formats {
+  const bs_format *a, *b;
+  const char *mode;
+} bs_formats;
+
+/* The formats of A's and B's dtypes (and, for e2m1 B, b_scale's dtype),
+ * or the refusal of a pair that is none (plan.c). */
+tp_status block_scaled_formats(const tp_gemm_desc *desc, bs_formats *f, char *err,
+                               size_t errlen);
 
 /* Whether A carries scales: not under bf16 activations (W8A16). */
 int block_scaled_a_scaled(const tp_gemm_desc *desc);

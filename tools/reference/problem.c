@@ -83,7 +83,7 @@ tp_status tp_ref_problem_describe(const tp_ref_problem_spec *spec, tp_gemm_desc 
   d->d.dtype = s.d;
   d->c.dtype = s.c_is_d ? s.d : s.c;
   const tp_problem_options opt = {.struct_size = sizeof opt, .scale_layout = s.sf_layout,
-                                  .pad = s.pad};
+                                  .pad = s.pad, .b_scale_dtype = s.b_scale};
   *problem = (tp_problem){.struct_size = sizeof *problem};
   tp_status st = tp_problem_describe(s.registry, s.payload, &opt, d, problem);
   if (st != TP_OK) {
