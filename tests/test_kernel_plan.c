@@ -13,6 +13,8 @@
  *     stage tensor and TMA box by the operand's own rows (the narrower
  *     unswizzled), and count only whole chunks of C in the stage that
  *     stages C; same-width pairs keep 128-byte swizzled rows;
+ *   - transposed requests: the narrowest transposed tile that holds M, the
+ *     operands and the skeleton's m and n swapped, D and C by pointer;
  *   - the schedule's rules, on the host as the kernel runs them: raster
  *     groups reach every cluster tile once, stream-K owners invert the
  *     shares, and the grid never exceeds the work units;
@@ -324,6 +326,96 @@ END_TEST
 
 /* --------------------------------------------------------------- errors */
 
+/* A transposed request (tp_kernel_request.transposed) plans D^T = B A^T:
+ * the narrowest transposed width that holds M (128 rows of B by 8, 16, 32
+ * or 64 of A), one tile column, the kernel's A the GEMM's B (the weight,
+ * streamed once: EVICT_FIRST) and its B the GEMM's A (EVICT_LAST), the
+ * skeleton's m and n swapped, D and C reached through their pointers (no
+ * TMA, nothing staged). Past 64 rows of A no transposed tile suits. */
+START_TEST(test_transposed) {
+  const sweep_operands w8a16 = {TP_DTYPE_BF16, TP_DTYPE_E4M3, TP_DTYPE_BF16, TP_DTYPE_BF16,
+                                SWEEP_OPERANDS};
+  static const struct {
+    int64_t m;
+    const char *suffix;
+  } cases[] = {{1, "bf16_t128x8_c1"},   {8, "bf16_t128x8_c1"},   {9, "bf16_t128x16_c1"},
+               {17, "bf16_t128x32_c1"}, {33, "bf16_t128x64_c1"}, {64, "bf16_t128x64_c1"}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    sweep_case c;
+    sweep_make(&c, 132, &w8a16, cases[i].m, 5000, 4096, 16, NULL);
+    tp_kernel_request rq = request_of(&c);
+    rq.transposed = 1;
+    rq.k_group = 2;
+    tp_payload_plan plan;
+    tp_gpu_launch launch;
+    char err[256], want[64];
+    memset(&plan, 0, sizeof plan);
+    ck_assert_msg(tp_kernel_plan_operands(&rq, &plan, &launch, err, sizeof err) == TP_OK,
+                  "M = %lld: %s", (long long)cases[i].m, err);
+    snprintf(want, sizeof want, "p_o_%s", cases[i].suffix);
+    ck_assert_str_eq(launch.kernel, want);
+    tp_kernel_plan kp;
+    tp_kernel_plan_load(&plan, &kp);
+    ck_assert_int_eq(kp.transposed, 1);
+    ck_assert_int_eq(kp.tile_m, 128);
+    ck_assert_int_eq(kp.tiles_m, (5000 + 127) / 128);
+    ck_assert_int_eq(kp.tiles_n, 1);
+    ck_assert_int_eq(kp.a_row_bytes, 64); /* the kernel's A is the fp8 weight */
+    ck_assert_int_eq(kp.b_row_bytes, 128);
+    ck_assert_int_eq(kp.c_staged_count, 0);
+    ck_assert_int_eq(plan.tile.tile_k, 64);
+    ck_assert_int_eq(plan.tile.k_group_size, 2);
+    /* Few tiles (40): every tile's K split to fill the SMs. */
+    ck_assert_int_gt(kp.splits, 1);
+
+    tp_kernel_operands o;
+    n_encoded = 0;
+    ck_assert_int_eq(tp_kernel_operands_fill(&kp, &c.desc, &recording_host, &o, err, sizeof err),
+                     TP_OK);
+    ck_assert_int_eq(n_encoded, 2);
+    ck_assert_int_eq(encoded[0].dtype, TP_DTYPE_E4M3);
+    ck_assert_int_eq(encoded[0].rows, 5000);
+    ck_assert_uint_eq(encoded[0].box_rows, 64);
+    ck_assert_uint_eq(encoded[0].swizzle, 0);
+    ck_assert_int_eq(encoded[1].dtype, TP_DTYPE_BF16);
+    ck_assert_int_eq(encoded[1].rows, cases[i].m);
+    ck_assert_uint_eq(encoded[1].box_rows, (uint32_t)kp.tile_n);
+    ck_assert_uint_eq(encoded[1].swizzle, 128);
+    ck_assert_uint_eq(o.a_policy, TP_TMA_L2_EVICT_FIRST);
+    ck_assert_uint_eq(o.b_policy, TP_TMA_L2_EVICT_LAST);
+
+    /* The skeleton's part: m and n are N and M, D and C by pointer only. */
+    unsigned char workspace[1];
+    plan.workspace = workspace;
+    tp_kernel_params k;
+    memset(&k, 0, sizeof k);
+    n_encoded = 0;
+    ck_assert_int_eq(tp_kernel_args_fill(&kp, &plan, &c.desc, &recording_host, &k, err,
+                                         sizeof err),
+                     TP_OK);
+    ck_assert_int_eq(n_encoded, 0);
+    ck_assert_int_eq(k.m, 5000);
+    ck_assert_int_eq(k.n, (int32_t)cases[i].m);
+    ck_assert_int_eq(k.n_tma, 0);
+    ck_assert_int_eq(k.ldd, c.desc.d.stride[0]);
+    ck_assert_int_eq(k.ldc, c.desc.c.stride[0]);
+  }
+  /* 65 rows of A: wider than every transposed tile. */
+  sweep_case c;
+  sweep_make(&c, 132, &w8a16, 65, 5000, 4096, 16, NULL);
+  tp_kernel_request rq = request_of(&c);
+  rq.transposed = 1;
+  tp_kernel_plan kp;
+  char err[256];
+  ck_assert_int_eq(tp_kernel_plan_shape(&kp, &rq, err, sizeof err), TP_ERR_UNSUPPORTED);
+  ASSERT_HAS(err, "t128x8, t128x16, t128x32, t128x64");
+  ASSERT_HAS(err, "suits 5000x65");
+  rq.transposed = 2;
+  ck_assert_int_eq(tp_kernel_plan_shape(&kp, &rq, err, sizeof err), TP_ERR_INVALID_ARGUMENT);
+  ASSERT_HAS(err, "transposed 2 (0 or 1)");
+}
+END_TEST
+
 START_TEST(test_request_errors) {
   const sweep_operands bf16 = {TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_BF16, TP_DTYPE_NONE,
                                SWEEP_OPERANDS};
@@ -391,6 +483,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_mixed_width_staged_c);
   tcase_add_test(tc, test_schedule_rules);
   tcase_add_test(tc, test_request_errors);
+  tcase_add_test(tc, test_transposed);
   suite_add_tcase(s, tc);
   return s;
 }
