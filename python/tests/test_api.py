@@ -1,10 +1,11 @@
 """python/tests/test_api.py: the package around the GEMM: its version
 against pyproject.toml, the registry's listing, the plan cache (a repeat
 call creates no plan), the refusals (each a tilepipe.Error subclass with
-the library's status and message, D left as it was), and warm."""
-import ctypes
+the library's status and message, D left as it was), warm, and threads
+sharing a registry."""
 import os
 import re
+import threading
 
 import numpy as np
 import pytest
@@ -146,3 +147,46 @@ def test_warm(registry):
     assert first["cached"] + first["linked"] == 1
     again = tilepipe.warm([(16, 256, 256)], gpu="h100-sxm", registry=registry)
     assert again["kernels"] == 1 and again["cached"] == 1 and again["linked"] == 0
+
+
+def test_threads_share_a_registry(registry, rng):
+    """Threads run GEMMs on one registry at once (the same plan and new
+    ones), each result right, and a refusal's message is its own thread's
+    while the others run."""
+    problems = []
+    for i in range(8):
+        m, n, k = (17, 65, 129) if i % 2 else (7 + i, 33, 65)
+        a, b = operand(rng, (m, k), BF16), operand(rng, (n, k), BF16)
+        problems.append((a, b, poisoned((m, n), F32)))
+    messages, failures = [], []
+    start = threading.Barrier(len(problems) + 1)
+
+    def work(a, b, out):
+        start.wait()
+        for _ in range(5):
+            tilepipe.matmul(a, b, out=out, registry=registry)
+
+    def refuse():
+        start.wait()
+        for _ in range(20):
+            try:
+                tilepipe.matmul(problems[0][0], problems[0][1][:, :64], registry=registry)
+            except tilepipe.InvalidArgumentError as e:
+                messages.append(e.message)
+
+    def guarded(fn, *args):
+        try:
+            fn(*args)
+        except Exception as e:  # reported below: pytest sees no thread's exception
+            failures.append(repr(e))
+
+    threads = [threading.Thread(target=guarded, args=(work, *p)) for p in problems]
+    threads.append(threading.Thread(target=guarded, args=(refuse,)))
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
+    for a, b, out in problems:
+        check(out, *expect(f64(a), f64(b)), a.shape[1])
+    assert len(messages) == 20 and all("B has shape" in msg for msg in messages)

@@ -61,8 +61,6 @@ def _declare(lib):
         "tp_plan_create": (status, [c.POINTER(c.c_void_p), c.c_void_p, c.c_char_p, c.c_char_p,
                                     c.POINTER(abi.GemmDesc), c.c_int]),
         "tp_plan_run": (status, [c.c_void_p, c.POINTER(abi.GemmDesc), c.c_void_p]),
-        "tp_plan_backend": (c.c_int, [c.c_void_p]),
-        "tp_plan_describe": (c.c_int, [c.c_void_p, c.c_char_p, c.c_size_t]),
         "tp_plan_destroy": (None, [c.c_void_p]),
         "tp_problem_describe": (status, [c.c_void_p, c.c_char_p, c.POINTER(abi.ProblemOptions),
                                          c.POINTER(abi.GemmDesc), c.POINTER(abi.Problem)]),

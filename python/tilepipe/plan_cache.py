@@ -35,6 +35,7 @@ def desc_key(desc):
 class PlanCache:
     def __init__(self, registry):
         self._registry = registry
+        self._lib = library.load()  # held, so that destroying at exit needs no module global
         self._plans = {}
         self._lock = threading.Lock()
         self.hits = 0
@@ -58,20 +59,11 @@ class PlanCache:
         with self._lock:
             kept = self._plans.setdefault(key, handle)
         if kept is not handle:
-            library.load().tp_plan_destroy(handle)
+            self._lib.tp_plan_destroy(handle)
         return kept
-
-    def describe(self, plan):
-        """tp_plan_describe's line for a plan of this cache."""
-        lib = library.load()
-        size = lib.tp_plan_describe(plan, None, 0) + 1
-        buf = ctypes.create_string_buffer(size)
-        lib.tp_plan_describe(plan, buf, size)
-        return library.text(buf.value)
 
     def destroy_all(self):
         with self._lock:
             plans, self._plans = list(self._plans.values()), {}
-        lib = library.load()
         for plan in plans:
-            lib.tp_plan_destroy(plan)
+            self._lib.tp_plan_destroy(plan)
