@@ -80,10 +80,10 @@ def matmul(a, b, *, payload="standard", epilogue="store", a_scale=None, b_scale=
             raise errors.UnsupportedError(f"tilepipe: out_dtype {out_dtype!r} is no tilepipe type")
         if out is None:
             out = adapter.new_out((m, n), want or _default_out_code(op_a.tensor.dtype), a)
-        elif want is not None and want != adapter.dtype_code(out):
+        op_d = adapter.operand("D (out)", out, writable=True)
+        if want is not None and want != op_d.tensor.dtype:
             raise errors.InvalidArgumentError(
                 f"tilepipe: out is {out.dtype}, out_dtype asks for {out_dtype}")
-        op_d = adapter.operand("D (out)", out, writable=True)
         op_c = adapter.operand("C", c) if c is not None else None
         scales = []
         for which, s, data in (("a_scale", a_scale, scale_data[0]),

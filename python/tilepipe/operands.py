@@ -46,10 +46,6 @@ class SF128x4:
         return -(-self.rows // 128) * (-(-self.cols // 4)) * 512
 
 
-def absent():
-    return abi.Tensor()
-
-
 def tensor(code, shape, strides, data, layout=abi.LAYOUT_STRIDED):
     """An abi.Tensor from Python values (strides in elements)."""
     t = abi.Tensor()
@@ -109,11 +105,6 @@ def new_out(shape, code, like):
             f"tilepipe: out_dtype {dtypes.NAMES.get(code, code)} has no NumPy type here"
             + ("" if dtypes.ml_dtypes is not None else " (install ml_dtypes)"))
     return np.empty(shape, dt)
-
-
-def dtype_code(x):
-    """x's tp_dtype; None for raw codes or a dtype tilepipe lacks."""
-    return dtypes.code_of(x.dtype) if isinstance(x, np.ndarray) else None
 
 
 def is_raw(x):

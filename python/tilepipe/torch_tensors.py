@@ -45,10 +45,6 @@ def placement(tensors, backend):
     return abi.BACKENDS["cuda"], stream, (device.index, stream), torch.cuda.device(device)
 
 
-def dtype_code(t):
-    return _CODES.get(t.dtype)
-
-
 def is_raw(t):
     return t.dtype == torch.uint8
 
