@@ -482,6 +482,17 @@ AM_TESTS_ENVIRONMENT = TP_TEST_CC='$(CC)' \
 	TP_TEST_LIBTOOL='$(LIBTOOL)' TP_TEST_PYTHON3='$(PYTHON3)'; \
 	export TP_TEST_CC TP_TEST_CPPFLAGS TP_TEST_CFLAGS TP_TEST_LDFLAGS TP_TEST_LIBTOOL \
 	TP_TEST_PYTHON3;
+# The Python package (python/) against this build's library and registry:
+# its pytest suite (test_python.sh; skips without numpy, pytest, ml_dtypes).
+TESTS += tests/test_python.sh
+EXTRA_DIST += tests/test_python.sh python/pyproject.toml python/README.md \
+	python/tilepipe/__init__.py python/tilepipe/abi.py python/tilepipe/dtypes.py \
+	python/tilepipe/errors.py python/tilepipe/library.py python/tilepipe/matmul.py \
+	python/tilepipe/operands.py python/tilepipe/plan_cache.py python/tilepipe/registry.py \
+	python/tilepipe/torch_tensors.py python/tilepipe/warm.py \
+	python/tests/conftest.py python/tests/reference.py python/tests/test_abi.py \
+	python/tests/test_api.py \
+	python/tests/test_payloads.py
 # The committed outputs of tools/gen/'s generators (wgmma_ops.h) are what
 # the generators write now (test_generated.sh; python3, else it skips).
 TESTS += tests/test_generated.sh

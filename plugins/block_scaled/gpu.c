@@ -93,15 +93,23 @@ static prologue_layout prologue_layout_of(const tp_kernel_plan *kp, const tp_gem
   return w;
 }
 
+/* A packed rows x K operand in the workspace (plugins build descriptors
+ * themselves: tp_tensor_matrix is libtilepipe's, which a plugin never
+ * links, and a host that loads libtilepipe with RTLD_LOCAL, as Python's
+ * ctypes does, leaves it unresolved). */
+static tp_tensor packed_rows(tp_dtype dtype, int64_t rows, int64_t k, void *data) {
+  return (tp_tensor){.dtype = dtype, .layout = TP_LAYOUT_STRIDED, .rank = 2,
+                     .shape = {rows, k}, .stride = {k, 1}, .data = data};
+}
+
 /* The problem the kernel runs: desc, with B dequantized to bf16 rows of K
  * at b (NULL at plan time) under DEQUANTIZE_B, with A and B folded (rows
  * of K bytes) at a and b under FOLD. */
 static tp_gemm_desc kernel_desc(const tp_gemm_desc *desc, route r, void *a, void *b) {
   tp_gemm_desc k = *desc;
   if (r <= CONVERT_B) return k;
-  k.b = tp_tensor_matrix(r == DEQUANTIZE_B ? TP_DTYPE_BF16 : desc->b.dtype, desc->n, desc->k,
-                         desc->k, b);
-  if (r == FOLD) k.a = tp_tensor_matrix(desc->a.dtype, desc->m, desc->k, desc->k, a);
+  k.b = packed_rows(r == DEQUANTIZE_B ? TP_DTYPE_BF16 : desc->b.dtype, desc->n, desc->k, b);
+  if (r == FOLD) k.a = packed_rows(desc->a.dtype, desc->m, desc->k, a);
   return k;
 }
 

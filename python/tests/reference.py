@@ -1,0 +1,82 @@
+"""python/tests/reference.py: the float64 reference and the bound a result
+is judged by, as tools/reference/compare.c judges the CPU backend.
+
+Quantized inputs are made here (values drawn, then rounded to the
+operand's dtype) and dequantized in float64 exactly as docs/payloads.md
+defines each payload's A' and B'. check() holds every element of D to
+
+    |D - ref| <= u_out |ref| + (1 + u_out) g mag + eta_out,
+    g = (K + 16) 2^-24,  mag = |alpha| sum_k |A'(m,k) B'(n,k)| + |beta C|
+
+the classic bound of a sum rounded to f32 in any order (the CPU backend's
+model, tilepipe/reference.h), with u_out and eta_out D's unit roundoff and
+half its smallest subnormal; a NaN (the poison left where nothing was
+written) fails it."""
+import math
+
+import ml_dtypes
+import numpy as np
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+F16 = np.dtype(np.float16)
+F32 = np.dtype(np.float32)
+E4M3 = np.dtype(ml_dtypes.float8_e4m3fn)
+E5M2 = np.dtype(ml_dtypes.float8_e5m2)
+UE8M0 = np.dtype(ml_dtypes.float8_e8m0fnu)
+E2M1 = np.dtype(ml_dtypes.float4_e2m1fn)
+
+_OUTPUT = {BF16: (2.0**-8, 2.0**-134), F16: (2.0**-11, 2.0**-25), F32: (2.0**-24, 2.0**-150)}
+
+
+def operand(rng, shape, dtype):
+    """Random values of dtype: normal, spread over a few octaves (fp4: its
+    whole code set, every code but -0)."""
+    if dtype == E2M1:
+        codes = rng.integers(0, 15, size=shape).astype(np.uint8)
+        codes[codes == 8] = 15
+        return codes.view(E2M1)
+    return (rng.standard_normal(shape) * 2.0 ** rng.integers(-2, 3, size=shape)).astype(dtype)
+
+
+def poisoned(shape, dtype):
+    return np.full(shape, np.nan, dtype)
+
+
+def f64(x):
+    return np.asarray(x).astype(np.float64)
+
+
+def expect(a, b, alpha=1.0, beta=0.0, c=None):
+    """(ref, mag) of alpha * a @ b.T + beta * c over float64 operands."""
+    ref = float(np.float32(alpha)) * (a @ b.T)
+    mag = abs(float(np.float32(alpha))) * (np.abs(a) @ np.abs(b).T)
+    if c is not None and beta != 0.0:
+        ref = ref + float(np.float32(beta)) * f64(c)
+        mag = mag + abs(float(np.float32(beta))) * np.abs(f64(c))
+    return ref, mag
+
+
+def check(d, ref, mag, k):
+    u, eta = _OUTPUT[np.dtype(d.dtype)]
+    g = (k + 16) * 2.0**-24
+    got = f64(d)
+    bound = u * np.abs(ref) + (1 + u) * g * mag + eta
+    bad = ~(np.abs(got - ref) <= bound)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise AssertionError(
+            f"{int(bad.sum())} of {bad.size} elements outside their bound; first D[{i}][{j}] = "
+            f"{got[i, j]!r}, reference {ref[i, j]!r}, bound {bound[i, j]:.3g}")
+
+
+def sf_128x4(scales):
+    """[rows, cols] uint8 scale codes laid out in the SM100 128x4 tiled
+    layout (docs/payloads.md), padding filled with 0xFF (NaN in ue8m0 and
+    ue4m3: a read of it shows)."""
+    rows, cols = scales.shape
+    c4 = math.ceil(cols / 4)
+    out = np.full(math.ceil(rows / 128) * c4 * 512, 0xFF, np.uint8)
+    r, c = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")
+    at = ((r // 128) * c4 + c // 4) * 512 + (r % 32) * 16 + ((r % 128) // 32) * 4 + c % 4
+    out[at] = scales
+    return out

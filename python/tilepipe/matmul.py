@@ -1,0 +1,110 @@
+"""tilepipe.matmul: one GEMM through a payload and an epilogue.
+
+    out[M, N] = epilogue(alpha * a[M, K] @ b[N, K].T, beta, c[M, N])
+
+b is [N, K], as the C API takes it and as a torch.nn.Linear weight is
+stored: y = x @ W.T is matmul(x, W). The scales are the payload's
+(docs/payloads.md); c is the residual epilogue's source and may be the
+same array as out.
+
+The operands are NumPy arrays (tilepipe.operands: host memory, the CPU
+backend) or torch tensors (tilepipe.torch_tensors: CPU tensors on the CPU
+backend, CUDA tensors on their device's current stream). Each is described
+as it is (no copy, but for fp4), the plan comes from the registry's plan
+cache (tilepipe.plan_cache) and runs. On any refusal, by this package or
+by the library, nothing is written."""
+import ctypes
+import sys
+
+from . import abi, dtypes, errors, library, operands
+from . import registry as registry_module
+
+
+def _is_torch(x):
+    return "torch" in sys.modules and type(x).__module__.startswith("torch")
+
+
+def _default_out_code(a_code):
+    if a_code in (dtypes.BF16, dtypes.F16):
+        return a_code
+    return dtypes.BF16
+
+
+def scale_code(reg, payload, m, n, k, a_code, b_code, d_code, which):
+    """The dtype the payload describes for a_scale or b_scale
+    (tp_problem_describe), for scales given as raw uint8 codes."""
+    desc = abi.new_desc(m, n, k)
+    desc.a.dtype, desc.b.dtype, desc.d.dtype = a_code, b_code, d_code
+    problem = abi.Problem()
+    problem.struct_size = ctypes.sizeof(abi.Problem)
+    library.call("tp_problem_describe", reg.handle, payload.encode(), None, ctypes.byref(desc),
+                 ctypes.byref(problem))
+    code = getattr(desc, which).dtype
+    if code == dtypes.NONE:
+        raise errors.InvalidArgumentError(
+            f"tilepipe: {which}: {payload} takes no {which} for A {dtypes.NAMES.get(a_code)} x "
+            f"B {dtypes.NAMES.get(b_code)}")
+    return code
+
+
+def _backend(name):
+    code = abi.BACKENDS.get(name)
+    if code is None:
+        raise errors.InvalidArgumentError(
+            f"tilepipe: unknown backend {name!r}; one of {', '.join(abi.BACKENDS)}")
+    return code
+
+
+def matmul(a, b, *, payload="standard", epilogue="store", a_scale=None, b_scale=None, c=None,
+           alpha=1.0, beta=0.0, out=None, out_dtype=None, registry=None, backend="auto"):
+    """out = epilogue(alpha * a @ b.T, beta, c) with b [N, K]; returns out
+    (a new [M, N] array or tensor of out_dtype, on a's device, when out is
+    None: by default a's dtype for bf16 or f16 a, else bf16)."""
+    reg = registry if registry is not None else registry_module.default()
+    scale_data = [s.data if isinstance(s, operands.SF128x4) else s for s in (a_scale, b_scale)]
+    given = [x for x in (a, b, c, out, *scale_data) if x is not None]
+    if any(_is_torch(x) for x in given):
+        from . import torch_tensors as adapter
+    else:
+        adapter = operands
+    backend_code, stream, extra, context = adapter.placement(given, _backend(backend))
+    with context:
+        op_a = adapter.operand("A", a)
+        op_b = adapter.operand("B", b)
+        if op_a.tensor.rank != 2:
+            raise errors.InvalidArgumentError(
+                f"tilepipe: A must be [M, K] (rank 2), not rank {op_a.tensor.rank}")
+        m, n, k = op_a.tensor.shape[0], op_b.tensor.shape[0], op_a.tensor.shape[1]
+        want = None if out_dtype is None else dtypes.parse(out_dtype)
+        if out_dtype is not None and want is None:
+            raise errors.UnsupportedError(f"tilepipe: out_dtype {out_dtype!r} is no tilepipe type")
+        if out is None:
+            out = adapter.new_out((m, n), want or _default_out_code(op_a.tensor.dtype), a)
+        op_d = adapter.operand("D (out)", out, writable=True)
+        if want is not None and want != op_d.tensor.dtype:
+            raise errors.InvalidArgumentError(
+                f"tilepipe: out is {out.dtype}, out_dtype asks for {out_dtype}")
+        op_c = adapter.operand("C", c) if c is not None else None
+        scales = []
+        for which, s, data in (("a_scale", a_scale, scale_data[0]),
+                               ("b_scale", b_scale, scale_data[1])):
+            if s is None:
+                scales.append(None)
+                continue
+            raw = None
+            if adapter.is_raw(data):
+                raw = scale_code(reg, payload, m, n, k, op_a.tensor.dtype, op_b.tensor.dtype,
+                                 op_d.tensor.dtype, which)
+            op = adapter.operand(which, data, raw_code=raw)
+            if isinstance(s, operands.SF128x4):
+                op = operands.tiled_scales(which, s, raw, op)
+            scales.append(op)
+        desc = abi.new_desc(m, n, k)
+        desc.a, desc.b, desc.d = op_a.tensor, op_b.tensor, op_d.tensor
+        for field, op in (("a_scale", scales[0]), ("b_scale", scales[1]), ("c", op_c)):
+            if op is not None:
+                setattr(desc, field, op.tensor)
+        desc.alpha, desc.beta = alpha, beta
+        plan = reg.plans.get(payload, epilogue, desc, backend_code, extra)
+        library.call("tp_plan_run", plan, ctypes.byref(desc), stream)
+    return out
