@@ -3,7 +3,8 @@ the CPU backend through tilepipe.matmul, against the float64 reference of
 the same quantized inputs (reference.py), on ragged shapes, D poisoned
 with NaN before each call and every element judged: standard over its
 dtype pairs and D's dtypes, blockwise_fp8 with strided (padded) scales,
-block_scaled's MXFP8 W8A8 and W8A16 and NVFP4 in both scale layouts, and
+block_scaled's MXFP8 W8A8 and W8A16 and NVFP4 in both scale layouts, the
+4-bit weight modes (W4A16, W4A8, W4A4) over NVFP4 and MXFP4 B, and
 the residual epilogue with C, C aliasing D."""
 import math
 
@@ -104,6 +105,35 @@ def test_block_scaled_nvfp4(registry, rng, m, n, k, tiled):
                     b_scale=_scales(b_codes, n, k // 16, tiled, False), out=out,
                     registry=registry, alpha=0.5)
     check(out, *expect(f64(a) * a_sv[:, g], f64(b) * b_sv[:, g], alpha=0.5), k)
+
+
+@pytest.mark.parametrize("m,n,k", [(1, 1, 32), (7, 129, 96), (65, 17, 160)])
+@pytest.mark.parametrize("a_dt", [BF16, E4M3, E2M1])
+@pytest.mark.parametrize("mxfp4", [False, True])
+def test_block_scaled_fp4_weights(registry, rng, m, n, k, a_dt, mxfp4):
+    """4-bit B with bf16 A (W4A16), MXFP8 A (W4A8) or A in B's format (W4A4):
+    NVFP4 B from raw ue4m3 codes (the payload's default for e2m1), MXFP4 B
+    from ue8m0-typed scales."""
+    if a_dt == E2M1 and not mxfp4:
+        pytest.skip("NVFP4 W4A4: test_block_scaled_nvfp4")
+    vec = 32 if mxfp4 else 16
+    a, b = operand(rng, (m, k), a_dt), operand(rng, (n, k), E2M1)
+    g = np.arange(k) // vec
+    if mxfp4:
+        b_codes, b_sv = _ue8m0(rng, (n, k // 32))
+        b_scale = b_codes.view(UE8M0)
+    else:
+        b_codes, b_sv = _ue4m3(rng, (n, k // 16))
+        b_scale = b_codes
+    a_scale, a_deq = None, f64(a)
+    if a_dt != BF16:  # MXFP8 A (W4A8), or MXFP4 A (W4A4): ue8m0 per 32
+        a_codes, a_sv = _ue8m0(rng, (m, k // 32))
+        a_scale = a_codes.view(UE8M0)
+        a_deq = a_deq * a_sv[:, np.arange(k) // 32]
+    out = poisoned((m, n), BF16)
+    tilepipe.matmul(a, b, payload="block_scaled", a_scale=a_scale, b_scale=b_scale, out=out,
+                    registry=registry)
+    check(out, *expect(a_deq, f64(b) * b_sv[:, g]), k)
 
 
 @pytest.mark.parametrize("m,n,k", [(1, 1, 1), (17, 65, 129), (129, 7, 17)])

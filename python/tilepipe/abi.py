@@ -76,6 +76,7 @@ class ProblemOptions(ctypes.Structure):
         ("struct_size", ctypes.c_uint32),
         ("scale_layout", ctypes.c_int),
         ("pad", ctypes.c_int64),
+        ("b_scale_dtype", ctypes.c_int),
     ]
 
 
