@@ -232,7 +232,7 @@ expect 3 'cannot plan: .*packed e2m1 rows must hold whole bytes' -- \
   run $r --payload block_scaled --dtype e2m1 -m 4 -n 4 -k 3
 # Auto on the CPU says why not CUDA: NVFP4 has no GPU kernel (where there
 # is a GPU), no driver, or no toolkit.
-expect 0 "^plan: +block_scaled x store on cpu: .*; auto chose the CPU: (.*A e2m1 x B e2m1 \\(NVFP4\\) has no GPU kernel|CUDA driver|tilepipe was built without the CUDA toolkit)" -- \
+expect 0 "^plan: +block_scaled x store on cpu: .*; auto chose the CPU: (.*A e2m1 x B e2m1 \\(NVFP4 W4A4\\) has no GPU kernel|CUDA driver|tilepipe was built without the CUDA toolkit)" -- \
   run $r --payload block_scaled --dtype e2m1 -m 8 -n 8 -k 128
 expect 3 'cannot open the registry' -- run --registry "$tmp/missing.ini" -m 4 -n 4 -k 4
 
@@ -420,7 +420,7 @@ elif [ "$status" -eq 0 ]; then
   # CUDA backend says so, naming the format.
   expect 0 'verify: .*: PASS$' -- run $r --backend cuda --verify --payload block_scaled \
     --dtype a=e4m3,b=e5m2 -m 129 -n 200 -k 416
-  expect 3 "on cuda: payload 'block_scaled': A e2m1 x B e2m1 \\(NVFP4\\) has no GPU kernel" -- \
+  expect 3 "on cuda: payload 'block_scaled': A e2m1 x B e2m1 \\(NVFP4 W4A4\\) has no GPU kernel" -- \
     run $r --backend cuda --payload block_scaled --dtype e2m1 -m 8 -n 8 -k 128
 else
   fail "bench exited $status"
