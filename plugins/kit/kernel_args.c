@@ -141,7 +141,7 @@ tp_status tp_kernel_operands_fill(const tp_kernel_plan *kp, const tp_gemm_desc *
 tp_status tp_kernel_blockwise_a_scale(const tp_kernel_plan *kp, const tp_host_api *host,
                                       const float *data, int64_t k_blocks, int64_t m, int64_t ld,
                                       tp_tma_desc *out, char *err, size_t errlen) {
-  /* the step's k-tiles, back to back in the stage */
-  return encode(host, out, TP_DTYPE_F32, data, k_blocks, m, ld, TP_BLOCKWISE_STEP_BLOCKS,
+  /* a stage's one block */
+  return encode(host, out, TP_DTYPE_F32, data, k_blocks, m, ld, 1,
                 (uint32_t)kp->tile_m, 0, err, errlen);
 }

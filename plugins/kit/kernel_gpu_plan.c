@@ -43,7 +43,8 @@ tp_status tp_kernel_plan_blockwise(const tp_kernel_request *request, tp_payload_
                                    tp_gpu_launch *launch, char *err, size_t errlen) {
   tp_kernel_request rq = *request;
   rq.k_elems = TP_BLOCKWISE_K;
-  rq.k_group = TP_BLOCKWISE_STEP_BLOCKS;
+  rq.k_group = 1;
+  rq.step_stages = TP_BLOCKWISE_STEP_BLOCKS;
   rq.max_tile_n = TP_BLOCKWISE_MAX_TILE_N;
   rq.n_block = TP_BLOCKWISE_K;
   tp_kernel_plan kp;
@@ -53,13 +54,5 @@ tp_status tp_kernel_plan_blockwise(const tp_kernel_request *request, tp_payload_
   plan->tensors[TP_KERNEL_ROW_FACTORS].bytes = (uint32_t)kp.tile_m * (uint32_t)sizeof(float);
   plan->tensors[TP_KERNEL_ROW_FACTORS].align = ROW_FACTORS_ALIGN;
   plan->num_tensors = TP_KERNEL_ROW_FACTORS + 1u;
-  /* The kernels reach a stage's k-tiles as offsets from its first (one
-   * TMA box fills the row factors): every tile must end on its alignment. */
-  for (uint32_t i = 0; i < plan->num_tensors; i++)
-    if (plan->tensors[i].bytes % plan->tensors[i].align != 0)
-      return tp_kit_fail(err, errlen, TP_ERR_INTERNAL,
-                         "%s: stage tensor %u's tiles (%u bytes) are not whole %u-byte units: its "
-                         "k-tiles would not lie back to back",
-                         rq.prefix, i, plan->tensors[i].bytes, plan->tensors[i].align);
   return tp_kernel_plan_finish(&kp, &rq, plan, launch, err, errlen);
 }

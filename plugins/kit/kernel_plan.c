@@ -22,11 +22,12 @@ tp_status tp_kernel_request_check(const tp_kernel_request *rq, char *err, size_t
                        "kernel plan request: no %s (tp_kernel_request.%s is NULL)", missing,
                        missing);
   }
-  if (rq->k_elems < 0 || rq->k_group < 0 || rq->max_tile_n < 0 || rq->n_block < 0) {
+  if (rq->k_elems < 0 || rq->k_group < 0 || rq->max_tile_n < 0 || rq->n_block < 0 ||
+      rq->step_stages < 0) {
     return tp_kit_fail(err, errlen, TP_ERR_INVALID_ARGUMENT,
-                       "kernel plan request: k_elems %d, k_group %d, max_tile_n %d, n_block %d "
-                       "(each 0 for the default, or positive)",
-                       rq->k_elems, rq->k_group, rq->max_tile_n, rq->n_block);
+                       "kernel plan request: k_elems %d, k_group %d, max_tile_n %d, n_block %d, "
+                       "step_stages %d (each 0 for the default, or positive)",
+                       rq->k_elems, rq->k_group, rq->max_tile_n, rq->n_block, rq->step_stages);
   }
   if (rq->transposed != 0 && rq->transposed != 1) {
     return tp_kit_fail(err, errlen, TP_ERR_INVALID_ARGUMENT,

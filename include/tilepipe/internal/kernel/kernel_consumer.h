@@ -73,10 +73,42 @@ TP_KERNEL_FN void tp_kernel_convert_stage(typename ML::template consumer_state<B
                         c.threads);
 }
 
+/* One step of a mainloop that waits for its groups (groups_in_flight 0):
+ * N stages (its step_stages, or fewer at a unit's end: kb is the step's
+ * first k-block), their mma, the drain, the stages back to the producer
+ * before k_block_done, so that their refill starts under the mainloop's
+ * step. */
+template <class ML, int BM, int BN, int N>
+TP_KERNEL_FN void tp_kernel_drained_step(typename ML::template consumer_state<BM, BN> &ms,
+                                         const typename ML::params &p, float *acc,
+                                         tp_input_consumer *cons, const tp_kernel_tile &t,
+                                         uint32_t wg, bool rows_in_m, int32_t kb,
+                                         int32_t kb_begin) {
+  tp_input_consumer_stage st[N];
+#pragma unroll
+  for (int j = 0; j < N; ++j) st[j] = tp_input_consumer_acquire_stage(cons);
+  if (ML::converts && rows_in_m) tp_kernel_convert_stage<ML, BM, BN>(ms, p, st, t, wg, kb);
+  if (rows_in_m) {
+    if constexpr (ML::step_stages == 1) {
+      ML::template mma<BM, BN>(ms, p, acc, st, wg, kb > kb_begin);
+    } else {
+      ML::template mma<BM, BN>(ms, p, acc, st, N, wg, kb > kb_begin);
+    }
+  }
+  tp_wgmma_wait_group<0>();
+#pragma unroll
+  for (int j = 0; j < N; ++j) tp_input_consumer_stage_release(&st[j]);
+  if (rows_in_m) ML::template k_block_done<BM, BN>(ms, p, acc, kb + N - 1, wg);
+}
+
 template <class ML, int BM, int BN, int DT, int CLUSTER_M>
 TP_KERNEL_FN void tp_kernel_consumer(const typename ML::params &p, uint32_t wg) {
   const tp_kernel_params &k = p.kernel;
   constexpr int in_flight = ML::template groups_in_flight<BM, BN>();
+  constexpr int G = ML::step_stages;
+  static_assert(G >= 1, "step_stages is at least 1");
+  static_assert(G == 1 || (in_flight == 0 && !ML::converts),
+                "a step of several stages drains its groups and converts nothing");
   static_assert(in_flight == 0 || in_flight == 1, "groups_in_flight() is 0 or 1");
   /* Each consumer warp frees a stage in every CTA whose multicast filled it
    * (lane r arrives on CTA r): empty[] counts the consumer warps x
@@ -112,24 +144,25 @@ TP_KERNEL_FN void tp_kernel_consumer(const typename ML::params &p, uint32_t wg) 
     const bool rows_in_m = wg < t.warpgroups_in_m;
     ML::template tile_begin<BM, BN>(ms, p, t, wg);
     tp_input_consumer_stage held;
-    for (int32_t kb = w.kb_begin; kb < w.kb_end; ++kb) {
-      tp_input_consumer_stage st = tp_input_consumer_acquire_stage(&cons);
-      if (ML::converts && rows_in_m) tp_kernel_convert_stage<ML, BM, BN>(ms, p, &st, t, wg, kb);
-      if (rows_in_m) ML::template mma<BM, BN>(ms, p, acc, &st, wg, kb > w.kb_begin);
-      if (in_flight == 0) {
-        tp_wgmma_wait_group<0>();
-        /* Each stage goes back to the producer before k_block_done: its
-         * refill starts under the mainloop's step. */
-        tp_input_consumer_stage_release(&st);
-        if (rows_in_m) ML::template k_block_done<BM, BN>(ms, p, acc, kb, wg);
-        continue;
+    for (int32_t kb = w.kb_begin; kb < w.kb_end; kb += G) {
+      if constexpr (in_flight == 0) {
+        /* A step of G stages; at the unit's end, of the one left. */
+        if (G == 1 || w.kb_end - kb >= G) {
+          tp_kernel_drained_step<ML, BM, BN, G>(ms, p, acc, &cons, t, wg, rows_in_m, kb, w.kb_begin);
+        } else if constexpr (G > 1) {
+          tp_kernel_drained_step<ML, BM, BN, 1>(ms, p, acc, &cons, t, wg, rows_in_m, kb, w.kb_begin);
+        }
+      } else {
+        tp_input_consumer_stage st = tp_input_consumer_acquire_stage(&cons);
+        if (ML::converts && rows_in_m) tp_kernel_convert_stage<ML, BM, BN>(ms, p, &st, t, wg, kb);
+        if (rows_in_m) ML::template mma<BM, BN>(ms, p, acc, &st, wg, kb > w.kb_begin);
+        tp_wgmma_wait_group<1>();
+        if (kb > w.kb_begin) {
+          tp_input_consumer_stage_release(&held);
+          if (rows_in_m) ML::template k_block_done<BM, BN>(ms, p, acc, kb - 1, wg);
+        }
+        held = st;
       }
-      tp_wgmma_wait_group<1>();
-      if (kb > w.kb_begin) {
-        tp_input_consumer_stage_release(&held);
-        if (rows_in_m) ML::template k_block_done<BM, BN>(ms, p, acc, kb - 1, wg);
-      }
-      held = st;
     }
     tp_wgmma_wait_group<0>();
     if (in_flight == 1) {

@@ -44,6 +44,19 @@
  *   template <int BM, int BN> struct consumer_state;
  *       Registers a consumer warpgroup keeps beside acc across the
  *       mainloop (a temporary accumulator, a tile's scales). Default: none.
+ *   static constexpr int step_stages;
+ *       Stages a step of the k-loop takes (default 1). Above 1 the
+ *       consumers acquire that many stages (fewer at a unit's end) before
+ *       any mma, and call
+ *         mma(s, p, acc, st, n, wg, accumulate)
+ *       with st[0..n-1] the step's stages (n of 1..step_stages) instead of
+ *       the one-stage mma, then release them together once the step's
+ *       groups have retired (groups_in_flight 0, no convert) and call
+ *       k_block_done with the step's last k-block. Stages stay one k-block
+ *       each, so more of them fit and the producer runs further ahead,
+ *       while a step still spans several k-blocks' wgmma groups (the
+ *       blockwise mainloop's two scale blocks, each a stage). The host
+ *       plans at least that many stages (tp_kernel_request.step_stages).
  *   template <int BM, int BN> static constexpr int groups_in_flight();
  *       wgmma groups left in flight behind the issue: 1 (default) keeps the
  *       tensor cores busy while a stage waits for its group to retire; 0
@@ -166,6 +179,7 @@ struct tp_kernel_mainloop_defaults {
   static constexpr int a_row_bytes = TP_KERNEL_ROW_BYTES;
   static constexpr bool converts = false;
   static constexpr bool transposed = false;
+  static constexpr int step_stages = 1;
 
   template <int BM, int BN>
   struct consumer_state {};

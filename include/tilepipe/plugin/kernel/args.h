@@ -46,7 +46,7 @@ tp_status tp_kernel_operands_fill(const tp_kernel_plan *kp, const tp_gemm_desc *
 /* The blockwise-scaled mainloop's a_scale descriptor (tilepipe/plugin/
  * device/blockwise_mainloop.h): [k_blocks, m] f32 at data, rows ld floats
  * apart (ld a multiple of 4 and data 16-byte aligned: TMA's), read in
- * boxes of the step's TP_BLOCKWISE_STEP_BLOCKS rows x the plan's tile_m. */
+ * boxes of one row (a stage's block) x the plan's tile_m. */
 tp_status tp_kernel_blockwise_a_scale(const tp_kernel_plan *kp, const tp_host_api *host,
                                       const float *data, int64_t k_blocks, int64_t m, int64_t ld,
                                       tp_tma_desc *out, char *err, size_t errlen);

@@ -65,14 +65,13 @@ tp_status tp_kernel_plan_converted_b(const tp_kernel_request *rq, tp_payload_pla
 
 /* The whole of a gpu_plan for the blockwise-scaled mainloop
  * (tilepipe/plugin/device/blockwise_mainloop.h), whose k-tile is a scale
- * block of TP_BLOCKWISE_K, a stage TP_BLOCKWISE_STEP_BLOCKS of them, its
- * tiles at most TP_BLOCKWISE_MAX_TILE_N wide and dividing a block (rq's
- * k_elems, k_group, max_tile_n and n_block are these, whatever rq says):
+ * block of TP_BLOCKWISE_K and a stage, TP_BLOCKWISE_STEP_BLOCKS stages a
+ * step, its tiles at most TP_BLOCKWISE_MAX_TILE_N wide and dividing a
+ * block (rq's k_elems, k_group, step_stages, max_tile_n and n_block are
+ * these, whatever rq says):
  * A's and B's k-tiles as stage tensors 0 and 1, then tensor
  * TP_KERNEL_ROW_FACTORS, tile_m f32 per k-tile (the rows' scales, which
- * TMA loads), each k-tile a whole number of its alignment, so that a
- * stage's k-tiles of one tensor lie back to back; then the rest
- * (tp_kernel_plan_finish). */
+ * TMA loads); then the rest (tp_kernel_plan_finish). */
 tp_status tp_kernel_plan_blockwise(const tp_kernel_request *rq, tp_payload_plan *plan,
                                    tp_gpu_launch *launch, char *err, size_t errlen);
 

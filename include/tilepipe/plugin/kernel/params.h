@@ -33,8 +33,9 @@
  * reads them). */
 #define TP_KERNEL_ROW_FACTORS 2
 /* The blockwise-scaled mainloop (tilepipe/plugin/device/blockwise_mainloop.h):
- * a scale block's K (a k-tile), the blocks of a step (one stage: the
- * consumers drain their wgmma once per step), and the widest tile (its
+ * a scale block's K (a k-tile and a stage), the blocks of a step (stages
+ * the consumers take at once, draining their wgmma once per step: the
+ * mainloop's step_stages), and the widest tile (its
  * columns lie in one 128-row block of B's scales; wider ones, through a
  * temporary accumulator beside the skeleton's, spill or run slower:
  * docs/kernel.md). */

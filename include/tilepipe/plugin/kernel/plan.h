@@ -72,6 +72,10 @@ typedef struct tp_kernel_request {
    * they compute D^T = B A^T, tiles of rows of B by rows of A from tiles.h's
    * transposed table; desc stays the GEMM as given. */
   int32_t transposed;
+  /* Stages a step of the mainloop takes at once (its step_stages,
+   * tilepipe/plugin/device/kernel_mainloop.h); 0: 1. The plan keeps at
+   * least that many, or fails. */
+  int32_t step_stages;
 } tp_kernel_request;
 
 /* What the planner decided for one GEMM. */
