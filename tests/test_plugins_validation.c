@@ -1435,9 +1435,10 @@ START_TEST(test_gpu_plan_tile_m64) {
 }
 END_TEST
 
-/* blockwise_fp8's k-block is a step of two scale blocks (k_group 2), each
- * a k-tile of the stage; the INI's tile K stays one scale block, and a
- * refusal names that K and the INI's tile as written. */
+/* blockwise_fp8's k-block is one scale block (k_group 1), a stage, and
+ * its mainloop takes two stages a step: the plan keeps at least two, and
+ * refuses a tuning that leaves one; the INI's tile K stays one scale
+ * block, and a refusal names that K and the INI's tile as written. */
 START_TEST(test_gpu_plan_blockwise_k_group) {
   char err[256];
   loaded l = load("blockwise_fp8");
@@ -1459,9 +1460,16 @@ START_TEST(test_gpu_plan_blockwise_k_group) {
                                           sizeof err) == TP_OK,
                 "%s", err);
   ck_assert_int_eq(plan.tile.tile_k, 128);
-  ck_assert_int_eq(plan.tile.k_group_size, 2);
-  ck_assert_int_eq(plan.k_blocks, 16384 / 256);
+  ck_assert_int_eq(plan.tile.k_group_size, 1);
+  ck_assert_int_eq(plan.k_blocks, 16384 / 128);
+  ck_assert_int_ge(plan.tile.stages, 4); /* 33,280 bytes a stage at 128 x 128 */
   ck_assert_str_eq(launch.kernel, "tp_blockwise_fp8_e4m3_bf16_128x128_c1");
+  ck_assert_int_eq(set(&l, "stages", "1", err, sizeof err), TP_OK);
+  ck_assert_int_eq(gpu_plan_slot(&l, &d, &launch, err, sizeof err), TP_ERR_UNSUPPORTED);
+  ASSERT_HAS(err, "tp_blockwise_fp8: its mainloop takes 2 stages a step, more than the tuning's "
+                  "stages = 1");
+  ck_assert_int_eq(set(&l, "stages", "2", err, sizeof err), TP_OK);
+  ck_assert_msg(gpu_plan_slot(&l, &d, &launch, err, sizeof err) == TP_OK, "%s", err);
   /* The INI's K of one scale block is taken. */
   ck_assert_int_eq(set(&l, "tile", "128x64x128", err, sizeof err), TP_OK);
   ck_assert_msg(gpu_plan_slot(&l, &d, &launch, err, sizeof err) == TP_OK, "%s", err);

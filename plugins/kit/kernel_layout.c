@@ -95,12 +95,15 @@ tp_status tp_kernel_plan_lay_out(tp_kernel_plan *kp, const tp_kernel_request *rq
                        (unsigned long long)kp->smem.need_bytes, rq->gpu->smem_per_block);
   }
   /* A step acquires step_stages stages before it releases any. */
+  if ((int32_t)kp->smem.stages < rq->step_stages && rq->tuning->stages) {
+    return tp_kit_fail(err, errlen, TP_ERR_UNSUPPORTED,
+                       "%s: its mainloop takes %d stages a step, more than the tuning's stages = %d",
+                       rq->prefix, rq->step_stages, rq->tuning->stages);
+  }
   if ((int32_t)kp->smem.stages < rq->step_stages) {
     return tp_kit_fail(err, errlen, TP_ERR_UNSUPPORTED,
-                       "%s: its mainloop takes %d stages a step, and %u stages of %dx%d tiles "
-                       "%s",
-                       rq->prefix, rq->step_stages, kp->smem.stages, kp->tile_m, kp->tile_n,
-                       rq->tuning->stages ? "is what the tuning's stages asks" : "fit");
+                       "%s: its mainloop takes %d stages a step, and only %u of %dx%d tiles fit",
+                       rq->prefix, rq->step_stages, kp->smem.stages, kp->tile_m, kp->tile_n);
   }
   /* The chunks of C past the ring in whole output chunks (slots) of the
    * extra stage's tensors 0 and 1: fewer where an operand's rows are
