@@ -133,8 +133,12 @@ tp_status tp_kernel_operands_fill(const tp_kernel_plan *kp, const tp_gemm_desc *
    * column; the other, read by every CTA, stays. */
   const bool a_once = kp->transposed && kp->tiles_n == 1;
   const bool b_once = !kp->transposed && kp->tiles_m == 1;
-  o->a_policy = a_once ? TP_TMA_L2_EVICT_FIRST : b_once ? TP_TMA_L2_EVICT_LAST : TP_TMA_L2_EVICT_NORMAL;
-  o->b_policy = b_once ? TP_TMA_L2_EVICT_FIRST : a_once ? TP_TMA_L2_EVICT_LAST : TP_TMA_L2_EVICT_NORMAL;
+  o->a_policy = a_once   ? TP_TMA_L2_EVICT_FIRST
+                : b_once ? TP_TMA_L2_EVICT_LAST
+                         : TP_TMA_L2_EVICT_NORMAL;
+  o->b_policy = b_once   ? TP_TMA_L2_EVICT_FIRST
+                : a_once ? TP_TMA_L2_EVICT_LAST
+                         : TP_TMA_L2_EVICT_NORMAL;
   return st;
 }
 

@@ -97,7 +97,8 @@ tp_status tp_kernel_plan_lay_out(tp_kernel_plan *kp, const tp_kernel_request *rq
   /* A step acquires step_stages stages before it releases any. */
   if ((int32_t)kp->smem.stages < rq->step_stages && rq->tuning->stages) {
     return tp_kit_fail(err, errlen, TP_ERR_UNSUPPORTED,
-                       "%s: its mainloop takes %d stages a step, more than the tuning's stages = %d",
+                       "%s: its mainloop takes %d stages a step, more than the tuning's "
+                       "stages = %d",
                        rq->prefix, rq->step_stages, rq->tuning->stages);
   }
   if ((int32_t)kp->smem.stages < rq->step_stages) {

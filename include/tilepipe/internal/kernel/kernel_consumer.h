@@ -148,9 +148,11 @@ TP_KERNEL_FN void tp_kernel_consumer(const typename ML::params &p, uint32_t wg) 
       if constexpr (in_flight == 0) {
         /* A step of G stages; at the unit's end, of the one left. */
         if (G == 1 || w.kb_end - kb >= G) {
-          tp_kernel_drained_step<ML, BM, BN, G>(ms, p, acc, &cons, t, wg, rows_in_m, kb, w.kb_begin);
+          tp_kernel_drained_step<ML, BM, BN, G>(ms, p, acc, &cons, t, wg, rows_in_m, kb,
+                                                w.kb_begin);
         } else if constexpr (G > 1) {
-          tp_kernel_drained_step<ML, BM, BN, 1>(ms, p, acc, &cons, t, wg, rows_in_m, kb, w.kb_begin);
+          tp_kernel_drained_step<ML, BM, BN, 1>(ms, p, acc, &cons, t, wg, rows_in_m, kb,
+                                                w.kb_begin);
         }
       } else {
         tp_input_consumer_stage st = tp_input_consumer_acquire_stage(&cons);

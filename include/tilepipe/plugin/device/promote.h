@@ -89,7 +89,7 @@ TP_KERNEL_FN void tp_promote(float *tmp, const float (&f)[2], float *acc, bool f
 }
 
 /* The mainloop's mma over the step's SUB stages (SUB of 1..STEP): their
- * groups in order, group j into temporary (j + SUB + 1) % 2 (the last into
+ * groups in order, group j into temporary (j + SUB) % 2 (the last into
  * 1) once group j - 2 has retired and been promoted; all but the last
  * group's promotion happen here, each while the next group runs. The
  * thread's rows' factors are read before the groups are issued, so that
@@ -117,7 +117,7 @@ TP_KERNEL_FN void tp_promote_mma(tp_promote_state<BN, STEP> &s, float *acc,
   }
 #pragma unroll
   for (int j = 0; j < SUB; ++j) {
-    constexpr int first_tmp = (SUB + 1) % 2;
+    constexpr int first_tmp = SUB % 2;
     if (j >= 2) {
       /* group j - 2 retired; j - 1 runs */
       tp_wgmma_wait_group<1>();
@@ -132,7 +132,7 @@ TP_KERNEL_FN void tp_promote_mma(tp_promote_state<BN, STEP> &s, float *acc,
     /* group SUB - 2 retired; the last runs */
     constexpr int q = SUB - 2;
     tp_wgmma_wait_group<1>();
-    tp_promote<BN>(s.tmp[(q + (SUB + 1) % 2) % 2], f[q], acc, !accumulate && q == 0);
+    tp_promote<BN>(s.tmp[(q + SUB % 2) % 2], f[q], acc, !accumulate && q == 0);
   }
   s.f[0] = f[SUB - 1][0];
   s.f[1] = f[SUB - 1][1];
