@@ -155,7 +155,7 @@ struct bs_w8a16_mainloop : tp_kernel_operands_mainloop<16, 8> {
 #define BS_T_K_TILES BLOCK_SCALED_W8A16_TRANSPOSED_K_TILES
 #define BS_T_PHASES 2
 
-struct bs_w8a16_transposed_mainloop : tp_kernel_operands_mainloop<8, 16> {
+struct bs_w8a16_transposed_mainloop : tp_kernel_operands_mainloop<8, 16, BS_T_K_TILES> {
   typedef tp_block_scaled_params params;
   static constexpr bool transposed = true;
   /* K of a k-block, and its groups. */
@@ -177,22 +177,6 @@ struct bs_w8a16_transposed_mainloop : tp_kernel_operands_mainloop<8, 16> {
     const uint8_t *codes_at[2];
     uint32_t codes[BS_T_PHASES][2];
   };
-
-  template <int BM, int BN, int CLUSTER_M, class P>
-  static __device__ __forceinline__ void load(const P &p, const tp_input_producer_stage *st,
-                                              const tp_kernel_tile &t, int32_t kb) {
-    tp_input_producer_stage_arrive_expect_bytes(
-        st, BS_T_K_TILES * tp_kernel_operand_bytes<BN, a_row_bytes, b_row_bytes>(p.kernel, t));
-    tp_mbar *full = tp_input_producer_stage_barrier(st);
-#pragma unroll
-    for (int j = 0; j < BS_T_K_TILES; ++j) {
-      const int32_t k0 = (kb * BS_T_K_TILES + j) * k_elems;
-      tp_kernel_load_b<BN, CLUSTER_M, b_row_bytes>(
-          p.ab, (unsigned char *)tp_input_producer_stage_tile(st, 1, j), full, k0, t);
-      tp_kernel_load_a<a_row_bytes>(p.ab, (unsigned char *)tp_input_producer_stage_tile(st, 0, j),
-                                    full, k0, t);
-    }
-  }
 
   /* Codes of k-block kb (groups 4 kb .. 4 kb + 3, clamped to K's last
    * k-block) of the thread's two rows into c: a word each where the codes

@@ -109,18 +109,18 @@ TP_KERNEL_FN void tp_kernel_load_b(const tp_kernel_operands &o, unsigned char *b
   }
 }
 
-/* Both, into stage st for the k-block at column k0, in the order that runs
- * faster: B first in a 128-row tile (its box is the larger load), A first
- * in a 64-row one. The caller has announced the bytes (with
+/* Both, into k-tile j of stage st for the k-tile at column k0, in the
+ * order that runs faster: B first in a 128-row tile (its box is the larger
+ * load), A first in a 64-row one. The caller has announced the bytes (with
  * tp_kernel_operand_bytes, plus any tensors of its own). */
 template <int BM, int BN, int CLUSTER_M, int A_ROW = TP_KERNEL_ROW_BYTES,
           int B_ROW = TP_KERNEL_ROW_BYTES>
 TP_KERNEL_FN void tp_kernel_load_operands(const tp_kernel_operands &o,
-                                          const tp_input_producer_stage *st, int32_t k0,
-                                          const tp_kernel_tile &t) {
+                                          const tp_input_producer_stage *st, uint32_t j,
+                                          int32_t k0, const tp_kernel_tile &t) {
   tp_mbar *full = tp_input_producer_stage_barrier(st);
-  unsigned char *b = (unsigned char *)tp_input_producer_stage_tile(st, 1, 0);
-  unsigned char *a = (unsigned char *)tp_input_producer_stage_tile(st, 0, 0);
+  unsigned char *b = (unsigned char *)tp_input_producer_stage_tile(st, 1, j);
+  unsigned char *a = (unsigned char *)tp_input_producer_stage_tile(st, 0, j);
   if (BM == 128) tp_kernel_load_b<BN, CLUSTER_M, B_ROW>(o, b, full, k0, t);
   tp_kernel_load_a<A_ROW>(o, a, full, k0, t);
   if (BM != 128) tp_kernel_load_b<BN, CLUSTER_M, B_ROW>(o, b, full, k0, t);
@@ -162,12 +162,13 @@ TP_KERNEL_FN void tp_kernel_mma_converted_b(float *acc, const tp_input_consumer_
 enum { TP_KERNEL_WARM_K_BLOCKS = 4 };
 
 /* The prefetch, warm and load of a mainloop whose stage holds A and B
- * alone, of A_BITS- and B_BITS-bit dtypes: k-blocks of k_elems elements of
+ * alone, of A_BITS- and B_BITS-bit dtypes: k-tiles of k_elems elements of
  * K (one 128-byte row of the wider), a_row_bytes and b_row_bytes of them a
- * row (tilepipe/plugin/kernel/operands.h: the rules the host planner follows too).
- * Its params carry the operands as `ab`. It derives from this and adds its
- * mma (and any optional member of tilepipe/plugin/device/kernel_mainloop.h). */
-template <int A_BITS, int B_BITS = A_BITS>
+ * row (tilepipe/plugin/kernel/operands.h: the rules the host planner follows too),
+ * K_TILES of them a k-block (a stage: the plan's k_group). Its params carry
+ * the operands as `ab`. It derives from this and adds its mma (and any
+ * optional member of tilepipe/plugin/device/kernel_mainloop.h). */
+template <int A_BITS, int B_BITS = A_BITS, int K_TILES = 1>
 struct tp_kernel_operands_mainloop : tp_kernel_mainloop_defaults {
   static constexpr int k_elems = (int)tp_kernel_operand_k_elems(A_BITS, B_BITS);
   static constexpr int a_row_bytes = (int)tp_kernel_operand_row_bytes(A_BITS, A_BITS, B_BITS);
@@ -188,11 +189,11 @@ struct tp_kernel_operands_mainloop : tp_kernel_mainloop_defaults {
     tp_kernel_unit w;
     if (!tp_kernel_walk_next(p.kernel, &wk, &w)) return;
     const tp_kernel_tile t = tp_kernel_tile_of<CLUSTER_M, BM, BN>(p.kernel, w);
-    const int32_t n = min(w.kb_end - w.kb_begin, (int32_t)TP_KERNEL_WARM_K_BLOCKS);
+    const int32_t n = min(w.kb_end - w.kb_begin, (int32_t)TP_KERNEL_WARM_K_BLOCKS) * K_TILES;
     const int32_t b_row =
         tp_kernel_b_slice_row<BN, CLUSTER_M>(t, CLUSTER_M > 1 ? tp_cluster_ctarank() : 0u);
     for (int32_t i = 0; i < n; ++i) {
-      const int32_t k0 = (w.kb_begin + i) * k_elems;
+      const int32_t k0 = (w.kb_begin * K_TILES + i) * k_elems;
       tp_tma_prefetch_l2_2d(&p.ab.b, k0, b_row);
       for (uint32_t h = 0; h < t.warpgroups_in_m; ++h)
         tp_tma_prefetch_l2_2d(&p.ab.a, k0, tp_kernel_a_box_row(t, h));
@@ -203,9 +204,12 @@ struct tp_kernel_operands_mainloop : tp_kernel_mainloop_defaults {
   static __device__ __forceinline__ void load(const P &p, const tp_input_producer_stage *st,
                                               const tp_kernel_tile &t, int32_t kb) {
     tp_input_producer_stage_arrive_expect_bytes(
-        st, tp_kernel_operand_bytes<BN, a_row_bytes, b_row_bytes>(p.kernel, t));
-    tp_kernel_load_operands<BM, BN, CLUSTER_M, a_row_bytes, b_row_bytes>(p.ab, st, kb * k_elems,
-                                                                         t);
+        st, K_TILES * tp_kernel_operand_bytes<BN, a_row_bytes, b_row_bytes>(p.kernel, t));
+#pragma unroll
+    for (int j = 0; j < K_TILES; ++j) {
+      tp_kernel_load_operands<BM, BN, CLUSTER_M, a_row_bytes, b_row_bytes>(
+          p.ab, st, (uint32_t)j, (kb * K_TILES + j) * k_elems, t);
+    }
   }
 };
 
