@@ -101,6 +101,23 @@ TP_KERNEL_FN void tp_kernel_drained_step(typename ML::template consumer_state<BM
   if (rows_in_m) ML::template k_block_done<BM, BN>(ms, p, acc, kb + N - 1, wg);
 }
 
+/* The step of n stages (1 <= n <= N), each count its own unrolled body. */
+template <class ML, int BM, int BN, int N>
+TP_KERNEL_FN void tp_kernel_drained_steps(typename ML::template consumer_state<BM, BN> &ms,
+                                          const typename ML::params &p, float *acc,
+                                          tp_input_consumer *cons, const tp_kernel_tile &t,
+                                          uint32_t wg, bool rows_in_m, int32_t kb,
+                                          int32_t kb_begin, int n) {
+  if constexpr (N > 1) {
+    if (n < N) {
+      tp_kernel_drained_steps<ML, BM, BN, N - 1>(ms, p, acc, cons, t, wg, rows_in_m, kb, kb_begin,
+                                                 n);
+      return;
+    }
+  }
+  tp_kernel_drained_step<ML, BM, BN, N>(ms, p, acc, cons, t, wg, rows_in_m, kb, kb_begin);
+}
+
 template <class ML, int BM, int BN, int DT, int CLUSTER_M>
 TP_KERNEL_FN void tp_kernel_consumer(const typename ML::params &p, uint32_t wg) {
   const tp_kernel_params &k = p.kernel;
@@ -146,14 +163,10 @@ TP_KERNEL_FN void tp_kernel_consumer(const typename ML::params &p, uint32_t wg) 
     tp_input_consumer_stage held;
     for (int32_t kb = w.kb_begin; kb < w.kb_end; kb += G) {
       if constexpr (in_flight == 0) {
-        /* A step of G stages; at the unit's end, of the one left. */
-        if (G == 1 || w.kb_end - kb >= G) {
-          tp_kernel_drained_step<ML, BM, BN, G>(ms, p, acc, &cons, t, wg, rows_in_m, kb,
-                                                w.kb_begin);
-        } else if constexpr (G > 1) {
-          tp_kernel_drained_step<ML, BM, BN, 1>(ms, p, acc, &cons, t, wg, rows_in_m, kb,
-                                                w.kb_begin);
-        }
+        /* A step of G stages; at the unit's end, of those left. */
+        const int n = w.kb_end - kb < G ? (int)(w.kb_end - kb) : G;
+        tp_kernel_drained_steps<ML, BM, BN, G>(ms, p, acc, &cons, t, wg, rows_in_m, kb,
+                                               w.kb_begin, n);
       } else {
         tp_input_consumer_stage st = tp_input_consumer_acquire_stage(&cons);
         if (ML::converts && rows_in_m) tp_kernel_convert_stage<ML, BM, BN>(ms, p, &st, t, wg, kb);
