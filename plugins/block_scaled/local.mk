@@ -17,7 +17,8 @@ plugins_block_scaled_tp_block_scaled_la_LIBADD = $(TP_PLUGIN_LIBADD)
 # a plan's link reads only its group's kernels. The groups are the NAMEs
 # of TP_BLOCK_SCALED_OPERANDS (device/block_scaled_params.h), read from
 # its X(NAME, A, B, T) lines, the one list: plugin.c expects an image for
-# each, and the .cu knows no other.
+# each, and the .cu knows no other; a group's T (it has the transposed
+# kernels) reaches the .cu as TP_DEVICE_GROUP_T, read from the same line.
 BLOCK_SCALED_GROUPS = ${shell sed -n 's/^ *X(\([a-z0-9_]*\), *TP_DTYPE_.*/\1/p' \
 	$(srcdir)/plugins/block_scaled/device/block_scaled_params.h}
 BLOCK_SCALED_GROUP_BLOBS = \
@@ -33,7 +34,9 @@ $(BLOCK_SCALED_GROUP_BLOBS): plugins/block_scaled/device/block_scaled_mainloop.%
 		$(srcdir)/plugins/block_scaled/device/fold.h \
 		$(srcdir)/plugins/block_scaled/device/block_scaled_params.h $(TP_DEVICE_HEADER_DEPS)
 	@$(MKDIR_P) $(@D)
-	$(AM_V_GEN)$(NVCC) $(NVCC_DEVICE_FLAGS) -DTP_DEVICE_GROUP=$* $< -o $@
+	$(AM_V_GEN)$(NVCC) $(NVCC_DEVICE_FLAGS) -DTP_DEVICE_GROUP=$* \
+	  -DTP_DEVICE_GROUP_T=$$(sed -n 's/^ *X($*, [^,]*, [^,]*, *\([01]\)).*/\1/p' \
+	    $(srcdir)/plugins/block_scaled/device/block_scaled_params.h) $< -o $@
 plugins/block_scaled/device/block_scaled_mainloop.ltoir.h: $(BLOCK_SCALED_GROUP_BLOBS)
 	$(AM_V_GEN)$(SHELL) $(top_srcdir)/plugins/kit/tilepipe-embed --nvcc $(NVCC) --groups $@ \
 	  $(BLOCK_SCALED_GROUP_BLOBS)

@@ -366,8 +366,8 @@ static __device__ __forceinline__ void bs_prologue(const tp_block_scaled_params 
  * named tp_block_scaled_<NAME>_<D>_<BM>x<BN>_c<CM> (gpu.c asks for them
  * by name). W8A8's tiles wider than 128 or not dividing it trap (never
  * planned). */
-#ifndef TP_DEVICE_GROUP
-#error "block_scaled_mainloop.cu: build it with -DTP_DEVICE_GROUP=<operand group> (local.mk)"
+#if !defined(TP_DEVICE_GROUP) || !defined(TP_DEVICE_GROUP_T)
+#error "block_scaled_mainloop.cu: build it with -DTP_DEVICE_GROUP=<group> -DTP_DEVICE_GROUP_T=<T>"
 #endif
 #define BS_MAINLOOP(NAME, A, B, T) typedef bs_mainloop_of<A, B>::type bs_mainloop_##NAME;
 TP_BLOCK_SCALED_OPERANDS(BS_MAINLOOP)
@@ -379,19 +379,16 @@ TP_BLOCK_SCALED_OPERANDS(BS_MAINLOOP)
 #define BS_KERNELS(NAME) TP_KERNEL_FOR_EACH_INSTANCE(BS_KERNEL, NAME)
 BS_KERNELS(TP_DEVICE_GROUP)
 
-/* W8A16's converting group (an identifier #if does not know reads 0, so
- * only bf16_mx8 is named) also has the transposed kernels at decode M,
- * tp_block_scaled_bf16_mx8_<D>_t128x<BN>_c1; every other group has its
- * prologue, tp_block_scaled_<NAME>_prologue (gpu.c launches it before the
- * kernel; fold.h). */
-#define BS_CONVERTS_bf16_mx8 1
-#define BS_CONVERTS_OF(NAME) BS_CONVERTS_##NAME
-#define BS_CONVERTS(NAME) BS_CONVERTS_OF(NAME)
-#if BS_CONVERTS(TP_DEVICE_GROUP)
+/* A group with T 1 (W8A16's converting one) also has the transposed
+ * kernels at decode M, tp_block_scaled_<NAME>_<D>_t128x<BN>_c1; every other
+ * group has its prologue, tp_block_scaled_<NAME>_prologue (gpu.c launches
+ * it before the kernel; fold.h). */
+#if TP_DEVICE_GROUP_T
 #define BS_KERNEL_T(BM, BN, CM, D_NAME, DT, SPEED, NAME)                                 \
-  TP_KERNEL_ENTRY(TP_KERNEL_NAME_TRANSPOSED(tp_block_scaled, bf16_mx8, BM, BN, CM, D_NAME), \
+  TP_KERNEL_ENTRY(TP_KERNEL_NAME_TRANSPOSED(tp_block_scaled, NAME, BM, BN, CM, D_NAME),   \
                   bs_w8a16_transposed_mainloop, BM, BN, DT, CM)
-TP_KERNEL_FOR_EACH_TRANSPOSED_INSTANCE(BS_KERNEL_T, _)
+#define BS_KERNELS_T(NAME) TP_KERNEL_FOR_EACH_TRANSPOSED_INSTANCE(BS_KERNEL_T, NAME)
+BS_KERNELS_T(TP_DEVICE_GROUP)
 #else
 #define BS_OPERANDS(NAME, A, B, T) \
   struct bs_operands_##NAME {   \
