@@ -3,21 +3,23 @@
  *
  *   test_bias_silu /abs/path/tp_bias_silu.so     (the Makefile's `make check`)
  *
- * Opens a registry (tp_ref_registry_open) listing the installed standard
- * and blockwise_fp8 payloads (TP_PLUGINDIR/tp_*.so, from pkg-config) and
- * the bias_silu plugin given, then:
+ * Opens a registry (tp_ref_registry_open) listing the installed standard,
+ * blockwise_fp8 and block_scaled payloads (TP_PLUGINDIR/tp_*.so, from
+ * pkg-config) and the bias_silu plugin given, then:
  *   - what the plan refuses: no bias, a bias of the wrong dtype, an
  *     unsupported D, a C it would ignore;
  *   - on the CPU backend, random problems over ragged shapes, with bf16, f16
  *     and e4m3 inputs, D in bf16, f16 and f32, the bias in f32 or D's dtype,
  *     alpha not 1; the same epilogue after blockwise_fp8 (e4m3 with f32
- *     scales per 1x128 of A and 128x128 of B, K not a multiple of 128);
+ *     scales per 1x128 of A and 128x128 of B, K not a multiple of 128) and
+ *     after block_scaled's MXFP8 W8A16 (bf16 A, e4m3 B with a ue8m0 scale
+ *     per 32 of K);
  *   - on the GPU (when tp_device_info finds one), the same for the CUDA
  *     backend, each payload x bias_silu fused at plan time, standard with
  *     bf16 and e4m3 inputs, larger shapes included. Without a GPU it says so
  *     and checks only the CPU part.
  * Every problem is the reference library's, shaped by its payload's own
- * description (the scale tensors of blockwise_fp8 included), each from a
+ * description (the scaled payloads' scale tensors included), each from a
  * seed of its own after the run's, which is 1 unless BIAS_SILU_SEED=S picks
  * another, and is printed. tp_ref_problem_run poisons D (0xFF: NaN in every dtype)
  * before each run; every element is checked against the reference's f64
@@ -188,11 +190,12 @@ int main(int argc, char **argv) {
   char ini[8192], err[512];
   const int len =
       snprintf(ini, sizeof ini,
-               "; the installed standard and blockwise_fp8 payloads and the bias_silu example\n"
+               "; the installed payloads and the bias_silu example\n"
                "[standard]\nkind = payload\nlibrary = %s/tp_standard.so\n\n"
                "[blockwise_fp8]\nkind = payload\nlibrary = %s/tp_blockwise_fp8.so\n\n"
+               "[block_scaled]\nkind = payload\nlibrary = %s/tp_block_scaled.so\n\n"
                "[bias_silu]\nkind = epilogue\nlibrary = %s\n",
-               TP_PLUGINDIR, TP_PLUGINDIR, argv[1]);
+               TP_PLUGINDIR, TP_PLUGINDIR, TP_PLUGINDIR, argv[1]);
   if (len < 0 || (size_t)len >= sizeof ini) {
     fprintf(stderr, "test_bias_silu: the registry's paths are too long\n");
     return 2;
@@ -201,9 +204,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "test_bias_silu: %s\n", err);
     return 1;
   }
-  const char *names[3] = {"standard", "blockwise_fp8", "bias_silu"};
-  int device_code[3];
-  for (int i = 0; i < 3; i++) {
+  const char *names[4] = {"standard", "blockwise_fp8", "block_scaled", "bias_silu"};
+  int device_code[4];
+  for (int i = 0; i < 4; i++) {
     tp_plugin_info info;
     if (tp_registry_find(reg, names[i], &info) != TP_OK || info.status != TP_OK) {
       fprintf(stderr, "test_bias_silu: plugin %s is unusable: %s\n", names[i],
@@ -236,16 +239,27 @@ int main(int argc, char **argv) {
       run_case("blockwise_fp8", TP_BACKEND_CPU, scaled_shapes[s][0], scaled_shapes[s][1],
                scaled_shapes[s][2], TP_DTYPE_E4M3, outs[o], o % 2 ? outs[o] : TP_DTYPE_F32,
                o == 1 ? -1.25f : 0.75f, s == 1);
+  /* block_scaled's default problem, MXFP8 W8A16 (bf16 A, e4m3 B with a
+   * scale per 32 of K): K a multiple of 32. */
+  static const int64_t mx_shapes[][3] = {{1, 1, 32}, {37, 129, 96}, {130, 257, 320}};
+  for (size_t s = 0; s < sizeof mx_shapes / sizeof mx_shapes[0]; s++)
+    for (size_t o = 0; o < 3; o++, cases++)
+      run_case("block_scaled", TP_BACKEND_CPU, mx_shapes[s][0], mx_shapes[s][1], mx_shapes[s][2],
+               TP_DTYPE_NONE, outs[o], o % 2 ? outs[o] : TP_DTYPE_F32, o == 2 ? -1.25f : 0.75f,
+               s == 1);
   printf("CPU backend: %d problems checked\n", cases);
 
   tp_device_props props;
   const int gpu_checked =
-      tp_device_info(&props) == TP_OK && device_code[0] && device_code[1] && device_code[2];
+      tp_device_info(&props) == TP_OK && device_code[0] && device_code[1] && device_code[2] &&
+      device_code[3];
   if (tp_device_info(&props) != TP_OK) {
     printf("no GPU (%s): the CUDA backend is not checked\n", tp_error_message());
-  } else if (!device_code[0] || !device_code[1] || !device_code[2]) {
+  } else if (!device_code[0] || !device_code[1] || !device_code[2] || !device_code[3]) {
+    int i = 0;
+    while (device_code[i]) i++;
     printf("%s carries no device code (built without nvcc): the CUDA backend is not checked\n",
-           !device_code[0] ? "standard" : !device_code[1] ? "blockwise_fp8" : "bias_silu");
+           names[i]);
   } else {
     static const int64_t gpu_shapes[][3] = {{1, 1, 1},       {7, 7, 7},        {127, 129, 129},
                                             {129, 257, 1009}, {1000, 1000, 1000}, {4097, 513, 257}};
@@ -270,6 +284,15 @@ int main(int argc, char **argv) {
         run_case("blockwise_fp8", TP_BACKEND_CUDA, gpu_shapes[s][0], gpu_shapes[s][1],
                  gpu_shapes[s][2], TP_DTYPE_E4M3, outs[o], o % 2 ? outs[o] : TP_DTYPE_F32,
                  o == 1 ? -1.25f : 0.75f, s == 2);
+        cases++;
+      }
+    /* block_scaled's MXFP8 W8A16 x bias_silu, K rounded up to its 32. */
+    for (size_t s = 0; s < nshapes; s++)
+      for (size_t o = 0; o < 3; o++) {
+        if (s >= 3 && o != (s + 1) % 3) continue;
+        run_case("block_scaled", TP_BACKEND_CUDA, gpu_shapes[s][0], gpu_shapes[s][1],
+                 (gpu_shapes[s][2] + 31) / 32 * 32, TP_DTYPE_NONE, outs[o],
+                 o % 2 ? outs[o] : TP_DTYPE_F32, o == 2 ? -1.25f : 0.75f, s == 2);
         cases++;
       }
     printf("CUDA backend (%s): %d problems checked\n", props.name, cases);
