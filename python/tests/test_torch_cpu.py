@@ -93,6 +93,29 @@ def test_residual_aliasing_and_views(registry, gen):
     check(d_of(out), *expect(f64(a), f64(w_t.t()), beta=0.75, c=c.numpy()), k)
 
 
+def test_repeated_calls_are_cached(registry, gen):
+    """A call of the same description on fresh tensors reuses the first's
+    plan and descriptor with the new pointers; another description (a
+    stride, out_dtype) is another entry."""
+    m, n, k = 9, 33, 65
+    a, b = values(gen, (m, k), torch.bfloat16), values(gen, (n, k), torch.bfloat16)
+    tilepipe.matmul(a, b, alpha=0.8125, registry=registry)
+    misses, hits, calls = registry.plans.misses, registry.plans.hits, len(registry.plans.calls)
+    for _ in range(2):
+        a, b = values(gen, (m, k), torch.bfloat16), values(gen, (n, k), torch.bfloat16)
+        out = poisoned((m, n), torch.bfloat16)
+        assert tilepipe.matmul(a, b, alpha=0.8125, out=out, registry=registry) is out
+        check(d_of(out), *expect(f64(a), f64(b), alpha=0.8125), k)
+        y = tilepipe.matmul(a, b, alpha=0.8125, registry=registry)
+        assert torch.equal(y, out)
+    assert (registry.plans.misses, len(registry.plans.calls)) == (misses, calls + 1)
+    assert registry.plans.hits == hits + 4
+    wide = values(gen, (m, k + 7), torch.bfloat16)[:, :k]
+    y = tilepipe.matmul(wide, b, alpha=0.8125, out_dtype=torch.float32, registry=registry)
+    check(d_of(y), *expect(f64(wide), f64(b), alpha=0.8125), k)
+    assert registry.plans.misses == misses + 1 and len(registry.plans.calls) == calls + 2
+
+
 def test_operator(registry, gen):
     """torch.ops.tilepipe.matmul: the same result as tilepipe.matmul, its
     fake implementation and schema checked by opcheck, traced whole by

@@ -40,6 +40,9 @@ class PlanCache:
         self._registry = registry
         self._lib = library.load()  # held, so that destroying at exit needs no module global
         self._plans = {}
+        # Whole calls of the torch path (tilepipe.torch_tensors.call_key ->
+        # Cached), each holding one of the plans above.
+        self.calls = {}
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
@@ -68,8 +71,13 @@ class PlanCache:
             self._lib.tp_plan_destroy(handle)
         return kept
 
+    def count_hit(self):
+        with self._lock:
+            self.hits += 1
+
     def destroy_all(self):
         with self._lock:
+            self.calls = {}
             plans, self._plans = list(self._plans.values()), {}
         for plan in plans:
             self._lib.tp_plan_destroy(plan)
