@@ -142,7 +142,7 @@ def call_key(a, b, a_scale, b_scale, c, bias, out, scalars):
     call is not cached (an operand that is not a tensor, such as SF128x4
     scales, or an out that requires grad: the full path describes or
     refuses it)."""
-    for t in (b, a_scale, b_scale, c, bias, out):
+    for t in (a, b, a_scale, b_scale, c, bias, out):
         if t is not None and not isinstance(t, torch.Tensor):
             return None
     if out is not None and out.requires_grad:
