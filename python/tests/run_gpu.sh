@@ -19,8 +19,9 @@
 #    torchrun on two of them (NCCL_NVLS_ENABLE=0: no NVLink multicast).
 #
 # Every step runs; the script exits 1 when any failed, naming them.
-# PYTHON overrides python3; BENCH_ARGS and TP_ARGS are passed to the bench
-# and to the example.
+# STEPS picks some of them (default "pytest bench tensor_parallel", so
+# each may run as its own command under a time limit); PYTHON overrides
+# python3; BENCH_ARGS and TP_ARGS are passed to the bench and the example.
 set -u
 srcdir=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-.}" && pwd) || exit 1
@@ -61,9 +62,11 @@ print(f"torch {torch.__version__}, tilepipe {tilepipe.__version__}, "
 EOF
 
 failed=""
+steps=${STEPS:-pytest bench tensor_parallel}
 step() {
   name=$1
   shift
+  case " $steps " in *" $name "*) ;; *) return 0 ;; esac
   echo "=== $name: $*"
   "$@" || failed="$failed $name"
 }
@@ -77,7 +80,7 @@ if [ "$gpus" -ge 2 ]; then
   step tensor_parallel "$python" -m torch.distributed.run --standalone --nproc_per_node=2 \
     "$srcdir/python/examples/tensor_parallel.py" ${TP_ARGS:-}
 else
-  echo "=== tensor_parallel: skipped, $gpus GPU"
+  step tensor_parallel echo "not run: $gpus GPU"
 fi
 
 if [ -n "$failed" ]; then
