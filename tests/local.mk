@@ -489,10 +489,11 @@ EXTRA_DIST += tests/test_python.sh python/pyproject.toml python/README.md \
 	python/tilepipe/__init__.py python/tilepipe/abi.py python/tilepipe/dtypes.py \
 	python/tilepipe/errors.py python/tilepipe/library.py python/tilepipe/matmul.py \
 	python/tilepipe/operands.py python/tilepipe/plan_cache.py python/tilepipe/registry.py \
-	python/tilepipe/torch_tensors.py python/tilepipe/warm.py \
+	python/tilepipe/torch_ops.py python/tilepipe/torch_tensors.py python/tilepipe/warm.py \
 	python/tests/conftest.py python/tests/reference.py python/tests/test_abi.py \
-	python/tests/test_api.py \
-	python/tests/test_payloads.py
+	python/tests/test_api.py python/tests/test_payloads.py python/tests/test_reference.py \
+	python/tests/test_torch_cpu.py python/tests/test_torch_cuda.py python/tests/run_gpu.sh \
+	python/bench.py python/examples/tensor_parallel.py
 # The committed outputs of tools/gen/'s generators (wgmma_ops.h) are what
 # the generators write now (test_generated.sh; python3, else it skips).
 TESTS += tests/test_generated.sh

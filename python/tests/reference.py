@@ -11,7 +11,11 @@ defines each payload's A' and B'. check() holds every element of D to
 the classic bound of a sum rounded to f32 in any order (the CPU backend's
 model, tilepipe/reference.h), with u_out and eta_out D's unit roundoff and
 half its smallest subnormal; a NaN (the poison left where nothing was
-written) fails it."""
+written) fails it. check_gpu() holds a D of the CUDA backend to the GPU's
+model (tp_ref_tolerance_for_gpu and tp_ref_compare, tools/reference/
+compare.c, with the same constants): the payload's acc_bits and acc_k
+(tp_problem_describe) in place of f32's 24 bits, per element and
+normwise."""
 import math
 
 import ml_dtypes
@@ -56,17 +60,39 @@ def expect(a, b, alpha=1.0, beta=0.0, c=None):
     return ref, mag
 
 
-def check(d, ref, mag, k):
-    u, eta = _OUTPUT[np.dtype(d.dtype)]
-    g = (k + 16) * 2.0**-24
-    got = f64(d)
-    bound = u * np.abs(ref) + (1 + u) * g * mag + eta
+def _judge(got, ref, bound):
     bad = ~(np.abs(got - ref) <= bound)
     if bad.any():
         i, j = np.argwhere(bad)[0]
         raise AssertionError(
             f"{int(bad.sum())} of {bad.size} elements outside their bound; first D[{i}][{j}] = "
             f"{got[i, j]!r}, reference {ref[i, j]!r}, bound {bound[i, j]:.3g}")
+
+
+def check(d, ref, mag, k):
+    u, eta = _OUTPUT[np.dtype(d.dtype)]
+    g = (k + 16) * 2.0**-24
+    _judge(f64(d), ref, u * np.abs(ref) + (1 + u) * g * mag + eta)
+
+
+def check_gpu(got, out_dtype, ref, mag, k, acc_bits, acc_k):
+    """got (the GPU's D as float64, D's dtype out_dtype: BF16, F16 or F32)
+    against ref and mag by the GPU's error model."""
+    u, eta = _OUTPUT[np.dtype(out_dtype)]
+    run = acc_k if 0 < acc_k < k else k
+    u_acc, f32 = 2.0**-acc_bits, 2.0**-24
+    g = 16 * u_acc + (math.ceil(k / 64) + 16) * f32
+    h = 0.5 * run * u_acc
+    rel = math.hypot(0.866 * u, 4 * u_acc * math.sqrt(max(run, 32) / 32)) + \
+        (math.sqrt(k / 64) + 16) * f32
+    rho = np.where(mag > 0, np.minimum(np.abs(ref) / np.where(mag > 0, mag, 1), 1), 0)
+    coh = h * rho * rho * np.abs(ref)
+    _judge(got, ref, u * np.abs(ref) + (1 + u) * (g * mag + coh) + eta)
+    if got.size >= 64:
+        err2, ref2 = float(np.sum((got - ref) ** 2)), float(np.sum(ref**2))
+        measured = math.sqrt(err2 / ref2) if ref2 > 0 else math.sqrt(err2)
+        bound = rel + (math.sqrt(float(np.sum(coh**2)) / ref2) if ref2 > 0 else 0)
+        assert measured <= bound, f"relative error {measured:.3g} above its bound {bound:.3g}"
 
 
 def sf_128x4(scales):

@@ -8,7 +8,11 @@
 Registry lists and describes plugins; matmul runs one GEMM through a
 payload and an epilogue, its plan cached; warm links a service's kernels
 ahead of its traffic; every failure raises a tilepipe.Error subclass with
-the library's status and message. docs/python.md has the whole of it."""
+the library's status and message. Torch tensors are taken as well, and
+torch.ops.tilepipe.matmul is the operator for torch.compile and CUDA graphs
+(tilepipe.torch_ops). docs/python.md has the whole of it."""
+import sys
+
 from . import dtypes
 from .errors import (CudaError, Error, InternalError, InvalidArgumentError, IOFailure, LinkError,
                      NoDeviceError, NotFoundError, OutOfMemoryError, PluginError, RegistryError,
@@ -21,6 +25,9 @@ from .registry import Plugin, Registry
 from .warm import warm
 
 __version__ = _text(_load().tp_version())
+
+if "torch" in sys.modules:  # torch.ops.tilepipe.matmul, without importing torch here
+    from . import torch_ops  # noqa: F401
 
 __all__ = ["matmul", "warm", "Registry", "Plugin", "SF128x4", "dtypes", "Error",
            "InvalidArgumentError", "UnsupportedError", "NotFoundError", "RegistryError",

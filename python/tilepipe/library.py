@@ -58,6 +58,7 @@ def _declare(lib):
         "tp_registry_get": (status, [c.c_void_p, c.c_size_t, c.POINTER(abi.PluginInfo)]),
         "tp_registry_find": (status, [c.c_void_p, c.c_char_p, c.POINTER(abi.PluginInfo)]),
         "tp_plugin_kind_name": (c.c_char_p, [c.c_int]),
+        "tp_device_select": (status, [c.c_int]),
         "tp_plan_create": (status, [c.POINTER(c.c_void_p), c.c_void_p, c.c_char_p, c.c_char_p,
                                     c.POINTER(abi.GemmDesc), c.c_int]),
         "tp_plan_run": (status, [c.c_void_p, c.POINTER(abi.GemmDesc), c.c_void_p]),

@@ -1,11 +1,13 @@
 """tilepipe.matmul: one GEMM through a payload and an epilogue.
 
-    out[M, N] = epilogue(alpha * a[M, K] @ b[N, K].T, beta, c[M, N])
+    out[M, N] = epilogue(alpha * a[M, K] @ b[N, K].T, beta, c[M, N], bias[N])
 
 b is [N, K], as the C API takes it and as a torch.nn.Linear weight is
 stored: y = x @ W.T is matmul(x, W). The scales are the payload's
 (docs/payloads.md); c is the residual epilogue's source and may be the
-same array as out.
+same array as out; bias is tp_gemm_desc.bias, for an epilogue that takes
+one (the shipped store and residual refuse it, examples/bias_silu takes
+it).
 
 The operands are NumPy arrays (tilepipe.operands: host memory, the CPU
 backend) or torch tensors (tilepipe.torch_tensors: CPU tensors on the CPU
@@ -22,12 +24,6 @@ from . import registry as registry_module
 
 def _is_torch(x):
     return "torch" in sys.modules and type(x).__module__.startswith("torch")
-
-
-def _default_out_code(a_code):
-    if a_code in (dtypes.BF16, dtypes.F16):
-        return a_code
-    return dtypes.BF16
 
 
 def scale_code(reg, payload, m, n, k, a_code, b_code, d_code, which):
@@ -55,36 +51,55 @@ def _backend(name):
     return code
 
 
+def default_out_code(a_code):
+    """out's dtype when out and out_dtype are not given: a's for bf16 or
+    f16 a, else bf16."""
+    if a_code in (dtypes.BF16, dtypes.F16):
+        return a_code
+    return dtypes.BF16
+
+
 def matmul(a, b, *, payload="standard", epilogue="store", a_scale=None, b_scale=None, c=None,
-           alpha=1.0, beta=0.0, out=None, out_dtype=None, registry=None, backend="auto"):
-    """out = epilogue(alpha * a @ b.T, beta, c) with b [N, K]; returns out
-    (a new [M, N] array or tensor of out_dtype, on a's device, when out is
-    None: by default a's dtype for bf16 or f16 a, else bf16)."""
+           bias=None, alpha=1.0, beta=0.0, out=None, out_dtype=None, registry=None,
+           backend="auto"):
+    """out = epilogue(alpha * a @ b.T, beta, c, bias) with b [N, K]; returns
+    out (a new [M, N] array or tensor of out_dtype, on a's device, when out
+    is None: by default a's dtype for bf16 or f16 a, else bf16)."""
     reg = registry if registry is not None else registry_module.default()
+    key = None
+    if _is_torch(a):
+        from . import torch_tensors
+        key = torch_tensors.call_key(a, b, a_scale, b_scale, c, bias, out,
+                                     (payload, epilogue, alpha, beta, out_dtype, backend))
+        hit = reg.plans.calls.get(key) if key is not None else None
+        if hit is not None:
+            reg.plans.count_hit()
+            return torch_tensors.run_cached(hit, a, b, a_scale, b_scale, c, bias, out)
     scale_data = [s.data if isinstance(s, operands.SF128x4) else s for s in (a_scale, b_scale)]
-    given = [x for x in (a, b, c, out, *scale_data) if x is not None]
+    given = [x for x in (a, b, c, bias, out, *scale_data) if x is not None]
     if any(_is_torch(x) for x in given):
         from . import torch_tensors as adapter
     else:
         adapter = operands
-    backend_code, stream, extra, context = adapter.placement(given, _backend(backend))
-    with context:
+    where = adapter.placement(given, _backend(backend))
+    with where.context:
         op_a = adapter.operand("A", a)
         op_b = adapter.operand("B", b)
         if op_a.tensor.rank != 2:
             raise errors.InvalidArgumentError(
                 f"tilepipe: A must be [M, K] (rank 2), not rank {op_a.tensor.rank}")
         m, n, k = op_a.tensor.shape[0], op_b.tensor.shape[0], op_a.tensor.shape[1]
-        want = None if out_dtype is None else dtypes.parse(out_dtype)
+        want = None if out_dtype is None else adapter.out_code(out_dtype)
         if out_dtype is not None and want is None:
             raise errors.UnsupportedError(f"tilepipe: out_dtype {out_dtype!r} is no tilepipe type")
         if out is None:
-            out = adapter.new_out((m, n), want or _default_out_code(op_a.tensor.dtype), a)
+            out = adapter.new_out((m, n), want or default_out_code(op_a.tensor.dtype), a)
         op_d = adapter.operand("D (out)", out, writable=True)
         if want is not None and want != op_d.tensor.dtype:
             raise errors.InvalidArgumentError(
                 f"tilepipe: out is {out.dtype}, out_dtype asks for {out_dtype}")
         op_c = adapter.operand("C", c) if c is not None else None
+        op_bias = adapter.operand("bias", bias) if bias is not None else None
         scales = []
         for which, s, data in (("a_scale", a_scale, scale_data[0]),
                                ("b_scale", b_scale, scale_data[1])):
@@ -101,10 +116,14 @@ def matmul(a, b, *, payload="standard", epilogue="store", a_scale=None, b_scale=
             scales.append(op)
         desc = abi.new_desc(m, n, k)
         desc.a, desc.b, desc.d = op_a.tensor, op_b.tensor, op_d.tensor
-        for field, op in (("a_scale", scales[0]), ("b_scale", scales[1]), ("c", op_c)):
+        for field, op in (("a_scale", scales[0]), ("b_scale", scales[1]), ("c", op_c),
+                          ("bias", op_bias)):
             if op is not None:
                 setattr(desc, field, op.tensor)
         desc.alpha, desc.beta = alpha, beta
-        plan = reg.plans.get(payload, epilogue, desc, backend_code, extra)
-        library.call("tp_plan_run", plan, ctypes.byref(desc), stream)
+        plan = reg.plans.get(payload, epilogue, desc, where.backend, where.extra,
+                             where.before_create)
+        library.call("tp_plan_run", plan, ctypes.byref(desc), where.stream)
+    if key is not None:
+        reg.plans.calls[key] = torch_tensors.Cached(plan, desc, (m, n), out.dtype, where.stream)
     return out

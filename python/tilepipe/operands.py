@@ -19,6 +19,7 @@ SF128x4 marks a block-scaled operand's scales in the 128x4 tiled layout
 (tilepipe/tensor.h, docs/payloads.md): the buffer must hold
 ceil(rows/128) * ceil(cols/4) * 512 bytes, which is checked here, since
 the library trusts the size its layout implies."""
+import collections
 import contextlib
 
 import numpy as np
@@ -89,13 +90,26 @@ def _unknown_dtype(name, dtype):
         f"float4_e2m1fn{hint}")
 
 
+# Where a call runs: the tp_backend, the stream handle for tp_plan_run, what
+# the plan cache adds to its key, the context the call runs under, and what
+# the plan cache calls before it creates a plan (None: nothing).
+Placement = collections.namedtuple("Placement", "backend stream extra context before_create")
+
+
 def placement(arrays, backend):
-    """NumPy arrays are host memory: (the backend to run, stream, the plan
-    cache's extra key, the context to run under); "auto" is the CPU."""
+    """Host memory (NumPy arrays, CPU tensors) runs on the CPU backend;
+    "auto" is the CPU."""
     if backend == abi.BACKENDS["cuda"]:
         raise errors.InvalidArgumentError(
-            "tilepipe: NumPy arrays are host memory: the CUDA backend takes torch CUDA tensors")
-    return abi.BACKENDS["cpu"], None, (), contextlib.nullcontext()
+            "tilepipe: NumPy arrays and CPU tensors are host memory: the CUDA backend takes "
+            "torch CUDA tensors")
+    return Placement(abi.BACKENDS["cpu"], None, (), contextlib.nullcontext(), None)
+
+
+def out_code(out_dtype):
+    """The tp_dtype of an out_dtype argument (a NumPy dtype or a name); None
+    when it names no tilepipe type."""
+    return dtypes.parse(out_dtype)
 
 
 def new_out(shape, code, like):

@@ -9,7 +9,10 @@ the caller adds (the torch path adds the device and the stream: runs of one
 CUDA plan must not overlap on the GPU, docs/threads.md, so each stream gets
 its own plan). Data pointers are not in the key: the plan does not depend on
 them, and each run checks their alignment itself (TP_ERR_INVALID_ARGUMENT).
-A repeated call is one dictionary look-up and tp_plan_run.
+A repeated call is one dictionary look-up and tp_plan_run. On a miss the
+caller's `before_create` runs first: the torch path refuses there to make a
+plan while its stream is captured into a CUDA graph (creating one allocates
+and links, which capture forbids).
 
 Threads: look-ups and inserts hold a lock; creating a plan does not (two
 threads that miss the same key both create one, the first stored wins and
@@ -37,6 +40,9 @@ class PlanCache:
         self._registry = registry
         self._lib = library.load()  # held, so that destroying at exit needs no module global
         self._plans = {}
+        # Whole calls of the torch path (tilepipe.torch_tensors.call_key ->
+        # Cached), each holding one of the plans above.
+        self.calls = {}
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
@@ -44,8 +50,9 @@ class PlanCache:
     def __len__(self):
         return len(self._plans)
 
-    def get(self, payload, epilogue, desc, backend, extra=()):
-        """The plan for (payload, epilogue, desc, backend, extra), created on a miss."""
+    def get(self, payload, epilogue, desc, backend, extra=(), before_create=None):
+        """The plan for (payload, epilogue, desc, backend, extra), created on a
+        miss, after before_create() (when given) has not raised."""
         key = (payload, epilogue, backend, desc_key(desc), extra)
         with self._lock:
             plan = self._plans.get(key)
@@ -53,6 +60,8 @@ class PlanCache:
                 self.hits += 1
                 return plan
             self.misses += 1
+        if before_create is not None:
+            before_create()
         handle = ctypes.c_void_p()
         library.call("tp_plan_create", ctypes.byref(handle), self._registry.handle,
                      payload.encode(), epilogue.encode(), ctypes.byref(desc), backend)
@@ -62,8 +71,13 @@ class PlanCache:
             self._lib.tp_plan_destroy(handle)
         return kept
 
+    def count_hit(self):
+        with self._lock:
+            self.hits += 1
+
     def destroy_all(self):
         with self._lock:
+            self.calls = {}
             plans, self._plans = list(self._plans.values()), {}
         for plan in plans:
             self._lib.tp_plan_destroy(plan)

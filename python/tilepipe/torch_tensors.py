@@ -1,21 +1,43 @@
 """tilepipe.torch_tensors: torch tensors as tilepipe operands.
 
 The torch counterpart of tilepipe.operands, imported only when a call is
-handed a torch tensor (tilepipe never imports torch itself). CPU tensors
+handed a torch tensor (importing tilepipe imports no torch). CPU tensors
 run on the CPU backend as NumPy arrays do. CUDA tensors must all be on one
 device; the call runs on the CUDA backend under that device
-(torch.cuda.device) on torch.cuda.current_stream() of it, and the plan
-cache keys the plan by device and stream, so runs on different streams
-never share a plan's workspace (docs/threads.md). A tensor is described
-by its data_ptr() and its strides (torch counts them in elements);
-torch.float4_e2m1fn_x2 holds two fp4 elements per byte as tilepipe does,
-so its [rows, K/2] is the operand [rows, K].
+(torch.cuda.device: its primary context current, as the C API's plans and
+runs need, tilepipe/plan.h) on torch.cuda.current_stream() of it, whose
+handle tp_plan_run takes. The plan cache keys a CUDA plan by device and
+stream, so runs on different streams never share a plan's workspace
+(docs/threads.md), and a plan is created with the device's primary
+context made current (tp_device_select), so it belongs to the tensors'
+device whatever context the thread had.
 
-This path has not been run yet (no torch and no GPU where it was written):
-docs/python.md says so."""
+CUDA graphs: a run only launches kernels (tp_plan_run allocates nothing),
+so it may be captured; creating a plan allocates its workspace and links
+or loads the kernel, which capture forbids. So a miss while the current
+stream is capturing raises InvalidArgumentError before the library is
+called: the plan must be made by a warm-up call of the same shapes on the
+capturing stream before capture (docs/python.md, "CUDA graphs").
+
+Repeated calls: call_key() is what a call's descriptor and plan follow
+from (every tensor's dtype, device, shape and strides, the scalars, the
+payload and epilogue, the stream), and the plan cache keeps, under it, the
+plan and the descriptor a first call built; run_cached() then only copies
+that descriptor, sets the data pointers (and makes out) and runs: a decode
+step's host work is a key, a look-up and the launch.
+
+A tensor is described by its data_ptr() (storage offset included) and its
+strides, which torch counts in elements as tilepipe does;
+torch.float4_e2m1fn_x2 holds two fp4 elements per byte as tilepipe does,
+so its [rows, K/2] is the operand [rows, K]; uint8 tensors are raw scale
+codes (tilepipe.dtypes)."""
+import contextlib
+import ctypes
+
 import torch
 
-from . import abi, dtypes, errors, operands
+from . import abi, dtypes, errors, library, operands
+from . import torch_ops  # noqa: F401  (torch.ops.tilepipe.matmul, once torch is in use)
 
 _CODES = {torch.float32: dtypes.F32, torch.bfloat16: dtypes.BF16, torch.float16: dtypes.F16,
           torch.int8: dtypes.S8}
@@ -26,33 +48,67 @@ for _name, _code in (("float8_e4m3fn", dtypes.E4M3), ("float8_e5m2", dtypes.E5M2
 _DTYPES = {code: dt for dt, code in _CODES.items()}
 
 
+if hasattr(torch._C, "_cuda_getCurrentRawStream"):  # the handle, without a Stream object
+    def _stream_of(device):
+        return torch._C._cuda_getCurrentRawStream(device.index)
+else:
+    def _stream_of(device):
+        return torch.cuda.current_stream(device).cuda_stream
+
+
+def _refuse_during_capture(device, stream):
+    def before_create():
+        if torch.cuda.is_current_stream_capturing():
+            raise errors.InvalidArgumentError(
+                f"tilepipe: no plan yet for this call on stream {stream:#x} of {device}, which "
+                "is capturing a CUDA graph; creating a plan allocates and links, which capture "
+                "forbids: run the same call once on this stream before capture "
+                "(docs/python.md, \"CUDA graphs\")")
+        library.call("tp_device_select", device.index)
+    return before_create
+
+
 def placement(tensors, backend):
     if not all(isinstance(t, torch.Tensor) for t in tensors):
         raise errors.InvalidArgumentError(
             "tilepipe: a call takes torch tensors or NumPy arrays, not both")
-    devices = {t.device for t in tensors}
-    if len(devices) != 1:
+    device = tensors[0].device
+    if any(t.device != device for t in tensors):
+        names = sorted({str(t.device) for t in tensors})
         raise errors.InvalidArgumentError(
-            f"tilepipe: the tensors are on {', '.join(sorted(map(str, devices)))}; one device only")
-    device = devices.pop()
+            f"tilepipe: the tensors are on {', '.join(names)}; a call takes one device")
     if device.type == "cpu":
         return operands.placement(tensors, backend)
     if device.type != "cuda" or backend == abi.BACKENDS["cpu"]:
         raise errors.InvalidArgumentError(
             f"tilepipe: tensors on {device} do not run on the "
             f"{'CPU backend' if device.type == 'cuda' else 'CPU or CUDA backend'}")
-    stream = torch.cuda.current_stream(device).cuda_stream
-    return abi.BACKENDS["cuda"], stream, (device.index, stream), torch.cuda.device(device)
+    stream = _stream_of(device)
+    return operands.Placement(abi.BACKENDS["cuda"], stream, (device.index, stream),
+                              torch.cuda.device(device), _refuse_during_capture(device, stream))
 
 
 def is_raw(t):
     return t.dtype == torch.uint8
 
 
+def out_code(out_dtype):
+    """The tp_dtype of out_dtype: a torch dtype, a NumPy dtype or a name."""
+    if isinstance(out_dtype, torch.dtype):
+        return _CODES.get(out_dtype)
+    return dtypes.parse(out_dtype)
+
+
+def torch_dtype(code):
+    """The torch dtype of a tp_dtype code; None when torch has none."""
+    return _DTYPES.get(code)
+
+
 def new_out(shape, code, like):
     dt = _DTYPES.get(code)
     if dt is None:
-        raise errors.UnsupportedError(f"tilepipe: out_dtype {dtypes.NAMES.get(code, code)} has no torch type")
+        raise errors.UnsupportedError(
+            f"tilepipe: out_dtype {dtypes.NAMES.get(code, code)} has no torch type")
     return torch.empty(shape, dtype=dt, device=like.device)
 
 
@@ -69,6 +125,60 @@ def operand(name, t, raw_code=None, writable=False):
     strides = operands.element_strides(name, shape, list(t.stride()), 1)
     if code == dtypes.E2M1:
         if len(shape) != 2 or strides[1] != 1:
-            raise errors.InvalidArgumentError(f"tilepipe: {name}: fp4 must be [rows, K/2], rows contiguous")
+            raise errors.InvalidArgumentError(
+                f"tilepipe: {name}: fp4 must be [rows, K/2] of float4_e2m1fn_x2, rows contiguous")
         shape, strides = [shape[0], 2 * shape[1]], [2 * strides[0], 1]
     return operands.Operand(operands.tensor(code, shape, strides, t.data_ptr()), t)
+
+
+def _sig(t):
+    return None if t is None else (t.dtype, t.device, t.shape, t.stride())
+
+
+def call_key(a, b, a_scale, b_scale, c, bias, out, scalars):
+    """What a call of tensors (or None) a, b, ..., out and the hashable
+    scalars (payload, epilogue, alpha, beta, out_dtype, backend) makes its
+    descriptor and plan from: with the stream of a's device. None when the
+    call is not cached (an operand that is not a tensor, such as SF128x4
+    scales, or an out that requires grad: the full path describes or
+    refuses it)."""
+    for t in (a, b, a_scale, b_scale, c, bias, out):
+        if t is not None and not isinstance(t, torch.Tensor):
+            return None
+    if out is not None and out.requires_grad:
+        return None
+    device = a.device
+    stream = _stream_of(device) if device.type == "cuda" else None
+    return (scalars, stream, _sig(a), _sig(b), _sig(a_scale), _sig(b_scale), _sig(c), _sig(bias),
+            _sig(out))
+
+
+class Cached:
+    """A call's plan, its descriptor (data pointers to be set), out's
+    shape and torch dtype, and the stream handle it runs on."""
+    __slots__ = ("plan", "desc", "out_shape", "out_dtype", "stream")
+
+    def __init__(self, plan, desc, out_shape, out_dtype, stream):
+        self.plan, self.desc, self.out_shape = plan, abi.GemmDesc.from_buffer_copy(desc), out_shape
+        self.out_dtype, self.stream = out_dtype, stream
+
+
+def run_cached(hit, a, b, a_scale, b_scale, c, bias, out):
+    """Runs a cached call on fresh tensors of the same description; returns out."""
+    device = a.device
+    if out is None:
+        out = torch.empty(hit.out_shape, dtype=hit.out_dtype, device=device)
+    desc = abi.GemmDesc.from_buffer_copy(hit.desc)
+    desc.a.data, desc.b.data, desc.d.data = a.data_ptr(), b.data_ptr(), out.data_ptr()
+    if a_scale is not None:
+        desc.a_scale.data = a_scale.data_ptr()
+    if b_scale is not None:
+        desc.b_scale.data = b_scale.data_ptr()
+    if c is not None:
+        desc.c.data = c.data_ptr()
+    if bias is not None:
+        desc.bias.data = bias.data_ptr()
+    switch = device.type == "cuda" and torch.cuda.current_device() != device.index
+    with torch.cuda.device(device) if switch else contextlib.nullcontext():
+        library.call("tp_plan_run", hit.plan, ctypes.byref(desc), hit.stream)
+    return out
