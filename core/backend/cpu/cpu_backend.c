@@ -21,10 +21,14 @@
  * before it, and so has every other worker (each has at most waited for
  * that stage's "full"), so the slot it needs is free.
  *
+ * Workers 1 .. n-1 are the plan's pool (cpu_pool below), kept between
+ * runs; a run that finds the pool in use by another run of the plan starts
+ * threads of its own.
+ *
  * Each run owns its "shared memory" (barriers + stages) and accumulators, so
  * concurrent runs of one plan do not interfere. Both are allocated before any
- * thread starts: once the pipeline runs, no role can fail, so none can leave
- * the others waiting on a barrier. */
+ * worker starts on it: once the pipeline runs, no role can fail, so none can
+ * leave the others waiting on a barrier. */
 #define _GNU_SOURCE /* sched_getaffinity */
 #include <pthread.h>
 #include <sched.h>
@@ -33,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/backend/cpu/cpu_backend.h"
 #include "core/error.h"
@@ -52,21 +57,52 @@
 /* The host "shared memory" budget: generous, the host has no 227 KB wall. */
 #define TP_CPU_SMEM_BUDGET (64u << 20)
 
+typedef struct cpu_run cpu_run;
+
+/* The plan's worker threads, kept between its runs (started by the first
+ * run that needs them). One run at a time has them: `owner` is held for
+ * the whole run; a run that finds it taken (another thread is running the
+ * plan) starts threads of its own. Each run is handed over under `lock`:
+ * the threads wait on `wake` for a new generation, work as workers 1 ..
+ * run->workers - 1, and the last to finish signals `done`. */
+typedef struct cpu_pool cpu_pool;
+
+/* What a pool thread is started with. */
+typedef struct pool_arg {
+  cpu_pool *pool;
+  int32_t index; /* as a worker: 1 .. */
+} pool_arg;
+
+struct cpu_pool {
+  pthread_mutex_t owner;
+  pthread_mutex_t lock;
+  pthread_cond_t wake, done;
+  pthread_t threads[TP_CPU_MAX_WORKERS];
+  pool_arg args[TP_CPU_MAX_WORKERS];
+  int32_t started;     /* threads[0 .. started) run, as workers 1 .. started */
+  pid_t pid;           /* the process they run in (a forked child has none) */
+  cpu_run *run;        /* the run being handed over (under lock) */
+  uint64_t generation; /* runs handed over so far (under lock) */
+  int32_t busy;        /* threads still working on the run (under lock) */
+  int quit;            /* the plan is being destroyed (under lock) */
+};
+
 struct tp_cpu_plan {
   const tp_binding *binding;
   tp_storage_layout layout;
   int32_t workers;
+  cpu_pool *pool; /* written by runs through the pointer; the plan itself is only read */
 };
 
-typedef struct cpu_run {
+struct cpu_run {
   const tp_cpu_plan *plan;
   const tp_gemm_desc *desc;
   unsigned char *smem;
   float *acc;            /* one tile of accumulators: consumer rows r0.. at acc + r0 * tile_n */
   int64_t tiles_n, num_tiles;
   int32_t workers;       /* the caller and the threads actually started */
-  atomic_int go;         /* 0: wait (the barriers are not set yet), 1: run */
-} cpu_run;
+  atomic_int go;         /* threads of its own: 0 wait (the barriers are not set yet), 1 run */
+};
 
 typedef struct worker_arg {
   cpu_run *run;
@@ -190,6 +226,28 @@ static void *worker_thread(void *arg) {
   return NULL;
 }
 
+/* A pool thread: worker `index` of every run handed over that has that
+ * many workers, until the plan goes. */
+static void *pool_thread(void *arg) {
+  const pool_arg *pa = arg;
+  cpu_pool *pool = pa->pool;
+  uint64_t seen = 0;
+  pthread_mutex_lock(&pool->lock);
+  for (;;) {
+    while (!pool->quit && pool->generation == seen) pthread_cond_wait(&pool->wake, &pool->lock);
+    if (pool->quit) break;
+    seen = pool->generation;
+    cpu_run *run = pool->run;
+    if (pa->index >= run->workers) continue;
+    pthread_mutex_unlock(&pool->lock);
+    run_worker(run, pa->index);
+    pthread_mutex_lock(&pool->lock);
+    if (--pool->busy == 0) pthread_cond_signal(&pool->done);
+  }
+  pthread_mutex_unlock(&pool->lock);
+  return NULL;
+}
+
 /* Workers when the payload leaves them to the backend:
  * $TILEPIPE_CPU_THREADS when it is a number from 1 to TP_CPU_MAX_WORKERS
  * (anything else is ignored), else the cores this process may run on (its
@@ -231,6 +289,15 @@ tp_status tp_cpu_plan_create(tp_cpu_plan **out, const tp_binding *binding) {
     free(plan);
     return tp_error_set(TP_ERR_PLUGIN, "payload '%s': %s", binding->payload_name, why);
   }
+  plan->pool = calloc(1, sizeof *plan->pool);
+  if (plan->pool == NULL) {
+    free(plan);
+    return tp_error_set(TP_ERR_OUT_OF_MEMORY, "CPU plan: out of host memory");
+  }
+  pthread_mutex_init(&plan->pool->owner, NULL);
+  pthread_mutex_init(&plan->pool->lock, NULL);
+  pthread_cond_init(&plan->pool->wake, NULL);
+  pthread_cond_init(&plan->pool->done, NULL);
   *out = plan;
   return TP_OK;
 }
@@ -277,6 +344,35 @@ static tp_status run_memory_create(cpu_run *run) {
   return TP_OK;
 }
 
+/* Runs `run` on the plan's pool (whose owner lock the caller holds) with
+ * up to `wanted` workers, starting the threads it lacks (on a failure,
+ * with those that exist). */
+static void pool_run(const tp_cpu_plan *plan, cpu_run *run, int32_t wanted) {
+  cpu_pool *pool = plan->pool;
+  if (pool->started == 0) pool->pid = getpid();
+  while (pool->started + 1 < wanted) {
+    pool_arg *pa = &pool->args[pool->started];
+    pa->pool = pool;
+    pa->index = pool->started + 1;
+    if (pthread_create(&pool->threads[pool->started], NULL, pool_thread, pa) != 0) break;
+    pool->started++;
+  }
+  run->workers = wanted < pool->started + 1 ? wanted : pool->started + 1;
+  tp_input_pipeline_init_barriers(tp_storage_mbar(run->smem, plan->layout.input_barriers),
+                                  plan->layout.stages, (uint32_t)run->workers);
+  pthread_mutex_lock(&pool->lock);
+  pool->run = run;
+  pool->busy = run->workers - 1;
+  pool->generation++;
+  pthread_cond_broadcast(&pool->wake);
+  pthread_mutex_unlock(&pool->lock);
+  run_worker(run, 0);
+  pthread_mutex_lock(&pool->lock);
+  while (pool->busy > 0) pthread_cond_wait(&pool->done, &pool->lock);
+  pool->run = NULL;
+  pthread_mutex_unlock(&pool->lock);
+}
+
 tp_status tp_cpu_plan_run(const tp_cpu_plan *plan, const tp_gemm_desc *desc) {
   const tp_tile_config *tc = &plan->binding->payload_plan.tile;
   cpu_run run;
@@ -295,6 +391,19 @@ tp_status tp_cpu_plan_run(const tp_cpu_plan *plan, const tp_gemm_desc *desc) {
   const int64_t fills = run.num_tiles * plan->binding->payload_plan.k_blocks;
   int32_t wanted = plan->workers;
   if (wanted > panels && wanted > fills) wanted = (int32_t)(panels > fills ? panels : fills);
+  cpu_pool *pool = plan->pool;
+  if (pthread_mutex_trylock(&pool->owner) == 0) {
+    if (pool->started > 0 && pool->pid != getpid()) {
+      /* A forked child: its parent's threads are not here to join. */
+      pthread_mutex_unlock(&pool->owner);
+    } else {
+      pool_run(plan, &run, wanted);
+      pthread_mutex_unlock(&pool->owner);
+      free(run.acc);
+      free(run.smem);
+      return TP_OK;
+    }
+  }
   worker_arg args[TP_CPU_MAX_WORKERS];
   start_workers(&run, args, wanted);
   /* Barrier counts depend on how many workers really started. */
@@ -313,4 +422,20 @@ int tp_cpu_plan_describe(const tp_cpu_plan *plan, char *buf, size_t size) {
                   plan->layout.expect_bytes, plan->workers);
 }
 
-void tp_cpu_plan_destroy(tp_cpu_plan *plan) { free(plan); }
+void tp_cpu_plan_destroy(tp_cpu_plan *plan) {
+  if (plan == NULL) return;
+  cpu_pool *pool = plan->pool;
+  pthread_mutex_lock(&pool->lock);
+  pool->quit = 1;
+  pthread_cond_broadcast(&pool->wake);
+  pthread_mutex_unlock(&pool->lock);
+  /* A forked child's pool has no threads of its own to join. */
+  if (pool->pid == getpid())
+    for (int32_t i = 0; i < pool->started; ++i) pthread_join(pool->threads[i], NULL);
+  pthread_cond_destroy(&pool->done);
+  pthread_cond_destroy(&pool->wake);
+  pthread_mutex_destroy(&pool->lock);
+  pthread_mutex_destroy(&pool->owner);
+  free(pool);
+  free(plan);
+}
