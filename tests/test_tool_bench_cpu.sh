@@ -28,27 +28,8 @@ unset TILEPIPE_REGISTRY TILEPIPE_CPU_BLAS
 OPENBLAS_NUM_THREADS=1
 export OPENBLAS_NUM_THREADS
 
-failures=0
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
-
-# expect STATUS PATTERN -- ARGS...: runs the tool, checks its exit status and
-# that its stdout+stderr match the grep -E PATTERN.
-expect() {
-  want=$1 pattern=$2
-  shift 3
-  "$tool" "$@" >"$tmp/out" 2>&1
-  got=$?
-  if [ "$got" -ne "$want" ]; then
-    fail "tilepipe $*: exit $got, expected $want"
-    sed 's/^/    /' "$tmp/out" >&2
-  elif ! grep -Eq -- "$pattern" "$tmp/out"; then
-    fail "tilepipe $*: output lacks /$pattern/"
-    sed 's/^/    /' "$tmp/out" >&2
-  fi
-}
+# fail and expect (tests/tool_expect.sh).
+. "$(dirname "$0")/tool_expect.sh"
 
 # rows_are WORD COUNT: the last output has COUNT table rows, each checked WORD.
 rows_are() {
