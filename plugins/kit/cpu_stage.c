@@ -59,16 +59,15 @@ tp_kit_cpu_stage tp_kit_cpu_stage_get(const tp_payload_plan *plan) {
 /* Rows [r0, r0 + tile_rows) of t (rows x cols), K-columns [c0, c0 +
  * tile_cols), as f32 panels of `width` rows (at most TP_KIT_CPU_NR): (i,
  * k) at [i / width][k][i % width], 0 outside t. A panel's rows are
- * decoded into rows (width x tile_cols floats, L1-sized), then written out
- * k by k, each step `width` contiguous floats. */
+ * decoded into rows (width x tile_cols floats, L1-sized), then transposed
+ * into the panel by the micro-kernel's instruction set. */
 static void load_panels(const tp_tensor *t, int64_t rows, int64_t cols, int64_t r0, int64_t c0,
                         int32_t tile_rows, int32_t tile_cols, int32_t width, float *buf,
                         float *dst) {
+  const tp_kit_cpu_transpose_fn transpose = tp_kit_cpu_ukernel_get().transpose;
   for (int32_t p = 0; p * width < tile_rows; p++) {
     tp_kit_tile_load_f32(t, rows, cols, r0 + (int64_t)p * width, c0, width, tile_cols, buf);
-    float *panel = dst + (int64_t)p * tile_cols * width;
-    for (int32_t k = 0; k < tile_cols; k++)
-      for (int32_t i = 0; i < width; i++) panel[(int64_t)k * width + i] = buf[i * tile_cols + k];
+    transpose(buf, tile_cols, width, tile_cols, dst + (int64_t)p * tile_cols * width);
   }
 }
 
