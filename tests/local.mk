@@ -384,7 +384,11 @@ tests_plugins_fixture_skip_last_la_SOURCES = tests/plugins/fixture_skip_last.c
 tests_plugins_fixture_skip_last_la_CFLAGS = $(TP_FIXTURE_CFLAGS)
 tests_plugins_fixture_skip_last_la_LDFLAGS = $(TP_FIXTURE_LDFLAGS)
 TESTS += tests/test_tool.sh
-EXTRA_DIST += tests/test_tool.sh
+EXTRA_DIST += tests/test_tool.sh tests/tool_expect.sh
+# `bench --backend cpu` end to end: every payload on ragged tiny shapes
+# against the BLAS found here (or ours alone), and its refusals.
+TESTS += tests/test_tool_bench_cpu.sh
+EXTRA_DIST += tests/test_tool_bench_cpu.sh
 # The CPU backend's micro-kernels, each forced, and its thread splits.
 TESTS += tests/test_cpu_kernels.sh
 EXTRA_DIST += tests/test_cpu_kernels.sh

@@ -2,9 +2,10 @@
 # tests/test_cpu_kernels.sh: every payload x epilogue x dtype on the CPU
 # backend (tests/test_plugins_cpu) once per micro-kernel the kit can force
 # (TILEPIPE_CPU_KERNEL: portable, avx2, avx512; a CPU without one runs the
-# best it has, plugins/kit/cpu_microkernel.c) and with 1 and 3 consumer
-# threads (TILEPIPE_CPU_THREADS: one thread for every row panel, and a
-# split whose last thread has fewer panels or none).
+# best it has, plugins/kit/cpu_microkernel.c) and with 1 and 3 worker
+# threads (TILEPIPE_CPU_THREADS: one thread filling every stage and
+# multiplying every row panel, and a split where each fills every third
+# stage and the last has fewer panels or none).
 set -u
 prog=tests/test_plugins_cpu
 [ -x "$prog" ] || { echo "test_cpu_kernels: $prog not built" >&2; exit 99; }
@@ -12,9 +13,9 @@ status=0
 for kernel in portable avx2 avx512; do
   for threads in 1 3; do
     if TILEPIPE_CPU_KERNEL=$kernel TILEPIPE_CPU_THREADS=$threads "$prog" >/dev/null 2>&1; then
-      echo "PASS: $kernel, $threads consumer threads"
+      echo "PASS: $kernel, $threads worker threads"
     else
-      echo "FAIL: $kernel, $threads consumer threads"
+      echo "FAIL: $kernel, $threads worker threads"
       status=1
     fi
   done

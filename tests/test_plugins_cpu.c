@@ -74,11 +74,12 @@ static const c_mode c_modes[] = {C_NONE, C_SAME, C_F32, C_ALIAS, C_NAN};
 #define NUM_COMBOS (NUM_OPERAND_SETS * NUM_OUTPUTS * NUM_C_MODES)
 
 /* Every size appears in every position; the rotation below gives each
- * combination two of them. */
+ * combination two of them. 521 passes the CPU's largest tile (512 x 256
+ * x 128) by 9: a ragged last tile, or k-block, in every direction. */
 static const int64_t shapes[][3] = {
     {1, 1, 1},      {7, 129, 7},     {64, 7, 300},   {127, 300, 129}, {129, 64, 127},
     {300, 127, 64}, {1, 300, 129},   {300, 1, 7},    {129, 129, 300}, {7, 64, 1},
-    {64, 127, 127}, {127, 7, 64},
+    {64, 127, 127}, {127, 7, 64},    {521, 7, 64},   {64, 521, 7},    {7, 64, 521},
 };
 #define NUM_SHAPES (int)(sizeof shapes / sizeof shapes[0])
 #define SHAPES_PER_COMBO 2
@@ -190,13 +191,13 @@ START_TEST(test_table_covers_every_plugin) {
     ck_assert_msg(payload_seen[p] > 0, "no case for %s", payloads[p]);
   ck_assert(layout_seen[0] > 0 && layout_seen[1] > 0 && nvfp4 >= 2);
   ck_assert(mxfp4 >= 3 && w4a16 >= 2 && w4a8 >= 2); /* MXFP4 in each 4-bit mode */
-  int sizes_seen[6] = {0};
-  const int64_t sizes[6] = {1, 7, 64, 127, 129, 300};
+  int sizes_seen[7] = {0};
+  const int64_t sizes[7] = {1, 7, 64, 127, 129, 300, 521};
   for (int s = 0; s < NUM_SHAPES; s++)
     for (int d = 0; d < 3; d++)
-      for (int v = 0; v < 6; v++)
+      for (int v = 0; v < 7; v++)
         sizes_seen[v] |= (shapes[s][d] == sizes[v]) << d;
-  for (int v = 0; v < 6; v++)
+  for (int v = 0; v < 7; v++)
     ck_assert_msg(sizes_seen[v] == 7, "size %lld is not used as each of M, N and K",
                   (long long)sizes[v]);
 }

@@ -656,6 +656,49 @@ START_TEST(test_registry_from_text_refused) {
 }
 END_TEST
 
+/* tp_ref_operand_f32: A and B of specs[_i] dequantized to f32, their
+ * products summed in f64, match tp_ref_gemm_at's D within the f32 rounding
+ * of each operand (2^-24 each, relative: 2^-22 of the magnitude covers
+ * both and the sum); tensors other than A and B are refused. */
+START_TEST(test_operand_f32) {
+  const tp_ref_problem_spec spec = spec_of(_i, 0);
+  tp_ref_problem_spec store = spec;
+  store.c = TP_DTYPE_NONE;
+  store.c_is_d = 0;
+  store.bias = TP_DTYPE_NONE;
+  store.beta = 0.0f;
+  tp_ref_problem *p = make(&store, 5);
+  const tp_gemm_desc *d = tp_ref_problem_desc(p);
+  const tp_problem *described = tp_ref_problem_description(p);
+  const int64_t m = d->m, n = d->n, k = d->k;
+  float *a = malloc(sizeof(float) * (size_t)(m * k)), *b = malloc(sizeof(float) * (size_t)(n * k));
+  double *ref = malloc(sizeof(double) * (size_t)(m * n)), *mag = malloc(sizeof(double) * (size_t)(m * n));
+  ck_assert(a != NULL && b != NULL && ref != NULL && mag != NULL);
+  char err[512];
+  ck_assert_msg(tp_ref_operand_f32(d, described, TP_REF_A, a, err, sizeof err) == TP_OK, "%s", err);
+  ck_assert_msg(tp_ref_operand_f32(d, described, TP_REF_B, b, err, sizeof err) == TP_OK, "%s", err);
+  ck_assert_msg(tp_ref_gemm(d, described, TP_REF_STORE, ref, mag, err, sizeof err) == TP_OK, "%s",
+                err);
+  for (int64_t i = 0; i < m; i++)
+    for (int64_t j = 0; j < n; j++) {
+      double dot = 0.0;
+      for (int64_t q = 0; q < k; q++) dot += (double)a[i * k + q] * (double)b[j * k + q];
+      dot *= d->alpha;
+      ck_assert_msg(fabs(dot - ref[i * n + j]) <= ldexp(mag[i * n + j], -22),
+                    "spec %d: D(%lld, %lld) from the f32 operands %g, reference %g", _i,
+                    (long long)i, (long long)j, dot, ref[i * n + j]);
+    }
+  ck_assert_int_eq(tp_ref_operand_f32(d, described, TP_REF_C, a, err, sizeof err),
+                   TP_ERR_INVALID_ARGUMENT);
+  ck_assert_msg(strstr(err, "not A or B") != NULL, "%s", err);
+  free(a);
+  free(b);
+  free(ref);
+  free(mag);
+  tp_ref_problem_destroy(p);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("ref_problem");
   TCase *tc = tcase_create("problems");
@@ -664,6 +707,7 @@ int main(void) {
   tcase_set_timeout(tc, 30);
   tcase_add_loop_test(tc, test_aligned_matches_unaligned, 0, NUM_SPECS);
   tcase_add_test(tc, test_refusals);
+  tcase_add_loop_test(tc, test_operand_f32, 0, NUM_SPECS);
   suite_add_tcase(s, tc);
   TCase *int8 = tcase_create("row_scales");
   tcase_add_test(int8, test_int8_problem);

@@ -47,27 +47,8 @@ printf 'leak:libnvJitLink.so\n' >"$tmp/lsan.supp"
 LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$tmp/lsan.supp"
 export LSAN_OPTIONS
 
-failures=0
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
-
-# expect STATUS PATTERN -- ARGS...: runs the tool, checks its exit status and
-# that its stdout+stderr match the grep -E PATTERN.
-expect() {
-  want=$1 pattern=$2
-  shift 3
-  "$tool" "$@" >"$tmp/out" 2>&1
-  got=$?
-  if [ "$got" -ne "$want" ]; then
-    fail "tilepipe $*: exit $got, expected $want"
-    sed 's/^/    /' "$tmp/out" >&2
-  elif ! grep -Eq -- "$pattern" "$tmp/out"; then
-    fail "tilepipe $*: output lacks /$pattern/"
-    sed 's/^/    /' "$tmp/out" >&2
-  fi
-}
+# fail and expect (tests/tool_expect.sh).
+. "$(dirname "$0")/tool_expect.sh"
 
 expect 0 '^Usage: tilepipe link' -- link --help
 expect 2 'give --payload and --epilogue, or --all' -- link

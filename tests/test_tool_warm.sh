@@ -33,27 +33,8 @@ printf 'leak:libnvJitLink.so\n' >"$tmp/lsan.supp"
 LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$tmp/lsan.supp"
 export LSAN_OPTIONS
 
-failures=0
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
-
-# expect STATUS PATTERN -- ARGS...: runs the tool, checks its exit status and
-# that its stdout+stderr match the grep -E PATTERN.
-expect() {
-  want=$1 pattern=$2
-  shift 3
-  "$tool" "$@" >"$tmp/out" 2>&1
-  got=$?
-  if [ "$got" -ne "$want" ]; then
-    fail "tilepipe $*: exit $got, expected $want"
-    sed 's/^/    /' "$tmp/out" >&2
-  elif ! grep -Eq -- "$pattern" "$tmp/out"; then
-    fail "tilepipe $*: output lacks /$pattern/"
-    sed 's/^/    /' "$tmp/out" >&2
-  fi
-}
+# fail and expect (tests/tool_expect.sh).
+. "$(dirname "$0")/tool_expect.sh"
 
 printf '# two shapes of one kernel, one of another\n64 4096 7168\n\n64 4096 7168\n128 256 64\n' \
   >"$tmp/shapes.txt"

@@ -9,7 +9,11 @@
  * side's error checked against a sampled f64 reference too
  * (tools/bench_accuracy.h).
  *
- * It needs a CUDA GPU: without one it says so and exits 77 (after checking
+ * --backend cpu times the CPU backend against the system BLAS's sgemm
+ * instead (tools/bench_cpu.h), on the same shapes and payload options,
+ * into the same report files; it needs no GPU.
+ *
+ * On the GPU it needs a CUDA GPU: without one it says so and exits 77 (after checking
  * the command line, the shapes file and the registry with --versus's
  * sections, so those errors show anywhere).
  * Without cuBLASLt it times our kernel alone and says why. With --roofline
@@ -40,11 +44,13 @@
 #include "tilepipe/device.h"
 #include "tilepipe/tilepipe.h"
 #include "tools/bench_accuracy.h"
+#include "tools/bench_cpu.h"
 #include "tools/bench_report.h"
 #include "tools/bench_shape.h"
 #include "tools/bench_table.h"
 #include "tools/ceilings.h"
 #include "tools/cli.h"
+#include "tools/cpu_blas.h"
 #include "tools/commands.h"
 #include "tools/cublaslt_problem.h"
 #include "tools/dtype_args.h"
@@ -60,7 +66,8 @@
 
 typedef struct bench_args {
   const char *registry, *payload, *epilogue, *dtype, *out_dtype, *shapes, *csv, *json, *svg;
-  int64_t m, n, k, warmup, iters, back_to_back, seed;
+  const char *backend; /* "cuda" or "cpu" */
+  int64_t m, n, k, warmup, iters, back_to_back, seed; /* warmup -1: the backend's default */
   int roofline;
   tp_cli_list versus; /* "P" or "P:E" */
 } bench_args;
@@ -96,9 +103,15 @@ static const char *summary =
     "rounds: its ms and speed x (its ms / ours, above 1: ours faster) follow the\n"
     "ratio, its D is checked against ours (A/B of kernel builds: bench/ab.sh).\n"
     "The table goes to stdout; each shape's progress (phase, elapsed time) to stderr.\n\n"
+    "--backend cpu times the CPU backend instead, against the system BLAS's sgemm\n"
+    "(opened at run time: $TILEPIPE_CPU_BLAS, else libopenblas.so.0, libblis.so.4,\n"
+    "libmkl_rt.so, libblas.so.3; none: ours alone) on A and B dequantized once to f32,\n"
+    "host clock, median of --iters runs after --warmup (default 2 on the CPU); GFLOP/s\n"
+    "and the ratio per shape, D checked against BLAS's. No GPU needed; --versus,\n"
+    "--roofline, --svg, --back-to-back and --epilogue residual are the GPU's.\n\n"
     "Record results under bench/results/ (docs/tool.md): set TILEPIPE_COMMIT to\n"
-    "`git describe --always --dirty` so the files name the commit. Needs a CUDA GPU\n"
-    "(exit 77 without one).";
+    "`git describe --always --dirty` so the files name the commit. --backend cuda\n"
+    "needs a CUDA GPU (exit 77 without one).";
 
 /* The shapes to run, from -m -n -k or a file; exit status on failure. */
 static int load_shapes(const bench_args *a, tp_shape **shapes, size_t *count) {
@@ -350,9 +363,60 @@ static int measure_ceilings(const tp_bench_env *env, tp_bench_meta *meta) {
   return st == TP_OK;
 }
 
+/* The options only the GPU's bench has, refused with --backend cpu; exit
+ * status. */
+static int check_cpu_options(const bench_args *a) {
+  const char *gpu_only = a->versus.count ? "--versus"
+                         : a->roofline    ? "--roofline"
+                         : a->svg         ? "--svg"
+                         : a->back_to_back > 1 ? "--back-to-back"
+                         : strcmp(a->epilogue, "store") != 0 ? "--epilogue residual"
+                                                             : NULL;
+  if (gpu_only != NULL)
+    return tp_cli_fail("bench", TP_EXIT_USAGE, "%s is not for --backend cpu (the GPU's only)",
+                       gpu_only);
+  return TP_EXIT_OK;
+}
+
+/* `bench --backend cpu` on the described inputs: BLAS opened (or ours
+ * alone, saying why), the table, the report files; the exit status. */
+static int bench_cpu(const bench_args *a, const tp_bench_env *env, const tp_shape *shapes,
+                     size_t count) {
+  tp_bench_row *rows = calloc(count, sizeof *rows);
+  if (rows == NULL) return tp_cli_fail("bench", TP_EXIT_ERROR, "out of host memory");
+  char err[1024], cpu[256];
+  tp_cpu_blas *blas = NULL;
+  const int have_blas = tp_cpu_blas_open(&blas, err, sizeof err) == TP_OK;
+  tp_bench_cpu_model(cpu, sizeof cpu);
+  const char *commit = getenv("TILEPIPE_COMMIT");
+  tp_bench_meta meta = {.gpu = cpu, .commit = commit && *commit ? commit : "unknown",
+                        .payload = env->payload, .epilogue = a->epilogue, .dtype = env->dtype,
+                        .out_dtype = env->out_dtype, .warmup = env->warmup,
+                        .iters = env->iters, .back_to_back = 1, .ceilings = {NAN, NAN}};
+  tp_bench_date(meta.date, sizeof meta.date);
+  printf("CPU %s, BLAS %s, tilepipe %s (%s), %s\n", cpu,
+         have_blas ? tp_cpu_blas_name(blas) : "none", tp_version(), meta.commit, meta.date);
+  if (!have_blas) printf("BLAS: not available (%s); timing tilepipe alone\n", err);
+  printf("%s x store on the CPU backend, A %s, B %s, D %s, warm-up %d, median of %d; BLAS "
+         "sgemm on A and B dequantized to f32 once (untimed)\n",
+         env->payload, tp_dtype_name(env->dtype), tp_dtype_name(env->b_dtype),
+         tp_dtype_name(env->out_dtype), env->warmup, env->iters);
+  const tp_bench_cpu_env cenv = {env->registry, env->payload, env->dtype, env->b_dtype,
+                                 env->b_scale, env->out_dtype, env->warmup, env->iters,
+                                 blas};
+  int rc = tp_bench_cpu(&cenv, &meta, shapes, count, (uint64_t)a->seed, rows);
+  if (a->csv && tp_bench_write_csv(a->csv, &meta, rows, count, err, sizeof err) != TP_OK)
+    rc = tp_cli_fail("bench", TP_EXIT_ERROR, "%s", err);
+  if (a->json && tp_bench_write_json(a->json, &meta, rows, count, err, sizeof err) != TP_OK)
+    rc = tp_cli_fail("bench", TP_EXIT_ERROR, "%s", err);
+  tp_cpu_blas_close(blas);
+  free(rows);
+  return rc;
+}
+
 int tp_cmd_bench(int argc, char **argv) {
-  bench_args a = {.epilogue = "store", .out_dtype = "bf16",
-                  .warmup = 10, .iters = 50, .back_to_back = 1, .seed = 1};
+  bench_args a = {.epilogue = "store", .out_dtype = "bf16", .backend = "cuda",
+                  .warmup = -1, .iters = 50, .back_to_back = 1, .seed = 1};
   const int64_t big = TP_GEMM_MAX_DIM;
   const tp_cli_option options[] = {
       {"shapes", TP_CLI_STRING, &a.shapes, "FILE", "the shapes to run (\"M N K\" lines)", 0, 0},
@@ -367,8 +431,8 @@ int tp_cmd_bench(int argc, char **argv) {
        "A and B: a dtype, or a=DT,b=DT, any the payload takes (default: the payload's)", 0, 0},
       {"out-dtype", TP_CLI_STRING, &a.out_dtype, "DT", "D (and C): bf16 (default), f16, f32", 0,
        0},
-      {"warmup", TP_CLI_INT, &a.warmup, "W", "untimed runs per side and shape (default 10)", 0,
-       100000},
+      {"warmup", TP_CLI_INT, &a.warmup, "W",
+       "untimed runs per side and shape (default 10; 2 on the CPU)", 0, 100000},
       {"iters", TP_CLI_INT, &a.iters, "I", "timed runs, median reported (>= 20, default 50)", 20,
        100000},
       {"back-to-back", TP_CLI_INT, &a.back_to_back, "N",
@@ -383,6 +447,8 @@ int tp_cmd_bench(int argc, char **argv) {
       {"versus", TP_CLI_LIST, &a.versus, "P[:E]",
        "also time payload section P (epilogue section E) on the same inputs; up to 4 times", 0,
        TP_BENCH_MAX_VERSUS},
+      {"backend", TP_CLI_STRING, &a.backend, "B",
+       "cuda (default: the GPU against cuBLASLt) or cpu (against the system BLAS)", 0, 0},
       {"registry", TP_CLI_STRING, &a.registry, "PATH", "the registry INI", 0, 0},
   };
   const tp_cli_command cmd = {"bench", "bench [--shapes FILE | -m M -n N -k K] [options]", summary,
@@ -391,6 +457,11 @@ int tp_cmd_bench(int argc, char **argv) {
   int npos;
   int rc = tp_cli_parse(&cmd, argc, argv, positional, &npos);
   if (rc != TP_EXIT_OK) return rc < 0 ? TP_EXIT_OK : rc;
+  const int on_cpu = strcmp(a.backend, "cpu") == 0;
+  if (!on_cpu && strcmp(a.backend, "cuda") != 0)
+    return tp_cli_fail("bench", TP_EXIT_USAGE, "--backend must be cuda or cpu, not '%s'",
+                       a.backend);
+  if (a.warmup < 0) a.warmup = on_cpu ? 2 : 10;
   if (strcmp(a.epilogue, "store") != 0 && strcmp(a.epilogue, "residual") != 0)
     return tp_cli_fail("bench", TP_EXIT_USAGE,
                        "--epilogue must be store or residual (what cuBLASLt can compare), not "
@@ -420,6 +491,12 @@ int tp_cmd_bench(int argc, char **argv) {
     tp_registry_close(env.registry);
     free(shapes);
     return rc != TP_EXIT_OK ? rc : TP_EXIT_ERROR;
+  }
+  if (on_cpu) {
+    if ((rc = check_cpu_options(&a)) == TP_EXIT_OK) rc = bench_cpu(&a, &env, shapes, count);
+    tp_registry_close(env.registry);
+    free(shapes);
+    return rc;
   }
   const int scaled = problem.a_scale.rows > 0 || problem.b_scale.rows > 0;
 

@@ -53,6 +53,10 @@ tools_tilepipe_SOURCES = \
 	tools/bench_accuracy.c \
 	tools/bench_shape.h \
 	tools/bench_shape.c \
+	tools/cpu_blas.h \
+	tools/cpu_blas.c \
+	tools/bench_cpu.h \
+	tools/bench_cpu.c \
 	tools/cmd_bench.c \
 	tools/cmd_link.c \
 	tools/cmd_warm.c

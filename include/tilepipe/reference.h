@@ -221,6 +221,16 @@ tp_status tp_ref_gemm_at(const tp_gemm_desc *desc, const tp_problem *problem,
                          const int64_t *cols, int64_t ncols, double *ref, double *mag, char *err,
                          size_t errlen);
 
+/* Operand `which` (TP_REF_A: m x k; TP_REF_B: n x k) of desc (host
+ * pointers) dequantized into out, dense row-major f32: every element as
+ * tp_ref_gemm reads it (decoded by the reference's tables, times its scale
+ * under problem's map), rounded to f32. For a comparator that multiplies
+ * f32 operands (a BLAS sgemm). Fails as tp_ref_gemm does on scale tensors
+ * that do not match their maps, and with TP_ERR_INVALID_ARGUMENT when
+ * `which` is neither A nor B. */
+tp_status tp_ref_operand_f32(const tp_gemm_desc *desc, const tp_problem *problem,
+                             tp_ref_tensor which, float *out, char *err, size_t errlen);
+
 /* tp_ref_gemm of the problem as it is now, kept in the problem as its
  * expected values (replacing any earlier ones): call it after the inputs
  * are final and before a run. */

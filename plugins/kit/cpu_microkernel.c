@@ -15,7 +15,11 @@
  * build runs on any x86-64; the choice reads the CPU once (and
  * TILEPIPE_CPU_KERNEL=portable|avx2|avx512, for tests and comparisons).
  * Every path sums each C element over k in order, in f32, one FMA (or, in
- * C, one multiply-add) per term. */
+ * C, one multiply-add) per term. Each has its promotion beside it, the
+ * block added (times its scales) into the accumulators in vectors of its
+ * width: on a scaled payload's 16- or 32-long groups that is a pass over
+ * the block for every 16 or 32 steps of K, too often to leave to the
+ * baseline's SSE. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,9 +35,97 @@ static void ukernel_portable(const float *a, const float *b, int32_t kc, float *
   memcpy(c, acc, sizeof acc);
 }
 
+static void promote_portable(const float *c, int32_t lo, int32_t hi, const float *sa,
+                             int32_t sa_stride, const float *sb, float *out, int32_t ld_out) {
+  for (int32_t i = lo; i < hi; i++) {
+    float *o = out + (int64_t)(i - lo) * ld_out;
+    const float *ci = c + i * TP_KIT_CPU_NR;
+    if (sa == NULL) {
+      for (int j = 0; j < TP_KIT_CPU_NR; j++) o[j] += ci[j];
+      continue;
+    }
+    const float s = sa[(int64_t)(i - lo) * sa_stride];
+    for (int j = 0; j < TP_KIT_CPU_NR; j++) {
+      const float scale = s * sb[j];
+      const float term = scale * ci[j];
+      o[j] += term;
+    }
+  }
+}
+
+static void transpose_portable(const float *rows, int32_t ld, int32_t width, int32_t cols,
+                               float *panel) {
+  for (int32_t k = 0; k < cols; k++)
+    for (int32_t i = 0; i < width; i++) panel[(int64_t)k * width + i] = rows[(int64_t)i * ld + k];
+}
+
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 #define TP_KIT_CPU_X86 1
+
+/* 8 x 8 blocks through registers: 8 row loads, 24 shuffles, 8 stores of 8
+ * contiguous floats, where the scalar loop moves one float at a time.
+ * Columns past the last whole 8 (a K-group shorter than 8) go one by
+ * one. */
+__attribute__((target("avx"))) static void transpose_avx(const float *rows, int32_t ld,
+                                                         int32_t width, int32_t cols,
+                                                         float *panel) {
+  const int32_t whole = cols / 8 * 8;
+  for (int32_t k = whole; k < cols; k++)
+    for (int32_t i = 0; i < width; i++) panel[(int64_t)k * width + i] = rows[(int64_t)i * ld + k];
+  for (int32_t i0 = 0; i0 < width; i0 += 8)
+    for (int32_t k0 = 0; k0 < whole; k0 += 8) {
+      __m256 r[8], t[8];
+      for (int i = 0; i < 8; i++) r[i] = _mm256_loadu_ps(rows + (int64_t)(i0 + i) * ld + k0);
+      for (int i = 0; i < 8; i += 2) {
+        t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+      }
+      for (int i = 0; i < 8; i += 4) {
+        r[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+        r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
+        r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+        r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+      }
+      /* r[0..3] hold columns 0, 1, 2, 3 (and 4..7 in the high lanes) of
+       * rows 0..3, r[4..7] the same of rows 4..7. */
+      for (int c = 0; c < 4; c++) {
+        float *lo = panel + (int64_t)(k0 + c) * width + i0;
+        float *hi = panel + (int64_t)(k0 + c + 4) * width + i0;
+        _mm256_storeu_ps(lo, _mm256_permute2f128_ps(r[c], r[c + 4], 0x20));
+        _mm256_storeu_ps(hi, _mm256_permute2f128_ps(r[c], r[c + 4], 0x31));
+      }
+    }
+}
+
+/* The promotion in vectors of W floats (16: AVX-512, 8: AVX), one body for
+ * both instruction sets. */
+#define PROMOTE_BODY(W, VEC, LOAD, STORE, SET1, MUL, ADD)                                         \
+  for (int32_t i = lo; i < hi; i++) {                                                            \
+    float *o = out + (int64_t)(i - lo) * ld_out;                                                 \
+    const float *ci = c + i * TP_KIT_CPU_NR;                                                     \
+    const VEC s = SET1(sa == NULL ? 1.0f : sa[(int64_t)(i - lo) * sa_stride]);                   \
+    for (int j = 0; j < TP_KIT_CPU_NR; j += W) {                                                 \
+      const VEC term = sa == NULL ? LOAD(ci + j) : MUL(MUL(s, LOAD(sb + j)), LOAD(ci + j));      \
+      STORE(o + j, ADD(LOAD(o + j), term));                                                      \
+    }                                                                                            \
+  }
+
+__attribute__((target("avx512f"))) static void promote_avx512(const float *c, int32_t lo,
+                                                              int32_t hi, const float *sa,
+                                                              int32_t sa_stride, const float *sb,
+                                                              float *out, int32_t ld_out) {
+  PROMOTE_BODY(16, __m512, _mm512_loadu_ps, _mm512_storeu_ps, _mm512_set1_ps, _mm512_mul_ps,
+               _mm512_add_ps)
+}
+
+__attribute__((target("avx2,fma"))) static void promote_avx2(const float *c, int32_t lo,
+                                                             int32_t hi, const float *sa,
+                                                             int32_t sa_stride, const float *sb,
+                                                             float *out, int32_t ld_out) {
+  PROMOTE_BODY(8, __m256, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_set1_ps, _mm256_mul_ps,
+               _mm256_add_ps)
+}
 
 __attribute__((target("avx512f"))) static void ukernel_avx512(const float *a, const float *b,
                                                               int32_t kc, float *c) {
@@ -85,16 +177,16 @@ __attribute__((target("avx2,fma"))) static void ukernel_avx2(const float *a, con
  * it). */
 static tp_kit_cpu_ukernel choose(void) {
   const char *want = getenv("TILEPIPE_CPU_KERNEL");
-  tp_kit_cpu_ukernel k = {"portable", ukernel_portable};
+  tp_kit_cpu_ukernel k = {"portable", ukernel_portable, promote_portable, transpose_portable};
   if (want != NULL && strcmp(want, "portable") == 0) return k;
 #ifdef TP_KIT_CPU_X86
   __builtin_cpu_init();
   const int avx512 = __builtin_cpu_supports("avx512f");
   const int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   if (avx2 && (want == NULL || strcmp(want, "avx2") == 0 || !avx512))
-    k = (tp_kit_cpu_ukernel){"avx2", ukernel_avx2};
+    k = (tp_kit_cpu_ukernel){"avx2", ukernel_avx2, promote_avx2, transpose_avx};
   if (avx512 && (want == NULL || strcmp(want, "avx512") == 0))
-    k = (tp_kit_cpu_ukernel){"avx512", ukernel_avx512};
+    k = (tp_kit_cpu_ukernel){"avx512", ukernel_avx512, promote_avx512, transpose_avx};
 #endif
   return k;
 }
@@ -103,12 +195,16 @@ tp_kit_cpu_ukernel tp_kit_cpu_ukernel_get(void) {
   /* Chosen once: every thread computes the same answer, so a race only
    * repeats the work (the stores are whole, of one value). */
   static _Atomic(tp_kit_cpu_ukernel_fn) fn;
+  static _Atomic(tp_kit_cpu_promote_fn) promote;
+  static _Atomic(tp_kit_cpu_transpose_fn) transpose;
   static const char *_Atomic name;
   tp_kit_cpu_ukernel_fn f = fn;
   if (f == NULL) {
     const tp_kit_cpu_ukernel k = choose();
     name = k.name;
+    promote = k.promote; /* before fn: a reader that sees fn sees the rest */
+    transpose = k.transpose;
     fn = f = k.fn;
   }
-  return (tp_kit_cpu_ukernel){name, f};
+  return (tp_kit_cpu_ukernel){name, f, promote, transpose};
 }

@@ -59,16 +59,15 @@ tp_kit_cpu_stage tp_kit_cpu_stage_get(const tp_payload_plan *plan) {
 /* Rows [r0, r0 + tile_rows) of t (rows x cols), K-columns [c0, c0 +
  * tile_cols), as f32 panels of `width` rows (at most TP_KIT_CPU_NR): (i,
  * k) at [i / width][k][i % width], 0 outside t. A panel's rows are
- * decoded into rows (width x tile_cols floats, L1-sized), then written out
- * k by k, each step `width` contiguous floats. */
+ * decoded into rows (width x tile_cols floats, L1-sized), then transposed
+ * into the panel by the micro-kernel's instruction set. */
 static void load_panels(const tp_tensor *t, int64_t rows, int64_t cols, int64_t r0, int64_t c0,
                         int32_t tile_rows, int32_t tile_cols, int32_t width, float *buf,
                         float *dst) {
+  const tp_kit_cpu_transpose_fn transpose = tp_kit_cpu_ukernel_get().transpose;
   for (int32_t p = 0; p * width < tile_rows; p++) {
     tp_kit_tile_load_f32(t, rows, cols, r0 + (int64_t)p * width, c0, width, tile_cols, buf);
-    float *panel = dst + (int64_t)p * tile_cols * width;
-    for (int32_t k = 0; k < tile_cols; k++)
-      for (int32_t i = 0; i < width; i++) panel[(int64_t)k * width + i] = buf[i * tile_cols + k];
+    transpose(buf, tile_cols, width, tile_cols, dst + (int64_t)p * tile_cols * width);
   }
 }
 
@@ -94,6 +93,10 @@ void tp_kit_cpu_mma(const tp_payload_plan *plan, const void *const *stage, int64
   const float *sa = cs.scaled ? stage[TP_KIT_STAGE_SA] : NULL;
   const float *sb = cs.scaled ? stage[TP_KIT_STAGE_SB] : NULL;
   float c[TP_KIT_CPU_MR * TP_KIT_CPU_NR];
+  /* A B panel's scales group by group, [g][j] (groups <= tile_k): each
+   * block's promotion then reads its 32 column scales contiguously, a
+   * loop the compiler vectorizes (SB's [n][g] is a gather per element). */
+  float sbt[TP_KIT_CPU_TILE_K * TP_KIT_CPU_NR];
   for (int32_t p = r0 / TP_KIT_CPU_MR; p * TP_KIT_CPU_MR < r0 + rows; p++) {
     const float *ap = a + (int64_t)p * tk * TP_KIT_CPU_MR;
     /* the panel's rows inside [r0, r0 + rows) */
@@ -102,20 +105,16 @@ void tp_kit_cpu_mma(const tp_payload_plan *plan, const void *const *stage, int64
                                                             : TP_KIT_CPU_MR;
     for (int32_t q = 0; q < tn / TP_KIT_CPU_NR; q++) {
       const float *bq = b + (int64_t)q * tk * TP_KIT_CPU_NR;
+      if (cs.scaled)
+        for (int32_t g = 0; g < groups; g++)
+          for (int32_t j = 0; j < TP_KIT_CPU_NR; j++)
+            sbt[g * TP_KIT_CPU_NR + j] = sb[(q * TP_KIT_CPU_NR + j) * groups + g];
       for (int32_t g = 0; g < groups; g++) {
         uk.fn(ap + (int64_t)g * gk * TP_KIT_CPU_MR, bq + (int64_t)g * gk * TP_KIT_CPU_NR, gk, c);
-        for (int32_t i = lo; i < hi; i++) {
-          const int32_t r = p * TP_KIT_CPU_MR + i;
-          float *out = acc + (int64_t)(r - r0) * ld_acc + q * TP_KIT_CPU_NR;
-          const float *ci = c + i * TP_KIT_CPU_NR;
-          if (!cs.scaled) {
-            for (int32_t j = 0; j < TP_KIT_CPU_NR; j++) out[j] += ci[j];
-            continue;
-          }
-          const float s = sa[r * groups + g];
-          const float *sbq = sb + (int64_t)q * TP_KIT_CPU_NR * groups + g;
-          for (int32_t j = 0; j < TP_KIT_CPU_NR; j++) out[j] += s * sbq[j * groups] * ci[j];
-        }
+        const int32_t r = p * TP_KIT_CPU_MR + lo; /* the first row promoted */
+        uk.promote(c, lo, hi, cs.scaled ? sa + r * groups + g : NULL, groups,
+                   sbt + g * TP_KIT_CPU_NR, acc + (int64_t)(r - r0) * ld_acc + q * TP_KIT_CPU_NR,
+                   ld_acc);
       }
     }
   }

@@ -1,5 +1,5 @@
 /* tools/reference/naive_gemm.c: the f64 reference of D
- * (tilepipe/reference.h: tp_ref_gemm, tp_ref_gemm_at). Deliberately plain:
+ * (tilepipe/reference.h: tp_ref_gemm, tp_ref_gemm_at, tp_ref_operand_f32). Deliberately plain:
  * one dequantized f64 copy of the rows of A and of B that the grid needs
  * (all of them for tp_ref_gemm), then a triple loop. */
 #include <math.h>
@@ -65,16 +65,37 @@ static int scale_rule_of(const tp_tensor *t, const tp_scale_map *map, const char
   return 1;
 }
 
-/* out[i * k + j] = op(row i, j) * its scale for the rows x k operand,
- * row i being rows[i] (i itself when rows is NULL). */
+/* out[i * k + j] (or out32's, when out is NULL) = op(row i, j) * its
+ * scale for the rows x k operand, row i being rows[i] (i itself when rows
+ * is NULL). */
 static void dequantize(const tp_tensor *t, const int64_t *rows, int64_t count, int64_t k,
-                       const scale_rule *s, double *out) {
+                       const scale_rule *s, double *out, float *out32) {
   for (int64_t i = 0; i < count; i++) {
     const int64_t r = rows ? rows[i] : i;
-    for (int64_t j = 0; j < k; j++)
-      out[i * k + j] =
+    for (int64_t j = 0; j < k; j++) {
+      const double v =
           (double)tp_ref_load(t->dtype, t->data, tp_ref_index(t, r, j)) * scale_at(s, r, j);
+      if (out != NULL) out[i * k + j] = v;
+      else out32[i * k + j] = (float)v;
+    }
   }
+}
+
+tp_status tp_ref_operand_f32(const tp_gemm_desc *desc, const tp_problem *problem,
+                             tp_ref_tensor which, float *out, char *err, size_t errlen) {
+  if (which != TP_REF_A && which != TP_REF_B) {
+    tp_ref_fail(err, errlen, "tp_ref_operand_f32: tensor %d is not A or B", (int)which);
+    return TP_ERR_INVALID_ARGUMENT;
+  }
+  const int is_a = which == TP_REF_A;
+  const int64_t rows = is_a ? desc->m : desc->n;
+  scale_rule s;
+  if (!scale_rule_of(is_a ? &desc->a_scale : &desc->b_scale,
+                     is_a ? &problem->a_scale : &problem->b_scale, is_a ? "a_scale" : "b_scale",
+                     rows, desc->k, &s, err, errlen))
+    return TP_ERR_INVALID_ARGUMENT;
+  dequantize(is_a ? &desc->a : &desc->b, NULL, rows, desc->k, &s, NULL, out);
+  return TP_OK;
 }
 
 tp_status tp_ref_gemm(const tp_gemm_desc *desc, const tp_problem *problem,
@@ -103,8 +124,8 @@ tp_status tp_ref_gemm_at(const tp_gemm_desc *desc, const tp_problem *problem,
                 (long long)ncols, (long long)k);
     return TP_ERR_OUT_OF_MEMORY;
   }
-  dequantize(&desc->a, rows, nrows, k, &sa, a);
-  dequantize(&desc->b, cols, ncols, k, &sb, b);
+  dequantize(&desc->a, rows, nrows, k, &sa, a, NULL);
+  dequantize(&desc->b, cols, ncols, k, &sb, b, NULL);
   const int read_c = epilogue == TP_REF_RESIDUAL && desc->beta != 0.0f;
   const double alpha = desc->alpha, beta = desc->beta;
   for (int64_t i = 0; i < nrows; i++)

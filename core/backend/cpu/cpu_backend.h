@@ -1,11 +1,13 @@
 /* core/backend/cpu/cpu_backend.h: GEMMs on host threads.
  *
- * The same structure as the GPU kernel, on the host pipeline: one producer
- * thread plays the TMA warp (the payload's cpu_load fills a stage, then the
- * bytes "land" on the stage's full barrier), consumer threads play the wgmma
- * warpgroups (cpu_mma on their rows of the tile, then release the stage), and
- * each consumer finishes its rows of every tile with the epilogue's
- * cpu_apply. Tiles are walked in the same order by every role. */
+ * The same structure as the GPU kernel, on the host pipeline: the
+ * producer role plays the TMA warp (the payload's cpu_load fills a stage,
+ * then the bytes "land" on the stage's full barrier), the consumer role
+ * the wgmma warpgroups (cpu_mma on its rows of the tile, then release the
+ * stage), and each consumer finishes its rows of every tile with the
+ * epilogue's cpu_apply. Every worker thread (one per core, the caller
+ * first) plays both: it fills its share of the stages and multiplies its
+ * rows of all of them. Tiles are walked in the same order by every role. */
 #ifndef TP_CORE_BACKEND_CPU_H
 #define TP_CORE_BACKEND_CPU_H
 

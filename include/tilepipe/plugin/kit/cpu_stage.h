@@ -40,17 +40,20 @@ extern "C" {
 #endif
 
 /* The largest CPU tile: tile_k 128 holds whole scale groups of every
- * payload (one blockwise block, 4 MXFP8 or 8 NVFP4 groups); 128 x 256
- * outputs make the producer's packing (each k-block's 384 rows of A and B,
- * decoded once) small beside the consumers' 8.4 MFLOP (64 x 64 ran 2x
- * slower on bf16 1024^3, the packing bounding it: bench/results/
- * 2026-11-28d-cpu-microkernels.txt). Smaller problems get a tile shrunk to
- * them (M rounded up to 8, N to 32, K to a whole scale group, or to 16
- * otherwise), so a decode-shaped GEMM (M = 1) does not compute 128 rows of
- * zeros. Integer operands stay exact: of s8 codes, a product is at most
- * 2^14 and a 128-long dot product, with each of its partial sums, at most
- * 2^21, below f32's 2^24. */
-#define TP_KIT_CPU_TILE_M 128
+ * payload (one blockwise block, 4 MXFP8 or 8 NVFP4 groups); 512 x 256
+ * outputs make the packing small beside the multiplying: a k-block's
+ * panels of B are decoded once for 512 rows of A, those of A once for 256
+ * columns of B, 768 rows of 128 against 33.5 MFLOP (128 x 256 packed twice
+ * as much per FLOP and ran 1.3x slower on bf16 2048^3; 64 x 64 bounded the
+ * runs by the packing: bench/results/2026-11-28d-cpu-microkernels.txt and
+ * 2026-11-28h-cpu-bench.txt). A stage is then 384 KiB, the default 4
+ * stages 1.5 MiB, within a core's L2 on current x86 servers. Smaller
+ * problems get a tile shrunk to them (M rounded up to 8, N to 32, K to a
+ * whole scale group, or to 16 otherwise), so a decode-shaped GEMM (M = 1)
+ * does not compute 512 rows of zeros. Integer operands stay exact: of s8
+ * codes, a product is at most 2^14 and a 128-long dot product, with each
+ * of its partial sums, at most 2^21, below f32's 2^24. */
+#define TP_KIT_CPU_TILE_M 512
 #define TP_KIT_CPU_TILE_N 256
 #define TP_KIT_CPU_TILE_K 128
 /* The panels' widths: a micro-kernel's 8 x 32 block of outputs. Tiles are
