@@ -4,8 +4,8 @@
  * gpu_plan picks one of device/blockwise_fp8_mainloop.cu's kernels through
  * the planner for the skeleton's blockwise-scaled mainloop
  * (tp_kernel_plan_blockwise, tilepipe/plugin/kernel/gpu_plan.h: a k-tile
- * one 128-wide scale block, a stage TP_BLOCKWISE_STEP_BLOCKS of them, and
- * the rows' a_scale beside A). gpu_args fills the kernel's parameters for
+ * and a stage one 128-wide scale block, with the rows' a_scale beside A;
+ * TP_BLOCKWISE_STEP_BLOCKS stages a step of the mainloop). gpu_args fills the kernel's parameters for
  * each run (tilepipe/plugin/kernel/args.h), a_scale's TMA descriptor and
  * where B's scales are. */
 #include <stddef.h>
