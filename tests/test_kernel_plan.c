@@ -10,8 +10,8 @@
  *     and the diff shows every plan it moved;
  *   - mixed width: bf16 x s8, bf16 x e2m1, e4m3 x e2m1 and s8 x bf16
  *     operands step K by one 128-byte row of the wider operand, size each
- *     stage tensor and TMA box by the operand's own rows (the narrower
- *     unswizzled), and count only whole chunks of C in the stage that
+ *     stage tensor and TMA box by the operand's own rows (each swizzled
+ *     by its row's bytes), and count only whole chunks of C in the stage that
  *     stages C; same-width pairs keep 128-byte swizzled rows;
  *   - transposed requests: the narrowest transposed tile that holds M, the
  *     operands and the skeleton's m and n swapped, D and C by pointer;
@@ -194,8 +194,8 @@ START_TEST(test_mixed_width) {
     ck_assert_uint_eq(p.r.kp.smem.expect_bytes,
                       (uint32_t)(kp->tile_m * pairs[i].a_row + kp->tile_n * pairs[i].b_row));
 
-    /* gpu_args: boxes of one k-tile's K by the operand's rows, 128B
-     * swizzle for 128-byte rows, none for narrower ones. */
+    /* gpu_args: boxes of one k-tile's K by the operand's rows, swizzled
+     * by their rows' bytes. */
     tp_kernel_operands o;
     char err[256];
     n_encoded = 0;
@@ -206,7 +206,7 @@ START_TEST(test_mixed_width) {
       const int32_t row = j == 0 ? pairs[i].a_row : pairs[i].b_row;
       ck_assert_msg(encoded[j].box_cols == (uint32_t)pairs[i].k_elems,
                     "%s x %s, %c: box of %u columns", an, bn, "AB"[j], encoded[j].box_cols);
-      ck_assert_uint_eq(encoded[j].swizzle, row == 128 ? 128u : 0u);
+      ck_assert_uint_eq(encoded[j].swizzle, (uint32_t)row);
       ck_assert_uint_eq(encoded[j].box_cols * tp_codec_bits(encoded[j].dtype) / 8,
                         (uint32_t)row);
     }
@@ -376,7 +376,7 @@ START_TEST(test_transposed) {
     ck_assert_int_eq(encoded[0].dtype, TP_DTYPE_E4M3);
     ck_assert_int_eq(encoded[0].rows, 5000);
     ck_assert_uint_eq(encoded[0].box_rows, 64);
-    ck_assert_uint_eq(encoded[0].swizzle, 0);
+    ck_assert_uint_eq(encoded[0].swizzle, 64);
     ck_assert_int_eq(encoded[1].dtype, TP_DTYPE_BF16);
     ck_assert_int_eq(encoded[1].rows, cases[i].m);
     ck_assert_uint_eq(encoded[1].box_rows, (uint32_t)kp.tile_n);

@@ -5,7 +5,7 @@
  *
  * A stage holds a k-block of 64 elements of K: A as bf16 (tensor 0,
  * 128-byte rows, 128B-swizzled, the skeleton's loads) and B as s8 (tensor
- * 1, 64-byte rows, unswizzled and packed), loaded by the skeleton's
+ * 1, 64-byte rows, packed, 64B-swizzled), loaded by the skeleton's
  * mixed-width operand loads (tilepipe/plugin/device/kernel_operands.h), plus a
  * tensor the loader never fills: B converted to bf16 (tensor 2, 128-byte
  * rows, 128B-swizzled, as wgmma reads it). Per k-block the consumer
@@ -50,11 +50,11 @@ struct w8a16_mainloop : tp_kernel_operands_mainloop<16, 8> {
   };
 
   /* B's s8 tile (BN rows of 64 bytes, tensor 1) into bf16 (BN rows of 128
-   * bytes, tensor 2): each 16 bytes of s8 (row r, chunk q of 4) become
-   * 16-byte chunks 2q and 2q + 1 of row r, which the 128-byte swizzle
-   * places at chunk index c ^ (r % 8). Consecutive threads read
-   * consecutive 16 bytes, and each 8 of them write 8 distinct chunk
-   * columns: no bank conflict either way. */
+   * bytes, tensor 2): each 16 bytes of s8 (row r, chunk q of 4, where the
+   * 64-byte swizzle put it) become 16-byte chunks 2q and 2q + 1 of row r,
+   * which the 128-byte swizzle places at chunk index c ^ (r % 8). Each 8
+   * consecutive threads read 8 distinct chunk columns of two rows and
+   * write 8 distinct chunk columns: no bank conflict either way. */
   template <int BM, int BN>
   static __device__ __forceinline__ void convert(consumer_state<BM, BN> &, const params &,
                                                  const tp_input_consumer_stage *st,
@@ -63,8 +63,8 @@ struct w8a16_mainloop : tp_kernel_operands_mainloop<16, 8> {
     unsigned char *dst =
         (unsigned char *)tp_input_consumer_stage_tile(st, TP_KERNEL_CONVERTED_B, 0);
     for (uint32_t i = c.thread; i < BN * 4u; i += c.threads) {
-      const uint4 w = src[i];
       const uint32_t r = i / 4u, q = i % 4u;
+      const uint4 w = src[tp_kernel_operand_chunk(b_row_bytes, r, q)];
       unsigned char *row = dst + r * TP_KERNEL_ROW_BYTES;
       *(uint4 *)(row + ((2u * q) ^ (r % 8u)) * 16u) =
           make_uint4(w8a16_bf16x2(w.x, 0), w8a16_bf16x2(w.x, 2), w8a16_bf16x2(w.y, 0),

@@ -8,7 +8,7 @@
  *
  * W8A16. A stage holds a k-block of 64 of K: A as bf16 (tensor 0, 128-byte
  * rows, 128B-swizzled) and B as e4m3 or e5m2 (tensor 1, 64-byte rows,
- * unswizzled and packed), the skeleton's mixed-width operand loads
+ * packed, 64B-swizzled), the skeleton's mixed-width operand loads
  * (tilepipe/plugin/device/kernel_operands.h), and tensor 2, which no load
  * fills: B scaled and converted to bf16 (128-byte rows, 128B-swizzled, as
  * wgmma reads them: TP_KERNEL_CONVERTED_B). Per k-block the consumer
@@ -76,10 +76,11 @@ static __device__ __forceinline__ void bs_load_codes(const tp_block_scaled_param
 
 /* B's fp8 tile (BN rows of 64 bytes, tensor 1) into scaled bf16 (BN rows
  * of 128 bytes, tensor 2), each chunk with its code: each 16 bytes (row r,
- * chunk q of 4) become 16-byte chunks 2q and 2q + 1 of row r, which the
- * 128-byte swizzle places at chunk index c ^ (r % 8). Consecutive threads
- * read consecutive 16 bytes, and each 8 of them write 8 distinct chunk
- * columns: no bank conflict either way. */
+ * chunk q of 4, where the 64-byte swizzle put it) become 16-byte chunks 2q
+ * and 2q + 1 of row r, which the 128-byte swizzle places at chunk index
+ * c ^ (r % 8). Each 8 consecutive threads read 8 distinct chunk columns
+ * of two rows and write 8 distinct chunk columns: no bank conflict either
+ * way. */
 template <int BN, bool E5M2>
 static __device__ __forceinline__ void bs_convert_tile(const tp_input_consumer_stage *st,
                                                        const uint32_t *codes,
@@ -94,7 +95,7 @@ static __device__ __forceinline__ void bs_convert_tile(const tp_input_consumer_s
     const uint32_t r = i / 4u, q = i % 4u;
     const float s = bs_ue8m0(codes[j]);
     unsigned char *row = dst + r * TP_KERNEL_ROW_BYTES;
-    bs_bf16x16<E5M2>(src[i], s, *(uint4 *)(row + ((2u * q) ^ (r % 8u)) * 16u),
+    bs_bf16x16<E5M2>(src[tp_kernel_operand_chunk(64u, r, q)], s, *(uint4 *)(row + ((2u * q) ^ (r % 8u)) * 16u),
                      *(uint4 *)(row + ((2u * q + 1u) ^ (r % 8u)) * 16u));
   }
 }
@@ -140,7 +141,7 @@ struct bs_w8a16_mainloop : tp_kernel_operands_mainloop<16, 8> {
 
 /* MXFP8 W8A16 at decode-sized M, transposed (tilepipe/plugin/device/
  * kernel_mainloop.h): the tile's rows are B's (the weight, e4m3 or e5m2,
- * stage tensor 0, 64-byte rows unswizzled), its columns A's (the tokens,
+ * stage tensor 0, 64-byte rows 64B-swizzled), its columns A's (the tokens,
  * bf16, tensor 1, 128B-swizzled). A stage holds BS_T_K_TILES k-tiles of 64
  * of K (k_group), four scale groups. Each consumer thread converts its
  * own part of wgmma's A operand in registers from the stage (rows 16w +
@@ -244,14 +245,21 @@ struct bs_w8a16_transposed_mainloop : tp_kernel_operands_mainloop<8, 16, BS_T_K_
      * bits (prmt's sign replication, which __byte_perm leaves out): K
      * pairs 2(l%4) and + 8 of a 16-byte run of K. */
     const uint32_t sel = 0x9180u + 0x2222u * (lane % 4u);
+    /* Where chunk k of the thread's row r lies (the 64-byte swizzle: the
+     * warp's 8 rows read 8 distinct bank groups); r + 8's lies 8 rows on,
+     * its chunks permuted alike. */
+    uint32_t at[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+      at[k] = 16u * tp_kernel_operand_chunk(a_row_bytes, row_at / a_row_bytes, (uint32_t)k);
 #pragma unroll
     for (int j = 0; j < BS_T_K_TILES; ++j) {
       const unsigned char *a =
-          (const unsigned char *)tp_input_consumer_stage_tile(st, 0, (uint32_t)j) + row_at;
+          (const unsigned char *)tp_input_consumer_stage_tile(st, 0, (uint32_t)j);
 #pragma unroll
       for (int k = 0; k < 4; ++k) {
-        const uint4 lo = *(const uint4 *)(a + 16 * k);
-        const uint4 hi = *(const uint4 *)(a + 8 * a_row_bytes + 16 * k);
+        const uint4 lo = *(const uint4 *)(a + at[k]);
+        const uint4 hi = *(const uint4 *)(a + at[k] + 8 * a_row_bytes);
         const int g = 2 * j + k / 2;
         uint32_t *f = frag[4 * j + k];
         f[0] = bs_bf16x2_bits<E5M2, UNBIASED>(bs_prmt(lo.x, lo.y, sel), factor[0][g]);

@@ -7,9 +7,9 @@
  * (tensor 1). A k-block is 128 bytes of K of the wider operand's dtype;
  * each operand's tile rows are that K in its own dtype (A_ROW and B_ROW
  * bytes): 128 for the wider operand, 128B-swizzled as wgmma reads it, and
- * fewer for a narrower one (bf16 A x s8 B: 128 and 64), loaded unswizzled
- * with its rows packed, for a mainloop that converts it in a stage
- * transform (tilepipe/plugin/device/kernel_mainloop.h, convert). A box whose rows
+ * fewer for a narrower one (bf16 A x s8 B: 128 and 64), its rows packed
+ * and swizzled by their own bytes (tp_kernel_operand_chunk), for a
+ * mainloop that converts it in a stage transform (tilepipe/plugin/device/kernel_mainloop.h, convert). A box whose rows
  * all lie past M is not loaded (its warpgroup only passes the stage on):
  * TMA's zero fill of a box wholly past M is not free. Where M < 64 the
  * box is only a_rows rows (M rounded up to 8, tp_kernel_params.a_rows),

@@ -31,8 +31,8 @@ tp_status tp_kernel_args_fill(const tp_kernel_plan *kp, const tp_payload_plan *p
 /* A's and B's descriptors and the L2 policies of their loads, for a plan
  * whose stage tensors came from tp_kernel_plan_operand_tensors. Each box
  * is one k-tile's K by rows (A: kp->a_rows; B: its slice of the tile in a
- * cluster), 128B-swizzled for an operand of 128-byte rows, unswizzled for
- * a narrower one (tilepipe/plugin/kernel/operands.h). With one tile row (M within
+ * cluster), swizzled by the operand's row bytes (tilepipe/plugin/kernel/
+ * operands.h). With one tile row (M within
  * a tile, decode-sized shapes, bound by the bytes of B) each k-block of B
  * is read by one CTA and never again, while every CTA reads the same few
  * rows of A: B's lines go first (EVICT_FIRST), so that A's stay

@@ -7,11 +7,11 @@
  * operand's tile row holds that K in its own dtype: 128 bytes for the
  * wider operand (for both of a same-width pair), fewer for a narrower one
  * (bf16 A x s8 B: A's rows 128 bytes, B's 64; bf16 x e2m1: B's 32; e4m3 x
- * e2m1: 128 and 64). A 128-byte row lies in shared memory 128B-swizzled,
- * as wgmma reads it; a narrower operand is loaded unswizzled, its tile's
- * rows back to back (row r at r x its row bytes), for the mainloop to
- * convert. The host planner sizes the stage tensors and the TMA boxes by
- * these rules (tilepipe/plugin/kernel/layout.h, tilepipe/plugin/kernel/args.h), the
+ * e2m1: 128 and 64). Each tile lies in shared memory swizzled by its
+ * row's bytes: a 128-byte row as wgmma reads it, a narrower operand's rows
+ * back to back (row r at r x its row bytes, its 16-byte chunks permuted,
+ * tp_kernel_operand_chunk) for the mainloop to convert. The host planner
+ * sizes the stage tensors and the TMA boxes by these rules (tilepipe/plugin/kernel/layout.h, tilepipe/plugin/kernel/args.h), the
  * kernel its loads, offsets and announced bytes (a k-block's loads bring
  * rows x row bytes of each operand).
  *
@@ -48,9 +48,22 @@ TP_KERNEL_OPERAND_FN uint32_t tp_kernel_operand_row_bytes(uint32_t bits, uint32_
 }
 
 /* The TMA swizzle, in bytes, of an operand tile whose rows are row_bytes:
- * 128 for a full row, 0 (none) for a narrower one. */
+ * the row's own span (128, 64 or 32), so that the 16-byte chunks at one
+ * column of any 8 consecutive rows lie in distinct banks, for wgmma's
+ * reads of a 128-byte row and a converter's of a narrower one (8 rows of
+ * 64 bytes unswizzled would be a 4-way bank conflict); none for rows of
+ * 16 bytes. */
 TP_KERNEL_OPERAND_FN uint32_t tp_kernel_operand_swizzle(uint32_t row_bytes) {
-  return row_bytes == TP_KERNEL_ROW_BYTES ? 128u : 0u;
+  return row_bytes == 32u || row_bytes == 64u || row_bytes == TP_KERNEL_ROW_BYTES ? row_bytes
+                                                                                   : 0u;
+}
+
+/* Where chunk c (16 bytes) of row r of an operand tile of row_bytes rows
+ * lies, in chunks from the tile's start (which is 1024-aligned): TMA's
+ * swizzle of row_bytes XORs the chunk index with the address bits above
+ * 128 bytes. */
+TP_KERNEL_OPERAND_FN uint32_t tp_kernel_operand_chunk(uint32_t row_bytes, uint32_t r, uint32_t c) {
+  return r * (row_bytes / 16u) + (c ^ r * row_bytes / TP_KERNEL_ROW_BYTES % (row_bytes / 16u));
 }
 
 #endif

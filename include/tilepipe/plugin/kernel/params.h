@@ -106,8 +106,8 @@ typedef struct tp_kernel_params {
 /* The operands of a mainloop that loads K-major A and B tiles
  * (tilepipe/plugin/device/kernel_operands.h): their descriptors (A in boxes of
  * a_rows rows, B in boxes of tile_n / cluster_m rows, one k-tile of K
- * each: 128B-swizzled for an operand of 128-byte rows, unswizzled for a
- * narrower one, tilepipe/plugin/kernel/operands.h) and the L2 cache policies of
+ * each, swizzled by the operand's row bytes, tilepipe/plugin/kernel/
+ * operands.h) and the L2 cache policies of
  * their loads (TP_TMA_L2_*). */
 typedef struct tp_kernel_operands {
   tp_tma_desc a, b;
