@@ -152,9 +152,18 @@ struct bs_w8a16_mainloop : tp_kernel_operands_mainloop<16, 8> {
  * of a k-block are loaded BS_T_PHASES k-blocks ahead, into registers of
  * the k-block's phase (kb % BS_T_PHASES), so that no conversion waits on
  * them; four codes of a row a word where they lie 4-byte aligned (the
- * tiled layout always). */
+ * tiled layout always). Tiles up to BS_T_OVERLAP_N wide keep the k-block's
+ * wgmma group in flight while the next k-block converts into the other
+ * phase's operand registers (wider ones lack the registers: ptxas would
+ * serialize their wgmma), and tiles up to BS_T_CHAINS_N wide split the
+ * k-block's eight k16 wgmma into two accumulator chains (even and odd
+ * steps, summed at the unit's end): a wgmma of N <= 32 is a few cycles of
+ * math behind a far longer latency, which one chain waits out step by
+ * step. */
 #define BS_T_K_TILES BLOCK_SCALED_W8A16_TRANSPOSED_K_TILES
 #define BS_T_PHASES 2
+#define BS_T_OVERLAP_N 16
+#define BS_T_CHAINS_N 32
 
 struct bs_w8a16_transposed_mainloop : tp_kernel_operands_mainloop<8, 16, BS_T_K_TILES> {
   typedef tp_block_scaled_params params;
@@ -163,20 +172,23 @@ struct bs_w8a16_transposed_mainloop : tp_kernel_operands_mainloop<8, 16, BS_T_K_
   static constexpr int kb_elems = BS_T_K_TILES * k_elems;
   static constexpr int kb_groups = kb_elems / BLOCK_SCALED_MX_VEC;
 
-  /* Each group waited for before the next conversion takes its registers. */
   template <int BM, int BN>
   static constexpr __host__ __device__ int groups_in_flight() {
-    return 0;
+    return BN <= BS_T_OVERLAP_N ? 1 : 0;
   }
 
   /* The thread's first row of B (r), the next k-block, where its two rows'
-   * (r, r + 8) codes start, and per phase the codes of the phase's
-   * k-block: row r's in codes[phase][0], r + 8's in [1], a byte a group. */
+   * (r, r + 8) codes start, per phase the codes of the phase's k-block
+   * (row r's in codes[phase][0], r + 8's in [1], a byte a group) and its
+   * operand registers (one set when the groups do not overlap), and the
+   * odd k16 steps' accumulator chain. */
   template <int BM, int BN>
   struct consumer_state {
     int32_t row, kb;
     const uint8_t *codes_at[2];
     uint32_t codes[BS_T_PHASES][2];
+    uint32_t frag[BN <= BS_T_OVERLAP_N ? BS_T_PHASES : 1][BS_T_K_TILES * 4][4];
+    float odd[BN / 2];
   };
 
   /* Codes of k-block kb (groups 4 kb .. 4 kb + 3, clamped to K's last
@@ -210,6 +222,11 @@ struct bs_w8a16_transposed_mainloop : tp_kernel_operands_mainloop<8, 16, BS_T_K_
                                                     const tp_kernel_tile &t, uint32_t wg) {
     s.row = t.m0 + (int32_t)(tp_kernel_warp_first_row(wg) + threadIdx.x % 32u / 4u);
     s.kb = t.kb_begin;
+    /* Zeroed: a warpgroup whose rows lie past N adds it unmultiplied. */
+    if constexpr (BN <= BS_T_CHAINS_N) {
+#pragma unroll
+      for (int i = 0; i < BN / 2; ++i) s.odd[i] = 0.0f;
+    }
     /* Rows past N read the last row's codes: their weights are TMA's
      * zeros and their results are never stored. */
 #pragma unroll
@@ -288,7 +305,7 @@ struct bs_w8a16_transposed_mainloop : tp_kernel_operands_mainloop<8, 16, BS_T_K_
       for (int h = 0; h < 2; ++h) words[h] = words[h] & keep | 0x7f7f7f7fu & ~keep;
     }
     load_codes(s.codes[P], s, p, s.kb + BS_T_PHASES);
-    uint32_t frag[BS_T_K_TILES * 4][4];
+    uint32_t(&frag)[BS_T_K_TILES * 4][4] = s.frag[BN <= BS_T_OVERLAP_N ? P : 0];
     /* One bf16 multiply an element where the warp's scales allow 2^UNBIAS
      * folded into them (codes up to 127 + 127 - BS_UNBIAS), else two. */
     constexpr uint32_t folds = 0x01010101u * (254u - BS_UNBIAS(E5M2));
@@ -303,9 +320,12 @@ struct bs_w8a16_transposed_mainloop : tp_kernel_operands_mainloop<8, 16, BS_T_K_
       const uint64_t b = tp_wgmma_desc_sw128(
           tp_smem_addr(tp_input_consumer_stage_tile(st, 1, (uint32_t)j)));
 #pragma unroll
-      for (int k = 0; k < 4; ++k)
-        tp_wgmma_bf16_rs(BN, acc, frag[4 * j + k], tp_wgmma_desc_advance(b, 32u * k),
-                         accumulate || j > 0 || k > 0);
+      for (int k = 0; k < 4; ++k) {
+        constexpr int chains = BN <= BS_T_CHAINS_N ? 2 : 1;
+        const int i = 4 * j + k;
+        tp_wgmma_bf16_rs(BN, i % chains ? s.odd : acc, frag[i],
+                         tp_wgmma_desc_advance(b, 32u * k), accumulate || i >= chains);
+      }
     }
     tp_wgmma_commit_group();
   }
@@ -323,6 +343,16 @@ struct bs_w8a16_transposed_mainloop : tp_kernel_operands_mainloop<8, 16, BS_T_K_
     }
     mma_phase<BM, BN, P, E5M2>(s, p, acc, st, wg, accumulate);
     ++s.kb;
+  }
+
+  /* The odd steps' chain into acc (the skeleton's, the even steps'). */
+  template <int BM, int BN>
+  static __device__ __forceinline__ void tile_end(consumer_state<BM, BN> &s, const params &,
+                                                  float *acc, const tp_kernel_tile &, uint32_t) {
+    if constexpr (BN <= BS_T_CHAINS_N) {
+#pragma unroll
+      for (int i = 0; i < BN / 2; ++i) acc[i] += s.odd[i];
+    }
   }
 
   template <int BM, int BN>
