@@ -92,7 +92,7 @@ TP_KERNEL_FN void tp_kernel_drained_step(typename ML::template consumer_state<BM
     if constexpr (ML::step_stages == 1) {
       ML::template mma<BM, BN>(ms, p, acc, st, wg, kb > kb_begin);
     } else {
-      ML::template mma<BM, BN>(ms, p, acc, st, N, wg, kb > kb_begin);
+      ML::template mma<BM, BN, N>(ms, p, acc, st, wg, kb > kb_begin);
     }
   }
   tp_wgmma_wait_group<0>();

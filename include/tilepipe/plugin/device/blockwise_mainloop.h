@@ -115,13 +115,12 @@ struct tp_blockwise_mainloop : tp_kernel_mainloop_defaults {
     s.b_left -= step_stages;
   }
 
-  /* A whole step, or the blocks a unit ends with (n of them, below
-   * step_stages: the skeleton's n is a constant in each of its bodies). */
-  template <int BM, int BN>
+  /* A whole step, or the N blocks a unit ends with (below step_stages). */
+  template <int BM, int BN, int N>
   static __device__ __forceinline__ void mma(consumer_state<BM, BN> &s, const P &, float *acc,
-                                             const tp_input_consumer_stage *st, int n,
-                                             uint32_t wg, bool accumulate) {
-    tp_promote_mma_n<A, B, BM, BN, step_stages, step_stages>(s.pr, acc, st, n, wg, accumulate);
+                                             const tp_input_consumer_stage *st, uint32_t wg,
+                                             bool accumulate) {
+    tp_promote_mma<A, B, BM, BN, N, step_stages>(s.pr, acc, st, wg, accumulate);
   }
 
   /* The last group's promotion, then the next step's B scales, a whole

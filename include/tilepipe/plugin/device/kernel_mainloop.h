@@ -48,8 +48,8 @@
  *       Stages a step of the k-loop takes (default 1). Above 1 the
  *       consumers acquire that many stages (fewer at a unit's end) before
  *       any mma, and call
- *         mma(s, p, acc, st, n, wg, accumulate)
- *       with st[0..n-1] the step's stages (n of 1..step_stages) instead of
+ *         mma<BM, BN, N>(s, p, acc, st, wg, accumulate)
+ *       with st[0..N-1] the step's stages (N of 1..step_stages) instead of
  *       the one-stage mma, then release them together once the step's
  *       groups have retired (groups_in_flight 0, no convert) and call
  *       k_block_done with the step's last k-block. Stages stay one k-block

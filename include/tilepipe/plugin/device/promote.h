@@ -138,21 +138,6 @@ TP_KERNEL_FN void tp_promote_mma(tp_promote_state<BN, STEP> &s, float *acc,
   s.f[1] = f[SUB - 1][1];
 }
 
-/* tp_promote_mma over n stages, n of 1..SUB (a step's, or fewer at its
- * unit's end). */
-template <int A, int B, int BM, int BN, int SUB, int STEP>
-TP_KERNEL_FN void tp_promote_mma_n(tp_promote_state<BN, STEP> &s, float *acc,
-                                   const tp_input_consumer_stage *st, int n, uint32_t wg,
-                                   bool accumulate) {
-  if constexpr (SUB > 1) {
-    if (n < SUB) {
-      tp_promote_mma_n<A, B, BM, BN, SUB - 1, STEP>(s, acc, st, n, wg, accumulate);
-      return;
-    }
-  }
-  tp_promote_mma<A, B, BM, BN, SUB, STEP>(s, acc, st, wg, accumulate);
-}
-
 /* The step's last group's promotion (temporary 1), once it has retired
  * (the mainloop's k_block_done). */
 template <int BN, int STEP>
