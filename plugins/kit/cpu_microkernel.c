@@ -9,8 +9,8 @@
  *   avx512bf16  bf16 panels in K-pairs (both operands bf16: the stage
  *            holds them unconverted, tilepipe/plugin/kit/cpu_stage.h):
  *            the avx512 kernel's registers, one vdpbf16ps per 16 outputs
- *            and two steps of K, so twice its multiply-adds per
- *            instruction; f32 panels (every other dtype) take avx512's;
+ *            and two steps of K, twice an FMA's multiply-adds; f32 panels
+ *            (every other dtype) take avx512's;
  *   avx512   16 zmm accumulators (8 rows x 2 x 16), 2 loads of B and 8
  *            broadcasts of A per 16 FMAs;
  *   avx2     the panel in four 4 x 16 blocks, 8 ymm accumulators each;
@@ -231,11 +231,20 @@ __attribute__((target("avx512bf16,avx512f"))) static void ukernel_avx512bf16(con
 }
 #endif
 
+/* The tallest tile whose bf16 operands stay bf16 unless avx512bf16 is
+ * forced. On Sapphire Rapids vdpbf16ps issues once per 2 cycles, a zmm
+ * FMA twice per cycle (measured: half the FMA kernel's multiply-adds per
+ * second), so bf16 panels pay only where packing outweighs multiplying:
+ * a tile of few rows, whose B panels (packed per tile) are most of the
+ * work. At 4096 x 4096 x M they won up to M 64 and lost from 128
+ * (bench/results/2026-11-28k-cpu-bf16-kernel.txt). */
+#define BF16_TILE_M 64
+
 /* The CPU's best, or the one TILEPIPE_CPU_KERNEL names (if the CPU has
  * it). */
 static tp_kit_cpu_ukernel choose(void) {
   const char *want = getenv("TILEPIPE_CPU_KERNEL");
-  tp_kit_cpu_ukernel k = {"portable", ukernel_portable, NULL, promote_portable,
+  tp_kit_cpu_ukernel k = {"portable", ukernel_portable, NULL, 0, promote_portable,
                           transpose_portable};
   if (want != NULL && strcmp(want, "portable") == 0) return k;
 #ifdef TP_KIT_CPU_X86
@@ -244,11 +253,12 @@ static tp_kit_cpu_ukernel choose(void) {
   const int bf16 = avx512 && __builtin_cpu_supports("avx512bf16");
   const int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   if (avx2 && (want == NULL || strcmp(want, "avx2") == 0 || !avx512))
-    k = (tp_kit_cpu_ukernel){"avx2", ukernel_avx2, NULL, promote_avx2, transpose_avx};
+    k = (tp_kit_cpu_ukernel){"avx2", ukernel_avx2, NULL, 0, promote_avx2, transpose_avx};
   if (avx512 && (want == NULL || strcmp(want, "avx512") == 0 || !bf16))
-    k = (tp_kit_cpu_ukernel){"avx512", ukernel_avx512, NULL, promote_avx512, transpose_avx};
+    k = (tp_kit_cpu_ukernel){"avx512", ukernel_avx512, NULL, 0, promote_avx512, transpose_avx};
   if (bf16 && (want == NULL || strcmp(want, "avx512bf16") == 0))
-    k = (tp_kit_cpu_ukernel){"avx512bf16", ukernel_avx512, ukernel_avx512bf16, promote_avx512,
+    k = (tp_kit_cpu_ukernel){"avx512bf16", ukernel_avx512, ukernel_avx512bf16,
+                             want == NULL ? BF16_TILE_M : TP_KIT_CPU_TILE_M, promote_avx512,
                              transpose_avx};
 #endif
   return k;
@@ -259,6 +269,7 @@ tp_kit_cpu_ukernel tp_kit_cpu_ukernel_get(void) {
    * repeats the work (the stores are whole, of one value). */
   static _Atomic(tp_kit_cpu_ukernel_fn) fn;
   static _Atomic(tp_kit_cpu_ukernel_fn) fn_bf16;
+  static _Atomic int32_t bf16_tile_m;
   static _Atomic(tp_kit_cpu_promote_fn) promote;
   static _Atomic(tp_kit_cpu_transpose_fn) transpose;
   static const char *_Atomic name;
@@ -267,9 +278,10 @@ tp_kit_cpu_ukernel tp_kit_cpu_ukernel_get(void) {
     const tp_kit_cpu_ukernel k = choose();
     name = k.name;
     fn_bf16 = k.fn_bf16;
+    bf16_tile_m = k.bf16_tile_m;
     promote = k.promote; /* before fn: a reader that sees fn sees the rest */
     transpose = k.transpose;
     fn = f = k.fn;
   }
-  return (tp_kit_cpu_ukernel){name, f, fn_bf16, promote, transpose};
+  return (tp_kit_cpu_ukernel){name, f, fn_bf16, bf16_tile_m, promote, transpose};
 }

@@ -34,6 +34,7 @@ typedef struct tp_kit_cpu_ukernel {
   const char *name; /* "avx512bf16", "avx512", "avx2" or "portable" */
   tp_kit_cpu_ukernel_fn fn;      /* on f32 panels */
   tp_kit_cpu_ukernel_fn fn_bf16; /* on bf16 K-pair panels; NULL: bf16 is packed as f32 */
+  int32_t bf16_tile_m;           /* fn_bf16 for tiles of at most this many rows */
   tp_kit_cpu_promote_fn promote;     /* of the same instruction set */
   tp_kit_cpu_transpose_fn transpose; /* AVX's 8 x 8 blocks on both x86 paths */
 } tp_kit_cpu_ukernel;

@@ -34,9 +34,11 @@ void tp_kit_cpu_plan(tp_payload_plan *out, const tp_kit_tuning *tuning, const tp
   const int whole = group_k == 0 || group_k == TP_KIT_CPU_GROUP_BLOCK;
   t->tile_k = fit(desc->k, whole ? 16 : group_k, TP_KIT_CPU_TILE_K);
   tp_kit_cpu_stage cs = {whole ? t->tile_k : group_k, group_k != 0, 0};
-  /* A micro-kernel's K-pairs within each scale group. */
+  /* A micro-kernel's K-pairs within each scale group; tiles as tall as
+   * the kernel multiplies bf16 faster than f32 at. */
+  const tp_kit_cpu_ukernel uk = tp_kit_cpu_ukernel_get();
   cs.bf16_pairs = desc->a.dtype == TP_DTYPE_BF16 && desc->b.dtype == TP_DTYPE_BF16 &&
-                  cs.group_k % 2 == 0 && tp_kit_cpu_ukernel_get().fn_bf16 != NULL;
+                  cs.group_k % 2 == 0 && uk.fn_bf16 != NULL && t->tile_m <= uk.bf16_tile_m;
   const uint32_t elem = cs.bf16_pairs ? sizeof(uint16_t) : sizeof(float);
   uint32_t groups = (uint32_t)(t->tile_k / cs.group_k);
   t->stages = tuning->kernel.stages;

@@ -87,7 +87,9 @@ typedef struct tp_kit_cpu_stage {
  * 0 unscaled (standard); TP_KIT_CPU_GROUP_BLOCK one scale per row for the
  * whole k-block; else the K elements of a scale group, which must divide
  * TP_KIT_CPU_TILE_K. bf16 panels where A and B are bf16 and the CPU's
- * micro-kernel takes them. */
+ * micro-kernel takes them at this tile's height (few rows by default:
+ * plugins/kit/cpu_microkernel.c says why; any with
+ * TILEPIPE_CPU_KERNEL=avx512bf16). */
 void tp_kit_cpu_plan(tp_payload_plan *out, const tp_kit_tuning *tuning, const tp_gemm_desc *desc,
                      int32_t group_k);
 
