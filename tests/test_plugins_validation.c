@@ -774,14 +774,14 @@ END_TEST
 
 /* The bytes of a bf16 operand's element in a CPU stage of tile_m rows: 2
  * where the kit's micro-kernel multiplies bf16 itself (AVX-512 BF16: on
- * tiles of at most 64 rows, or any when TILEPIPE_CPU_KERNEL forces it;
+ * tiles of at most 32 rows, or any when TILEPIPE_CPU_KERNEL forces it;
  * plugins/kit/cpu_microkernel.c), else 4 (decoded to f32). */
 static uint32_t cpu_bf16_bytes(int32_t tile_m) {
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
   const char *want = getenv("TILEPIPE_CPU_KERNEL");
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bf16") &&
-      ((want == NULL && tile_m <= 64) || (want != NULL && strcmp(want, "avx512bf16") == 0)))
+      ((want == NULL && tile_m <= 32) || (want != NULL && strcmp(want, "avx512bf16") == 0)))
     return 2;
 #endif
   (void)tile_m;

@@ -236,9 +236,9 @@ __attribute__((target("avx512bf16,avx512f"))) static void ukernel_avx512bf16(con
  * FMA twice per cycle (measured: half the FMA kernel's multiply-adds per
  * second), so bf16 panels pay only where packing outweighs multiplying:
  * a tile of few rows, whose B panels (packed per tile) are most of the
- * work. At 4096 x 4096 x M they won up to M 64 and lost from 128
- * (bench/results/2026-11-28k-cpu-bf16-kernel.txt). */
-#define BF16_TILE_M 64
+ * work. At M x 4096 x 4096 they won at M 16 and 32, tied at 64 and lost
+ * from 128 (bench/results/2026-11-28k-cpu-bf16-kernel.txt). */
+#define BF16_TILE_M 32
 
 /* The CPU's best, or the one TILEPIPE_CPU_KERNEL names (if the CPU has
  * it). */
