@@ -20,23 +20,25 @@
  * build runs on any x86-64; the choice reads the CPU once (and
  * TILEPIPE_CPU_KERNEL=portable|avx2|avx512|avx512bf16, for tests and
  * comparisons). Every f32 path sums each C element over k in order, in
- * f32, one FMA (or, in C, one multiply-add) per term.
+ * f32, one FMA (or, in C, one multiply-add) per term. Each has its
+ * promotion beside it, the block added (times its scales) into the
+ * accumulators in vectors of its width: on a scaled payload's 16- or
+ * 32-long groups that is a pass over the block for every 16 or 32 steps of
+ * K, too often to leave to the baseline's SSE.
  *
- * vdpbf16ps rounds as the f32 paths do, but for two details (Intel's SDM,
- * and measured on this kernel's CPUs): each K-pair is two f32 FMAs rounded
- * to nearest even one after the other, the pair's odd k first (a product
- * of two bf16 is exact in f32, so every term is one rounded addition as
- * in the f32 paths; only the order within a pair differs: sums in any
- * order meet the tests' bound of K roundings, tools/reference/compare.c);
- * and it ignores MXCSR, treating denormal inputs (bf16 codes and the
- * accumulator) as zero and flushing denormal results to zero, where the
- * f32 paths keep them: a term or a partial sum below 2^-126 in magnitude
- * is lost, an absolute error under 2^-126 per K-pair that no normal-range
- * GEMM notices. Each has its promotion beside it, the
- * block added (times its scales) into the accumulators in vectors of its
- * width: on a scaled payload's 16- or 32-long groups that is a pass over
- * the block for every 16 or 32 steps of K, too often to leave to the
- * baseline's SSE. */
+ * vdpbf16ps rounds as the f32 paths do but for two details (Intel's SDM,
+ * and measured on a Sapphire Rapids). Each K-pair is two f32 FMAs, each
+ * rounded to nearest even, the pair's odd k first: a product of two bf16
+ * is exact in f32, so every term is one rounded addition as in the f32
+ * paths, only the order within a pair differs, and the tests' bound (K
+ * roundings in any order: tools/reference/compare.c) holds as derived.
+ * And it ignores MXCSR: denormal inputs (bf16 codes, the accumulator) are
+ * read as zero and denormal results flushed to zero, where the f32 paths
+ * keep them. A denormal a drops its term (|a b| < 2^-126 |b|), a flushed
+ * partial sum loses less than 2^-126. The tests' values never come near:
+ * their bf16 operands are at least 2^-21 in magnitude
+ * (tools/seeded_values.h), so every product and partial sum is 0 or a
+ * multiple of 2^-56. */
 #include <stdlib.h>
 #include <string.h>
 
