@@ -772,6 +772,22 @@ START_TEST(test_tuning_keys_tied) {
 }
 END_TEST
 
+/* The bytes of a bf16 operand's element in a CPU stage of tile_m rows: 2
+ * where the kit's micro-kernel multiplies bf16 itself (AVX-512 BF16: on
+ * tiles of at most 32 rows, or any when TILEPIPE_CPU_KERNEL forces it;
+ * plugins/kit/cpu_microkernel.c), else 4 (decoded to f32). */
+static uint32_t cpu_bf16_bytes(int32_t tile_m) {
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+  const char *want = getenv("TILEPIPE_CPU_KERNEL");
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bf16") &&
+      ((want == NULL && tile_m <= 32) || (want != NULL && strcmp(want, "avx512bf16") == 0)))
+    return 2;
+#endif
+  (void)tile_m;
+  return 4;
+}
+
 START_TEST(test_cpu_plans) {
   char err[256];
   tp_payload_plan out;
@@ -788,7 +804,7 @@ START_TEST(test_cpu_plans) {
   ck_assert_int_eq(out.tile.consumers, 0); /* the backend's: the cores */
   ck_assert_int_eq(out.tile.k_group_size, 1);
   ck_assert_uint_eq(out.num_tensors, 2);
-  ck_assert_uint_eq(out.tensors[0].bytes, 104 * 128 * 4);
+  ck_assert_uint_eq(out.tensors[0].bytes, 104 * 128 * cpu_bf16_bytes(104)); /* A and B bf16 */
   ck_assert_int_eq(out.k_blocks, 2);
   /* A smaller problem gets a smaller tile: M to 8, N to 32, K to 16. */
   p.desc.m = 1;
@@ -798,7 +814,7 @@ START_TEST(test_cpu_plans) {
   ck_assert_int_eq(out.tile.tile_m, 8);
   ck_assert_int_eq(out.tile.tile_n, 32);
   ck_assert_int_eq(out.tile.tile_k, 16);
-  ck_assert_uint_eq(out.tensors[1].bytes, 32 * 16 * 4);
+  ck_assert_uint_eq(out.tensors[1].bytes, 32 * 16 * cpu_bf16_bytes(8));
   ck_assert_int_eq(out.k_blocks, 1);
   unload(&l);
   problem_free(&p);
@@ -807,6 +823,7 @@ START_TEST(test_cpu_plans) {
   l = load("block_scaled");
   ck_assert_int_eq(plan_slot(&l, &p.desc, TP_BACKEND_CPU, &out, err, sizeof err), TP_OK);
   ck_assert_uint_eq(out.num_tensors, 4);
+  ck_assert_uint_eq(out.tensors[0].bytes, 104 * 128 * 4);        /* not bf16 x bf16: f32 */
   ck_assert_uint_eq(out.tensors[2].bytes, 104 * (128 / 16) * 4); /* f32 per row per group */
   ck_assert_int_eq(out.tile.stages, 0);                          /* the backend decides */
   unload(&l);

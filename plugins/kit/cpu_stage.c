@@ -33,15 +33,21 @@ void tp_kit_cpu_plan(tp_payload_plan *out, const tp_kit_tuning *tuning, const tp
   /* Unscaled or per row: the k-block is one group, K rounded up to 16. */
   const int whole = group_k == 0 || group_k == TP_KIT_CPU_GROUP_BLOCK;
   t->tile_k = fit(desc->k, whole ? 16 : group_k, TP_KIT_CPU_TILE_K);
-  tp_kit_cpu_stage cs = {whole ? t->tile_k : group_k, group_k != 0};
+  tp_kit_cpu_stage cs = {whole ? t->tile_k : group_k, group_k != 0, 0};
+  /* A micro-kernel's K-pairs within each scale group; tiles as tall as
+   * the kernel multiplies bf16 faster than f32 at. */
+  const tp_kit_cpu_ukernel uk = tp_kit_cpu_ukernel_get();
+  cs.bf16_pairs = desc->a.dtype == TP_DTYPE_BF16 && desc->b.dtype == TP_DTYPE_BF16 &&
+                  cs.group_k % 2 == 0 && uk.fn_bf16 != NULL && t->tile_m <= uk.bf16_tile_m;
+  const uint32_t elem = cs.bf16_pairs ? sizeof(uint16_t) : sizeof(float);
   uint32_t groups = (uint32_t)(t->tile_k / cs.group_k);
   t->stages = tuning->kernel.stages;
   t->k_group_size = 1;
   t->cluster_m = 1;
   t->cluster_n = 1;
   t->consumers = 0; /* the backend's: the cores */
-  add_tensor(out, (uint32_t)(sizeof(float) * t->tile_m * t->tile_k));
-  add_tensor(out, (uint32_t)(sizeof(float) * t->tile_n * t->tile_k));
+  add_tensor(out, elem * (uint32_t)(t->tile_m * t->tile_k));
+  add_tensor(out, elem * (uint32_t)(t->tile_n * t->tile_k));
   if (cs.scaled) {
     add_tensor(out, (uint32_t)sizeof(float) * t->tile_m * groups);
     add_tensor(out, (uint32_t)sizeof(float) * t->tile_n * groups);
@@ -56,18 +62,32 @@ tp_kit_cpu_stage tp_kit_cpu_stage_get(const tp_payload_plan *plan) {
   return cs;
 }
 
+/* A panel's rows before transposing: width x tile_cols f32, or bf16
+ * codes (L1-sized). */
+typedef union panel_rows {
+  float f32[TP_KIT_CPU_NR * TP_KIT_CPU_TILE_K];
+  uint16_t bf16[TP_KIT_CPU_NR * TP_KIT_CPU_TILE_K];
+} panel_rows;
+
 /* Rows [r0, r0 + tile_rows) of t (rows x cols), K-columns [c0, c0 +
- * tile_cols), as f32 panels of `width` rows (at most TP_KIT_CPU_NR): (i,
- * k) at [i / width][k][i % width], 0 outside t. A panel's rows are
- * decoded into rows (width x tile_cols floats, L1-sized), then transposed
- * into the panel by the micro-kernel's instruction set. */
+ * tile_cols), as panels of `width` rows (at most TP_KIT_CPU_NR), 0 outside
+ * t: f32, (i, k) at [i / width][k][i % width], or (pairs) bf16 codes,
+ * (i, k) at [i / width][k / 2][i % width][k % 2]. A panel's rows are
+ * decoded (or copied) into buf, then transposed into the panel by the
+ * micro-kernel's instruction set, in 4-byte words: an f32, or a K-pair
+ * (tile_cols is even). */
 static void load_panels(const tp_tensor *t, int64_t rows, int64_t cols, int64_t r0, int64_t c0,
-                        int32_t tile_rows, int32_t tile_cols, int32_t width, float *buf,
-                        float *dst) {
+                        int32_t tile_rows, int32_t tile_cols, int32_t width, int pairs,
+                        panel_rows *buf, void *dst) {
   const tp_kit_cpu_transpose_fn transpose = tp_kit_cpu_ukernel_get().transpose;
+  const int32_t words = pairs ? tile_cols / 2 : tile_cols; /* of a row */
   for (int32_t p = 0; p * width < tile_rows; p++) {
-    tp_kit_tile_load_f32(t, rows, cols, r0 + (int64_t)p * width, c0, width, tile_cols, buf);
-    transpose(buf, tile_cols, width, tile_cols, dst + (int64_t)p * tile_cols * width);
+    const int64_t first = r0 + (int64_t)p * width;
+    if (pairs)
+      tp_kit_tile_load_bf16(t, rows, cols, first, c0, width, tile_cols, buf->bf16);
+    else
+      tp_kit_tile_load_f32(t, rows, cols, first, c0, width, tile_cols, buf->f32);
+    transpose(buf, words, width, words, (char *)dst + (int64_t)p * words * width * 4);
   }
 }
 
@@ -75,10 +95,11 @@ void tp_kit_cpu_load_operands(const tp_payload_plan *plan, const tp_gemm_desc *d
                               int64_t n0, int64_t kb, void *const *stage) {
   const tp_tile_config *t = &plan->tile;
   const int64_t k0 = kb * t->tile_k;
-  float buf[TP_KIT_CPU_NR * TP_KIT_CPU_TILE_K];
-  load_panels(&desc->a, desc->m, desc->k, m0, k0, t->tile_m, t->tile_k, TP_KIT_CPU_MR, buf,
+  const int pairs = tp_kit_cpu_stage_get(plan).bf16_pairs;
+  panel_rows buf;
+  load_panels(&desc->a, desc->m, desc->k, m0, k0, t->tile_m, t->tile_k, TP_KIT_CPU_MR, pairs, &buf,
               stage[TP_KIT_STAGE_A]);
-  load_panels(&desc->b, desc->n, desc->k, n0, k0, t->tile_n, t->tile_k, TP_KIT_CPU_NR, buf,
+  load_panels(&desc->b, desc->n, desc->k, n0, k0, t->tile_n, t->tile_k, TP_KIT_CPU_NR, pairs, &buf,
               stage[TP_KIT_STAGE_B]);
 }
 
@@ -89,7 +110,11 @@ void tp_kit_cpu_mma(const tp_payload_plan *plan, const void *const *stage, int64
   const tp_kit_cpu_ukernel uk = tp_kit_cpu_ukernel_get();
   const int32_t tk = plan->tile.tile_k, tn = plan->tile.tile_n, gk = cs.group_k;
   const int32_t groups = tk / gk;
-  const float *a = stage[TP_KIT_STAGE_A], *b = stage[TP_KIT_STAGE_B];
+  /* The panels' elements: f32, or bf16 in K-pairs (the same offsets,
+   * counted in elements). */
+  const tp_kit_cpu_ukernel_fn kernel = cs.bf16_pairs ? uk.fn_bf16 : uk.fn;
+  const int64_t elem = cs.bf16_pairs ? (int64_t)sizeof(uint16_t) : (int64_t)sizeof(float);
+  const char *a = stage[TP_KIT_STAGE_A], *b = stage[TP_KIT_STAGE_B];
   const float *sa = cs.scaled ? stage[TP_KIT_STAGE_SA] : NULL;
   const float *sb = cs.scaled ? stage[TP_KIT_STAGE_SB] : NULL;
   float c[TP_KIT_CPU_MR * TP_KIT_CPU_NR];
@@ -98,19 +123,20 @@ void tp_kit_cpu_mma(const tp_payload_plan *plan, const void *const *stage, int64
    * loop the compiler vectorizes (SB's [n][g] is a gather per element). */
   float sbt[TP_KIT_CPU_TILE_K * TP_KIT_CPU_NR];
   for (int32_t p = r0 / TP_KIT_CPU_MR; p * TP_KIT_CPU_MR < r0 + rows; p++) {
-    const float *ap = a + (int64_t)p * tk * TP_KIT_CPU_MR;
+    const char *ap = a + (int64_t)p * tk * TP_KIT_CPU_MR * elem;
     /* the panel's rows inside [r0, r0 + rows) */
     const int32_t lo = p * TP_KIT_CPU_MR < r0 ? r0 - p * TP_KIT_CPU_MR : 0;
     const int32_t hi = (p + 1) * TP_KIT_CPU_MR > r0 + rows ? r0 + rows - p * TP_KIT_CPU_MR
                                                             : TP_KIT_CPU_MR;
     for (int32_t q = 0; q < tn / TP_KIT_CPU_NR; q++) {
-      const float *bq = b + (int64_t)q * tk * TP_KIT_CPU_NR;
+      const char *bq = b + (int64_t)q * tk * TP_KIT_CPU_NR * elem;
       if (cs.scaled)
         for (int32_t g = 0; g < groups; g++)
           for (int32_t j = 0; j < TP_KIT_CPU_NR; j++)
             sbt[g * TP_KIT_CPU_NR + j] = sb[(q * TP_KIT_CPU_NR + j) * groups + g];
       for (int32_t g = 0; g < groups; g++) {
-        uk.fn(ap + (int64_t)g * gk * TP_KIT_CPU_MR, bq + (int64_t)g * gk * TP_KIT_CPU_NR, gk, c);
+        kernel(ap + (int64_t)g * gk * TP_KIT_CPU_MR * elem,
+               bq + (int64_t)g * gk * TP_KIT_CPU_NR * elem, gk, c);
         const int32_t r = p * TP_KIT_CPU_MR + lo; /* the first row promoted */
         uk.promote(c, lo, hi, cs.scaled ? sa + r * groups + g : NULL, groups,
                    sbt + g * TP_KIT_CPU_NR, acc + (int64_t)(r - r0) * ld_acc + q * TP_KIT_CPU_NR,

@@ -139,11 +139,13 @@ static void decode_run(tp_dtype dtype, const void *base, int64_t first, int32_t 
   }
 }
 
-/* Rows ahead whose lines tp_kit_tile_load_f32 prefetches. */
+/* Rows ahead whose lines load_tile prefetches. */
 #define PREFETCH_AHEAD 4
 
-void tp_kit_tile_load_f32(const tp_tensor *t, int64_t rows, int64_t cols, int64_t r0, int64_t c0,
-                          int32_t tile_rows, int32_t tile_cols, float *dst) {
+/* Both loaders: each row decoded to f32 (codes 0), or its codes copied as
+ * they are (codes 1: 2-byte codes, as bf16's). */
+static void load_tile(const tp_tensor *t, int64_t rows, int64_t cols, int64_t r0, int64_t c0,
+                      int32_t tile_rows, int32_t tile_cols, int codes, void *dst) {
   int64_t valid_cols = cols - c0;
   if (valid_cols < 0)
     valid_cols = 0;
@@ -154,16 +156,30 @@ void tp_kit_tile_load_f32(const tp_tensor *t, int64_t rows, int64_t cols, int64_
    * its cache lines are on their way when its turn comes. */
   const int64_t bits = tp_codec_bits(t->dtype);
   const int64_t seg_bytes = (valid_cols * bits + 7) / 8;
+  const size_t size = codes ? sizeof(uint16_t) : sizeof(float); /* of an element of dst */
   for (int32_t i = 0; i < tile_rows; i++) {
-    float *row = dst + (int64_t)i * tile_cols;
+    char *row = (char *)dst + (int64_t)i * tile_cols * size;
     int32_t n = r0 + i < rows ? (int32_t)valid_cols : 0;
     if (i + PREFETCH_AHEAD < tile_rows && r0 + i + PREFETCH_AHEAD < rows) {
       const char *ahead = (const char *)t->data +
                           ((r0 + i + PREFETCH_AHEAD) * t->stride[0] + c0) * bits / 8;
       for (int64_t b = 0; b < seg_bytes; b += 64) __builtin_prefetch(ahead + b);
     }
-    if (n > 0)
-      decode_run(t->dtype, t->data, (r0 + i) * t->stride[0] + c0, n, row);
-    memset(row + n, 0, sizeof(float) * (size_t)(tile_cols - n));
+    const int64_t first = (r0 + i) * t->stride[0] + c0;
+    if (n > 0 && codes)
+      memcpy(row, (const uint16_t *)t->data + first, size * (size_t)n);
+    else if (n > 0)
+      decode_run(t->dtype, t->data, first, n, (float *)row);
+    memset(row + size * (size_t)n, 0, size * (size_t)(tile_cols - n));
   }
+}
+
+void tp_kit_tile_load_f32(const tp_tensor *t, int64_t rows, int64_t cols, int64_t r0, int64_t c0,
+                          int32_t tile_rows, int32_t tile_cols, float *dst) {
+  load_tile(t, rows, cols, r0, c0, tile_rows, tile_cols, 0, dst);
+}
+
+void tp_kit_tile_load_bf16(const tp_tensor *t, int64_t rows, int64_t cols, int64_t r0, int64_t c0,
+                           int32_t tile_rows, int32_t tile_cols, uint16_t *dst) {
+  load_tile(t, rows, cols, r0, c0, tile_rows, tile_cols, 1, dst);
 }

@@ -14,6 +14,13 @@
  * form) stream through: each k step of a panel pair is MR elements of A,
  * each broadcast over NR of B, contiguous.
  *
+ * Where A and B are both bf16 and the CPU multiplies bf16 itself (AVX-512
+ * BF16: plugins/kit/cpu_microkernel.c), tp_kit_cpu_plan chooses bf16
+ * panels instead (tp_kit_cpu_stage.bf16_pairs): the codes unconverted, in
+ * K-pairs, element (i, k) of a panel at [k / 2][i % width][k % 2], each
+ * row's two k of a pair side by side as vdpbf16ps takes them; half the
+ * bytes, the same panels otherwise.
+ *
  * with groups = tile_k / group_k. The consumer adds, for each of its rows r
  * and each column n,
  *
@@ -71,6 +78,7 @@ enum { TP_KIT_STAGE_A = 0, TP_KIT_STAGE_B = 1, TP_KIT_STAGE_SA = 2, TP_KIT_STAGE
 typedef struct tp_kit_cpu_stage {
   int32_t group_k; /* K elements sharing one scale; tile_k when unscaled or per row */
   int32_t scaled;  /* stage[2] and stage[3] hold SA and SB */
+  int32_t bf16_pairs; /* A and B are bf16 panels in K-pairs, not f32 */
 } tp_kit_cpu_stage;
 
 /* Fills *out for the CPU backend: the tile above, `stages` from the tuning
@@ -78,7 +86,10 @@ typedef struct tp_kit_cpu_stage {
  * the cores the process may use), the stage tensors above. group_k:
  * 0 unscaled (standard); TP_KIT_CPU_GROUP_BLOCK one scale per row for the
  * whole k-block; else the K elements of a scale group, which must divide
- * TP_KIT_CPU_TILE_K. */
+ * TP_KIT_CPU_TILE_K. bf16 panels where A and B are bf16 and the CPU's
+ * micro-kernel takes them at this tile's height (few rows by default:
+ * plugins/kit/cpu_microkernel.c says why; any with
+ * TILEPIPE_CPU_KERNEL=avx512bf16). */
 void tp_kit_cpu_plan(tp_payload_plan *out, const tp_kit_tuning *tuning, const tp_gemm_desc *desc,
                      int32_t group_k);
 
@@ -92,8 +103,9 @@ void tp_kit_cpu_load_operands(const tp_payload_plan *plan, const tp_gemm_desc *d
                               int64_t n0, int64_t kb, void *const *stage);
 
 /* The cpu_mma slot of a payload on this stage format: per panel pair and
- * scale group, the CPU's micro-kernel (AVX-512, AVX2 with FMA, or portable
- * C: plugins/kit/cpu_microkernel.c), its block promoted into acc with the
+ * scale group, the CPU's micro-kernel (AVX-512 BF16 on bf16 panels;
+ * AVX-512, AVX2 with FMA, or portable C on f32 ones:
+ * plugins/kit/cpu_microkernel.c), its block promoted into acc with the
  * group's scales. Any rows [r0, r0 + rows) of the tile. */
 void tp_kit_cpu_mma(const tp_payload_plan *plan, const void *const *stage, int64_t kb, int32_t r0,
                     int32_t rows, float *acc, int32_t ld_acc);

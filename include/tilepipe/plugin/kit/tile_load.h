@@ -1,5 +1,6 @@
 /* tilepipe/plugin/kit/tile_load.h: the CPU "TMA": one tile of a K-major matrix
- * into a stage, decoded to f32, zero outside the matrix.
+ * into a stage, decoded to f32 (or, bf16, kept as its codes), zero outside
+ * the matrix.
  *
  * Decoding is exact (every tilepipe dtype is a subset of f32), so staging
  * f32 changes no result; it only moves the decode from the consumers, which
@@ -23,6 +24,11 @@ extern "C" {
  * falls outside. Nothing outside the valid elements is read. */
 void tp_kit_tile_load_f32(const tp_tensor *t, int64_t rows, int64_t cols, int64_t r0, int64_t c0,
                           int32_t tile_rows, int32_t tile_cols, float *dst);
+
+/* The same tile of a bf16 matrix as its codes, unconverted (0 outside t),
+ * for a micro-kernel that multiplies bf16 itself; t must be bf16. */
+void tp_kit_tile_load_bf16(const tp_tensor *t, int64_t rows, int64_t cols, int64_t r0, int64_t c0,
+                           int32_t tile_rows, int32_t tile_cols, uint16_t *dst);
 
 #ifdef __cplusplus
 }
