@@ -32,7 +32,8 @@ enum { F64_BITS = 53 };
  * smallest subnormal. */
 enum { ROUNDING_EXP_LOWEST = -149, ROUNDING_EXP_HIGHEST = 0 };
 
-/* tp_problem's first version ended at acc_bits (acc_k came with 2.3). */
+/* tp_problem's first version ended at acc_bits (acc_k came with 2.3, the roundings
+ * with 2.4). */
 #define FIRST_VERSION (offsetof(tp_problem, acc_bits) + sizeof(int32_t))
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
