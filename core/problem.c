@@ -3,10 +3,12 @@
  *
  * The payload's problem slot works on a copy of the caller's descriptor
  * and a zeroed tp_problem; only what it may set (A's and B's dtypes, the
- * scale tensors, the maps, acc_bits) goes back to the caller, and only
+ * scale tensors, the maps, acc_bits, acc_k, the roundings) goes back to
+ * the caller, and only
  * once it holds together: every scale tensor has its map and every map
  * its tensor, each index a map can form lies inside its tensor's shape,
- * the exponent range is one f32 can hold. So a caller (the tool, a test)
+ * the exponent range is one f32 can hold, a rounding's block and exponent
+ * make sense. So a caller (the tool, a test)
  * may index the scale tensors by the maps without checking them again. */
 #include <stdio.h>
 #include <stddef.h>
@@ -26,7 +28,12 @@ enum { EXP_LOWEST = -126, EXP_HIGHEST = 127 };
 /* The most acc_bits can be: f64's significand. */
 enum { F64_BITS = 53 };
 
-/* tp_problem's first version ended at acc_bits (acc_k came with 2.3). */
+/* A rounding's exponents: at most the scale itself, at least f32's
+ * smallest subnormal. */
+enum { ROUNDING_EXP_LOWEST = -149, ROUNDING_EXP_HIGHEST = 0 };
+
+/* tp_problem's first version ended at acc_bits (acc_k came with 2.3, the roundings
+ * with 2.4). */
 #define FIRST_VERSION (offsetof(tp_problem, acc_bits) + sizeof(int32_t))
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -93,6 +100,23 @@ static tp_status check_map(const char *name, const tp_tensor *t, const tp_scale_
   return TP_OK;
 }
 
+/* Operand `name`'s rounding: zeroed, or a block of at least one element
+ * and an exponent in range; TP_ERR_PLUGIN naming the rule it breaks. */
+static tp_status check_rounding(const char *name, const tp_operand_rounding *r) {
+  static const tp_operand_rounding none;
+  if (r->rows == 0) {
+    if (memcmp(r, &none, sizeof none) != 0)
+      return tp_error_set(TP_ERR_PLUGIN, "%s has rows 0 (exact) but k %d, exp %d: an exact "
+                          "operand's rounding is zeroed", name, r->k, r->exp);
+    return TP_OK;
+  }
+  if (r->rows < 1 || r->k < 1 || r->exp < ROUNDING_EXP_LOWEST || r->exp > ROUNDING_EXP_HIGHEST)
+    return tp_error_set(TP_ERR_PLUGIN, "%s has rows %d, k %d, exp %d: it needs rows >= 1, "
+                        "k >= 1 and exp within [%d, %d]", name, r->rows, r->k, r->exp,
+                        ROUNDING_EXP_LOWEST, ROUNDING_EXP_HIGHEST);
+  return TP_OK;
+}
+
 /* What the slot wrote, checked against the caller's request `asked`. */
 static tp_status check_described(const tp_gemm_desc *asked, const tp_gemm_desc *d,
                                  const tp_problem *p) {
@@ -112,6 +136,8 @@ static tp_status check_described(const tp_gemm_desc *asked, const tp_gemm_desc *
     st = tp_error_set(TP_ERR_PLUGIN, "acc_bits %d is outside 1..%d", p->acc_bits, F64_BITS);
   if (st == TP_OK && p->acc_k < 0)
     st = tp_error_set(TP_ERR_PLUGIN, "acc_k %d is negative (0: the whole of K)", p->acc_k);
+  if (st == TP_OK) st = check_rounding("a_rounding", &p->a_rounding);
+  if (st == TP_OK) st = check_rounding("b_rounding", &p->b_rounding);
   return st;
 }
 

@@ -241,7 +241,8 @@ tests_test_gpu_blockwise_SOURCES = tests/test_gpu_blockwise.c $(TP_GPU_CASE_SOUR
 tests_test_gpu_blockwise_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
 tests_test_gpu_blockwise_LDADD = $(TP_PLUGIN_TEST_LIBS)
 EXTRA_tests_test_gpu_blockwise_DEPENDENCIES = tilepipe.ini
-tests_test_gpu_block_scaled_SOURCES = tests/test_gpu_block_scaled.c $(TP_GPU_CASE_SOURCES)
+tests_test_gpu_block_scaled_SOURCES = tests/test_gpu_block_scaled.c tests/mx_fold.c \
+	$(TP_GPU_CASE_SOURCES)
 tests_test_gpu_block_scaled_CPPFLAGS = $(TP_PLUGIN_TEST_CPP_FLAGS)
 tests_test_gpu_block_scaled_LDADD = $(TP_PLUGIN_TEST_LIBS)
 EXTRA_tests_test_gpu_block_scaled_DEPENDENCIES = tilepipe.ini
@@ -316,8 +317,9 @@ TP_PROBLEM_REGISTRY_CPP_FLAGS = $(TP_TEST_CPP_FLAGS) \
 # The f64 reference reading scales by their maps, against cases worked by
 # hand; the reference's problems (aligned rows against unaligned, the
 # per-row scales, refusals, a whole case run and checked on the CPU, the
-# device copy, a registry from INI text).
-check_PROGRAMS += tests/test_naive_gemm tests/test_ref_problem
+# device copy, a registry from INI text); the bound on the GPU's rounding
+# of the operands (by hand, and block_scaled's W8A8 fold).
+check_PROGRAMS += tests/test_naive_gemm tests/test_ref_problem tests/test_ref_rounding
 tests_test_naive_gemm_CPPFLAGS = $(TP_TEST_CPP_FLAGS)
 tests_test_naive_gemm_LDADD = tools/reference/libtilepipe_reference.la $(TP_TEST_LIBS)
 tests_test_ref_problem_SOURCES = tests/test_ref_problem.c tests/tmpdir.c \
@@ -325,6 +327,12 @@ tests_test_ref_problem_SOURCES = tests/test_ref_problem.c tests/tmpdir.c \
 tests_test_ref_problem_CPPFLAGS = $(TP_PROBLEM_REGISTRY_CPP_FLAGS)
 tests_test_ref_problem_LDADD = tools/reference/libtilepipe_reference.la $(TP_TEST_LIBS)
 EXTRA_tests_test_ref_problem_DEPENDENCIES = tilepipe.ini
+noinst_HEADERS += tests/mx_fold.h
+tests_test_ref_rounding_SOURCES = tests/test_ref_rounding.c tests/mx_fold.c \
+	$(TP_PROBLEM_REGISTRY_SOURCES)
+tests_test_ref_rounding_CPPFLAGS = $(TP_PROBLEM_REGISTRY_CPP_FLAGS)
+tests_test_ref_rounding_LDADD = tools/reference/libtilepipe_reference.la $(TP_TEST_LIBS)
+EXTRA_tests_test_ref_rounding_DEPENDENCIES = tilepipe.ini
 
 # The tilepipe tool (tools/): the public device API (skips, 77, without a
 # GPU after checking the no-GPU answers); and the command line end to end

@@ -7,7 +7,7 @@
  *   W8A8 (MXFP8 A and B, every fp8 pairing): a prologue folds each block
  *     of 128 of K's scales into its elements (device/fold.h,
  *     docs/payloads.md) for blockwise FP8's kernel. Its D is judged against the reference of the
- *     folded problem, folded here on the values, independently of the
+ *     folded problem, folded on the values (tests/mx_fold.c), independently of the
  *     kernel's bit arithmetic, under the usual bound; and, in the worst
  *     case (blocks mixing scales 2^40 apart), against the reference of the
  *     problem as drawn under the documented error bound of the fold.
@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "tests/gpu_case.h"
+#include "tests/mx_fold.h"
 #include "tilepipe/reference.h"
 
 #define BS "block_scaled"
@@ -46,42 +47,6 @@
 
 /* ------------------------------------------------- MXFP8 W8A8's fold */
 
-/* Code (r, g) of scale tensor t. */
-static uint8_t *code_at(const tp_tensor *t, int64_t r, int64_t g) {
-  return (uint8_t *)t->data + tp_ref_index(t, r, g);
-}
-
-/* The fold of one operand x (rows x K) with scales sc, as documented: in
- * each block of 128 of K, the rows in runs of `run` (1: A's rows alone;
- * 128: B's blocks of N) take the largest code among them as their
- * reference; an element of a group d codes below it becomes its value x
- * 2^-d rounded to its dtype (to nearest, ties to even: below the smallest
- * normal, to a subnormal or 0); each group's code becomes the reference. */
-static void fold_operand(const tp_tensor *x, const tp_tensor *sc, int64_t rows, int64_t k,
-                         int64_t run) {
-  const int64_t groups = k / 32;
-  for (int64_t g0 = 0; g0 < groups; g0 += 4) {
-    const int64_t g1 = g0 + 4 < groups ? g0 + 4 : groups;
-    for (int64_t r0 = 0; r0 < rows; r0 += run) {
-      const int64_t r1 = r0 + run < rows ? r0 + run : rows;
-      int ref = 0;
-      for (int64_t r = r0; r < r1; r++)
-        for (int64_t g = g0; g < g1; g++)
-          if (*code_at(sc, r, g) > ref) ref = *code_at(sc, r, g);
-      for (int64_t r = r0; r < r1; r++)
-        for (int64_t g = g0; g < g1; g++) {
-          const int d = ref - *code_at(sc, r, g);
-          for (int64_t c = 32 * g; d > 0 && c < 32 * g + 32; c++) {
-            const int64_t i = tp_ref_index(x, r, c);
-            const double v = ldexp((double)tp_dtype_load(x->dtype, x->data, i), -d);
-            tp_dtype_store(x->dtype, x->data, i, (float)v);
-          }
-          *code_at(sc, r, g) = (uint8_t)ref;
-        }
-    }
-  }
-}
-
 /* A copy of a host buffer, to restore it from. */
 static void *saved(tp_ref_problem *prob, tp_ref_tensor which, int64_t *bytes) {
   const void *data = tp_ref_problem_buffer(prob, which, bytes);
@@ -92,7 +57,9 @@ static void *saved(tp_ref_problem *prob, tp_ref_tensor which, int64_t *bytes) {
 }
 
 /* The expected D of a W8A8 problem: the reference of its folded
- * operands, the drawn ones then restored for the run; W8A16's as drawn. */
+ * operands, the drawn ones then restored for the run, with no rounding
+ * bound (the fold's rounding is in the expected values); W8A16's as
+ * drawn. */
 static tp_status fold_expect(tp_ref_problem *prob, tp_ref_epilogue epi, char *err,
                              size_t errlen) {
   tp_gemm_desc *desc = tp_ref_problem_desc(prob);
@@ -101,9 +68,14 @@ static tp_status fold_expect(tp_ref_problem *prob, tp_ref_epilogue epi, char *er
   void *copies[4];
   int64_t bytes[4];
   for (int i = 0; i < 4; i++) copies[i] = saved(prob, kept[i], &bytes[i]);
-  fold_operand(&desc->a, &desc->a_scale, desc->m, desc->k, 1);
-  fold_operand(&desc->b, &desc->b_scale, desc->n, desc->k, 128);
+  tp_test_mx_fold(&desc->a, &desc->a_scale, desc->m, desc->k, 1);
+  tp_test_mx_fold(&desc->b, &desc->b_scale, desc->n, desc->k, 128);
   const tp_status st = tp_ref_problem_expect(prob, epi, err, errlen);
+  double *spread, *rounding = tp_ref_problem_rounding(prob, &spread);
+  if (st == TP_OK && rounding != NULL) {
+    memset(rounding, 0, sizeof *rounding * (size_t)(desc->m * desc->n));
+    memset(spread, 0, sizeof *spread * (size_t)(desc->m * desc->n));
+  }
   for (int i = 0; i < 4; i++) {
     memcpy(tp_ref_problem_buffer(prob, kept[i], NULL), copies[i], (size_t)bytes[i]);
     free(copies[i]);
@@ -251,13 +223,16 @@ END_TEST
  * block of B differ, for each fp8 pairing and both layouts, a last block
  * of three groups. D (f32) against the reference of the problem as drawn,
  * each element's bound widened by the fold's documented one
- * (docs/payloads.md): alpha sum over blocks kb of
+ * (docs/payloads.md), which the problem's description carries and the
+ * reference applies on the GPU (tp_ref_rounding_at; tests/test_ref_rounding.c
+ * checks it against the fold's definition): |alpha| sum over k of
  *
- *   u_a Sa(m) sum_k |B(n, k)| + u_b Sb(n) sum_k |A(m, k)| + 128 u_a u_b Sa(m) Sb(n)
+ *   dA(m, k) |B(n, k)| + dB(n, k) |A(m, k)| + dA(m, k) dB(n, k)
  *
- * with A and B scaled, Sa(m) and Sb(n) the scales of A's row's and B's
- * block's references in kb, u half the dtype's smallest subnormal: 2^-10
- * for e4m3, 2^-17 for e5m2. */
+ * with A and B scaled and dA, dB how far the fold moves each element (to
+ * the nearest multiple of the dtype's smallest subnormal, 2^-9 for e4m3,
+ * 2^-16 for e5m2, times the scale of its fold block's reference; 0 for one
+ * that stays normal), within the documented u_a Sa, u_b Sb. */
 START_TEST(fold_worst_case) {
   for (int i = 0; i < 8; ++i) {
     char err[256] = "";
@@ -275,43 +250,16 @@ START_TEST(fold_worst_case) {
     /* Alternate groups 40 codes apart, rows a code or two apart. */
     for (int64_t r = 0; r < m; r++)
       for (int64_t g = 0; g < groups; g++)
-        *code_at(&desc->a_scale, r, g) = (uint8_t)(127 - (g % 2 ? 40 : 0) + (int)(r % 3) - 1);
+        *tp_test_code_at(&desc->a_scale, r, g) =
+            (uint8_t)(127 - (g % 2 ? 40 : 0) + (int)(r % 3) - 1);
     for (int64_t r = 0; r < n; r++)
       for (int64_t g = 0; g < groups; g++)
-        *code_at(&desc->b_scale, r, g) = (uint8_t)(127 - ((g + 1) % 2 ? 40 : 0) + (int)(r % 5) - 2);
+        *tp_test_code_at(&desc->b_scale, r, g) =
+            (uint8_t)(127 - ((g + 1) % 2 ? 40 : 0) + (int)(r % 5) - 2);
     ck_assert_msg(tp_ref_problem_expect(prob, TP_REF_STORE, err, sizeof err) == TP_OK, "%s", err);
+    ck_assert_ptr_nonnull(tp_ref_problem_rounding(prob, NULL)); /* the fold's bound applies */
     const tp_ref_tolerance tol = tp_ref_problem_tolerance(prob, TP_BACKEND_CUDA);
-    double *mag = NULL;
-    tp_ref_problem_expected(prob, &mag);
-    const double ua = a == E5M2 ? ldexp(1.0, -17) : ldexp(1.0, -10);
-    const double ub = b == E5M2 ? ldexp(1.0, -17) : ldexp(1.0, -10);
-    for (int64_t kb = 0; kb * 4 < groups; kb++) {
-      const int64_t g1 = kb * 4 + 4 < groups ? kb * 4 + 4 : groups;
-      double sb_block[3] = {0.0, 0.0, 0.0}; /* per block of 128 rows of B */
-      for (int64_t r = 0; r < n; r++)
-        for (int64_t g = kb * 4; g < g1; g++)
-          sb_block[r / 128] =
-              fmax(sb_block[r / 128], ldexp(1.0, *code_at(&desc->b_scale, r, g) - 127));
-      for (int64_t i_m = 0; i_m < m; i_m++) {
-        double sa = 0.0, asum = 0.0;
-        for (int64_t g = kb * 4; g < g1; g++) {
-          const double s_g = ldexp(1.0, *code_at(&desc->a_scale, i_m, g) - 127);
-          sa = fmax(sa, s_g);
-          for (int64_t c = 32 * g; c < 32 * g + 32; c++)
-            asum += fabs(tp_dtype_load(a, desc->a.data, tp_ref_index(&desc->a, i_m, c))) * s_g;
-        }
-        for (int64_t j = 0; j < n; j++) {
-          double bsum = 0.0;
-          for (int64_t g = kb * 4; g < g1; g++) {
-            const double s_g = ldexp(1.0, *code_at(&desc->b_scale, j, g) - 127);
-            for (int64_t c = 32 * g; c < 32 * g + 32; c++)
-              bsum += fabs(tp_dtype_load(b, desc->b.data, tp_ref_index(&desc->b, j, c))) * s_g;
-          }
-          const double sb = sb_block[j / 128];
-          mag[i_m * n + j] += (ua * sa * bsum + ub * sb * asum + 128.0 * ua * ub * sa * sb) / tol.g;
-        }
-      }
-    }
+    ck_assert(tol.rounding == 1.0);
     ck_assert_msg(tp_ref_problem_upload(prob, err, sizeof err) == TP_OK, "%s", err);
     tp_plan *plan = NULL;
     ck_assert_msg(tp_plan_create(&plan, gpu_case_registry, BS, "store",

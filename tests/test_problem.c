@@ -5,7 +5,9 @@
  * B following A; its scale tensors' dtype, layout, shape and strides (the
  * pad asked for) and data NULL; its maps and the values they draw
  * (blockwise_fp8's wide, narrow under an f16 D; block_scaled's by format,
- * in either layout); its acc bits; the dtypes it refuses, the message
+ * in either layout); its acc bits; the GPU's rounding of the operands
+ * (block_scaled's W8A8 fold, by fp8 dtype; none elsewhere); the dtypes it
+ * refuses, the message
  * naming the payload and the problem. A payload without the slot
  * (fixture_payload), and one built for ABI 2.0, before it
  * (fixture_abi_first_minor, with a poisoned slot past its struct_size), get
@@ -13,12 +15,14 @@
  * payload with the slot (fixture_problem) describes the
  * per-row scale vectors; each way its slot can go wrong is refused with
  * TP_ERR_PLUGIN naming the fault (a map without its tensor, a tensor its
- * map overruns, exponents out of range, a dtype changed or left NONE),
+ * map overruns, exponents out of range, a dtype changed or left NONE, a
+ * rounding without a block along K, an exact operand's rounding not zeroed),
  * and a refusing slot's own status and reason come through. Refused too:
  * an unknown payload, an epilogue named as one, bad arguments (NULL, sizes
  * of 0, a struct_size too small, an unknown layout, a negative pad). A
  * refusal leaves the descriptor and the problem as they were; a caller's
- * larger (newer) tp_problem gets its tail zeroed. */
+ * larger (newer) tp_problem gets its tail zeroed, an older one (before
+ * acc_k, before the roundings) nothing past its end. */
 #include <stddef.h>
 #include <string.h>
 
@@ -42,6 +46,8 @@ static const char fixtures_ini[] =
     "[wide]\nkind = payload\nlibrary = fixture_problem\ndescribe = wide\n"
     "[retype]\nkind = payload\nlibrary = fixture_problem\ndescribe = retype\n"
     "[none]\nkind = payload\nlibrary = fixture_problem\ndescribe = none\n"
+    "[unblocked]\nkind = payload\nlibrary = fixture_problem\ndescribe = unblocked\n"
+    "[stray]\nkind = payload\nlibrary = fixture_problem\ndescribe = stray\n"
     "[store]\nkind = epilogue\nlibrary = fixture_epilogue\n";
 
 static void setup(void) {
@@ -83,6 +89,12 @@ static void expect_map(const tp_scale_map *m, int32_t rows, int32_t k, int32_t k
   ck_assert_int_eq(m->k_first, k_first);
   ck_assert_int_eq(m->exp_min, exp_min);
   ck_assert_int_eq(m->exp_count, exp_count);
+}
+
+static void expect_rounding(const tp_operand_rounding *r, int32_t rows, int32_t k, int32_t exp) {
+  ck_assert_int_eq(r->rows, rows);
+  ck_assert_int_eq(r->k, k);
+  ck_assert_int_eq(r->exp, exp);
 }
 
 static void expect_tensor(const tp_tensor *t, tp_dtype dtype, tp_layout layout, int32_t rank,
@@ -209,6 +221,14 @@ START_TEST(test_block_scaled) {
   expect_map(&p.b_scale, 1, 32, 0, -2, 5);
   ck_assert_int_eq(p.acc_bits, 14);
   ck_assert_int_eq(p.acc_k, 128); /* folded into blockwise FP8's form */
+  /* The fold rounds to e5m2's smallest subnormal, 2^-16, per row of A
+   * and per 128 rows of B, each 128 of K; e4m3's is 2^-9. */
+  expect_rounding(&p.a_rounding, 1, 128, -16);
+  expect_rounding(&p.b_rounding, 128, 128, -16);
+  d = asked(130, 7, 100, TP_DTYPE_E4M3, TP_DTYPE_E5M2, TP_DTYPE_BF16);
+  p = describe_ok(shipped, "block_scaled", &strided, &d);
+  expect_rounding(&p.a_rounding, 1, 128, -9);
+  expect_rounding(&p.b_rounding, 128, 128, -16);
   /* NVFP4, strided with the pad. */
   d = asked(130, 7, 64, TP_DTYPE_E2M1, TP_DTYPE_NONE, TP_DTYPE_F16);
   p = describe_ok(shipped, "block_scaled", &strided, &d);
@@ -234,6 +254,8 @@ START_TEST(test_block_scaled) {
   expect_tensor(&d.b_scale, TP_DTYPE_UE4M3, TP_LAYOUT_STRIDED, 2, 7, 4, 6);
   expect_map(&p.b_scale, 1, 16, 0, -2, 4);
   ck_assert_int_eq(p.acc_bits, 22);
+  expect_rounding(&p.a_rounding, 0, 0, 0); /* no fold: each operand exact */
+  expect_rounding(&p.b_rounding, 0, 0, 0);
   /* W4A8 (MXFP8 A, MXFP4 B): each operand its own vector of 32. */
   d = asked(130, 7, 96, TP_DTYPE_E4M3, TP_DTYPE_E2M1, TP_DTYPE_BF16);
   p = describe_ok(shipped, "block_scaled", &mx, &d);
@@ -254,6 +276,8 @@ START_TEST(test_block_scaled) {
   ck_assert_int_eq(d.b.dtype, TP_DTYPE_E4M3);
   ck_assert_int_eq(p.acc_bits, 22);
   ck_assert_int_eq(p.acc_k, 0);
+  expect_rounding(&p.a_rounding, 0, 0, 0);
+  expect_rounding(&p.b_rounding, 0, 0, 0);
 }
 END_TEST
 
@@ -310,6 +334,12 @@ START_TEST(test_slot_faults) {
   expect_refused(fixtures, "retype", s8, TP_ERR_PLUGIN,
                  "A was asked as s8 but the slot made it bf16");
   expect_refused(fixtures, "none", d, TP_ERR_PLUGIN, "A's dtype is left none");
+  expect_refused(fixtures, "unblocked", d, TP_ERR_PLUGIN,
+                 "a_rounding has rows 1, k 0, exp -10: it needs rows >= 1, k >= 1 and exp "
+                 "within [-149, 0]");
+  expect_refused(fixtures, "stray", d, TP_ERR_PLUGIN,
+                 "b_rounding has rows 0 (exact) but k 0, exp -3: an exact operand's rounding is "
+                 "zeroed");
 }
 END_TEST
 
@@ -389,6 +419,26 @@ START_TEST(test_first_version_caller) {
 }
 END_TEST
 
+/* A caller built before the roundings (plugin ABI 2.3) is served acc_k
+ * and nothing past it, though block_scaled's W8A8 rounds both operands. */
+START_TEST(test_caller_before_roundings) {
+  struct {
+    tp_problem known;
+    int32_t canary;
+  } old;
+  memset(&old, 0xAB, sizeof old);
+  old.known.struct_size = offsetof(tp_problem, a_rounding);
+  tp_gemm_desc d = asked(3, 5, 64, TP_DTYPE_E4M3, TP_DTYPE_E4M3, TP_DTYPE_BF16);
+  ck_assert_int_eq(tp_problem_describe(shipped, "block_scaled", NULL, &d, &old.known), TP_OK);
+  ck_assert_int_eq(old.known.acc_k, 128);
+  unsigned char tail[2 * sizeof(tp_operand_rounding)], poison[sizeof tail];
+  memcpy(tail, &old.known.a_rounding, sizeof tail);
+  memset(poison, 0xAB, sizeof poison);
+  ck_assert_mem_eq(tail, poison, sizeof tail);
+  ck_assert_int_eq(old.canary, (int32_t)0xABABABAB);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("problem");
   TCase *tc = tcase_create("describe");
@@ -402,6 +452,7 @@ int main(void) {
   tcase_add_test(tc, test_refusals);
   tcase_add_test(tc, test_newer_caller);
   tcase_add_test(tc, test_first_version_caller);
+  tcase_add_test(tc, test_caller_before_roundings);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

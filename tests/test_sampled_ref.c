@@ -9,13 +9,16 @@
  * f32 C, blockwise_fp8 with padded scale rows, block_scaled in the tiled
  * layout, per-row vectors of s8 operands: tests/problem_registry.h), though
  * every row of A, B and C outside the sample holds
- * 0xFF bytes (NaN for float dtypes): it reads only the sampled rows. The
+ * 0xFF bytes (NaN for float dtypes): it reads only the sampled rows; so
+ * does the bound on the operands' rounding (tp_ref_rounding_at: nonzero
+ * somewhere for block_scaled's W8A8), equal on the grid to the full one. The
  * sampled error of D (the reference rounded to bf16) is rounding-sized
  * and estimates the full normwise error; a wrong element planted in the
  * sample (a sign flipped, a NaN) fails the judgement against an untouched
  * comparator, one planted outside it is not seen. The judgement itself:
  * the 1.25x ratio, the floor below which two sides are not told apart,
- * the bound, a missing comparator, NaN. */
+ * the bound, a missing comparator, NaN; the normwise size of a spread
+ * (tp_sample_norm_ratio). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +124,12 @@ START_TEST(test_grid_equals_full_reference) {
   double *mag = malloc(sizeof(double) * (size_t)(m * n));
   ck_assert(ref && mag);
   ck_assert_msg(tp_ref_gemm(d, described, epi, ref, mag, err, sizeof err) == TP_OK, "%s", err);
+  double *bnd = malloc(sizeof(double) * (size_t)(m * n));
+  double *spr = malloc(sizeof(double) * (size_t)(m * n));
+  ck_assert(bnd && spr);
+  ck_assert_msg(tp_ref_rounding_at(d, described, NULL, m, NULL, n, bnd, spr, err, sizeof err) ==
+                    TP_OK,
+                "%s", err);
 
   tp_sample s;
   ck_assert_int_eq(tp_sample_pick(&s, m, n, 9, 11, 3), TP_OK);
@@ -133,6 +142,13 @@ START_TEST(test_grid_equals_full_reference) {
   ck_assert_msg(tp_ref_gemm_at(d, described, epi, s.rows, s.nrows, s.cols, s.ncols, at, at_mag,
                                err, sizeof err) == TP_OK,
                 "%s", err);
+  double *at_bnd = malloc(sizeof(double) * (size_t)(s.nrows * s.ncols));
+  double *at_spr = malloc(sizeof(double) * (size_t)(s.nrows * s.ncols));
+  ck_assert(at_bnd && at_spr);
+  ck_assert_msg(tp_ref_rounding_at(d, described, s.rows, s.nrows, s.cols, s.ncols, at_bnd,
+                                   at_spr, err, sizeof err) == TP_OK,
+                "%s", err);
+  int64_t rounded = 0;
   for (int64_t i = 0; i < s.nrows; i++)
     for (int64_t j = 0; j < s.ncols; j++) {
       const int64_t full = s.rows[i] * n + s.cols[j], grid = i * s.ncols + j;
@@ -140,12 +156,23 @@ START_TEST(test_grid_equals_full_reference) {
                     "%s: D(%lld, %lld): grid %.17g (mag %.17g), full %.17g (mag %.17g)",
                     spec.payload, (long long)s.rows[i], (long long)s.cols[j], at[grid],
                     at_mag[grid], ref[full], mag[full]);
+      ck_assert_msg(at_bnd[grid] == bnd[full] && at_spr[grid] == spr[full],
+                    "%s: D(%lld, %lld): rounding on the grid %.17g (%.17g), full %.17g (%.17g)",
+                    spec.payload, (long long)s.rows[i], (long long)s.cols[j], at_bnd[grid],
+                    at_spr[grid], bnd[full], spr[full]);
+      rounded += bnd[full] > 0.0;
     }
+  /* block_scaled's W8A8 rounds both operands, some of whose elements move */
+  ck_assert(strcmp(spec.payload, "block_scaled") != 0 || rounded > 0);
   tp_sample_free(&s);
   free(at);
   free(at_mag);
+  free(at_bnd);
+  free(at_spr);
   free(ref);
   free(mag);
+  free(bnd);
+  free(spr);
   tp_ref_problem_destroy(p);
 }
 END_TEST
@@ -266,6 +293,13 @@ START_TEST(test_judgement) {
   /* A broken output never passes. */
   ck_assert(!tp_sample_error_within(NAN, 1.0e-3, &bf16));
   ck_assert(!tp_sample_error_within(INFINITY, INFINITY, &bf16));
+  /* The normwise size of a per-element spread: ||x|| / ||ref||, ||x|| where
+   * ref is 0. */
+  const int64_t rows[2] = {0, 1}, cols[2] = {0, 1};
+  const tp_sample s = {(int64_t *)rows, (int64_t *)cols, 2, 2};
+  const double ref[4] = {3, 0, 0, 4}, x[4] = {0.3, 0, 0.4, 0}, zero[4] = {0, 0, 0, 0};
+  ck_assert_double_eq_tol(tp_sample_norm_ratio(&s, x, ref), 0.1, 1e-15);
+  ck_assert_double_eq_tol(tp_sample_norm_ratio(&s, x, zero), 0.5, 1e-15);
 }
 END_TEST
 

@@ -16,7 +16,11 @@
  * (tp_ref_tolerance, tilepipe/reference.h, with the problem's acc_bits:
  * 14 for the fp8 accumulator of Hopper's wgmma) and no larger than 1.25
  * times cuBLASLt's on the same sample, or below the floor where both are
- * rounding noise (tp_sample_error_within). */
+ * rounding noise (tp_sample_error_within), each test allowing on top the
+ * normwise share of the operands' rounding that the payload describes for
+ * its GPU route (the GPU model's r_rel times tp_ref_rounding_at's spread
+ * over the sample, ||spread|| / ||ref||; 0 for a route that takes them
+ * exactly). */
 #ifndef TP_TOOLS_BENCH_ACCURACY_H
 #define TP_TOOLS_BENCH_ACCURACY_H
 

@@ -58,6 +58,15 @@ double tp_sample_error(const tp_tensor *d, const tp_sample *s, const double *ref
   return ref2 > 0.0 ? sqrt(err2 / ref2) : sqrt(err2);
 }
 
+double tp_sample_norm_ratio(const tp_sample *s, const double *x, const double *ref) {
+  double x2 = 0.0, ref2 = 0.0;
+  for (int64_t i = 0; i < s->nrows * s->ncols; i++) {
+    x2 += x[i] * x[i];
+    ref2 += ref[i] * ref[i];
+  }
+  return ref2 > 0.0 ? sqrt(x2 / ref2) : sqrt(x2);
+}
+
 double tp_sample_error_floor(const tp_ref_tolerance *tol) {
   return fmax(tol->u_out / 4.0, 0x1p-20);
 }

@@ -53,6 +53,11 @@ void tp_sample_free(tp_sample *s);
  * element of D is not finite (a poisoned, unwritten one is NaN). */
 double tp_sample_error(const tp_tensor *d, const tp_sample *s, const double *ref);
 
+/* ||x|| / ||ref|| over the sample (||x|| when ref is all 0), both as
+ * tp_ref_gemm_at writes them for it: the normwise size of an error of
+ * typical size x at each element. */
+double tp_sample_norm_ratio(const tp_sample *s, const double *x, const double *ref);
+
 /* Below this error two sides are not told apart. */
 double tp_sample_error_floor(const tp_ref_tolerance *tol);
 

@@ -196,7 +196,7 @@ static void run_case(tp_backend backend, const spec *s, int self_check) {
   CHECK(st == TP_OK && rep.pass, "%s: %s", what, err);
   if (st == TP_OK && wrong != NULL) {
     tp_ref_report off = {.struct_size = sizeof off};
-    CHECK(tp_ref_compare(&d->d, d->m, d->n, wrong, mag, &tol, &off) == TP_OK && off.bad > 0,
+    CHECK(tp_ref_compare(&d->d, d->m, d->n, wrong, mag, NULL, &tol, &off) == TP_OK && off.bad > 0,
           "%s: self-check: a D without b_scale would have passed", what);
   }
   free(wrong);

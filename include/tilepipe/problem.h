@@ -61,6 +61,28 @@ typedef struct tp_scale_map {
   int32_t exp_min, exp_count;
 } tp_scale_map;
 
+/* How a GPU route rounds an operand's elements before it multiplies them
+ * (a fold of the scales into the elements, say): element (r, k), its
+ * scale applied, is rounded to the nearest multiple of 2^exp times the
+ * largest |scale| of its block (so it moves by at most half of that, and
+ * not at all where it lies on that grid already). The blocks tile the
+ * operand from (0, 0): rows [r - r % rows, + rows) by K [k - k % k, + k),
+ * cut at M or N and at K; an operand without a scale tensor has scale 1.
+ * rows == 0: the elements are taken exactly (every field 0). The CPU
+ * backend takes them exactly whatever this says; the reference widens the
+ * GPU's bound by it (tp_ref_rounding_at, tilepipe/reference.h).
+ *
+ *   MXFP8 W8A8's fold, A  {rows 1,   k 128, exp -9 (e4m3) or -16 (e5m2)}
+ *                      B  {rows 128, k 128, the same by B's dtype}
+ *
+ * (the dtype's smallest subnormal in units of the block's reference scale:
+ * an element shifted below the smallest normal is rounded to a subnormal,
+ * one that stays normal is a multiple of it already; docs/payloads.md). */
+typedef struct tp_operand_rounding {
+  int32_t rows, k; /* the block: >= 1 each where rows != 0 */
+  int32_t exp;     /* log2 of the grid's step in units of the block's largest scale */
+} tp_operand_rounding;
+
 /* What the caller would like of the description. */
 typedef struct tp_problem_options {
   uint32_t struct_size; /* sizeof(tp_problem_options), set by the caller */
@@ -101,6 +123,9 @@ typedef struct tp_problem {
    * Appended in plugin ABI 2.3: a caller whose struct ends before it is
    * served without it. */
   int32_t acc_k;
+  /* How the GPU rounds A's and B's elements (tp_operand_rounding; zeroed:
+   * exactly). Appended in plugin ABI 2.4, as acc_k was. */
+  tp_operand_rounding a_rounding, b_rounding;
 } tp_problem;
 
 /* Asks payload section `payload` of reg to describe a problem. desc holds
@@ -111,13 +136,14 @@ typedef struct tp_problem {
  * and desc->a_scale, desc->b_scale are the scale tensors (dtype, layout,
  * shape, strides; data NULL) or absent (zeroed); nothing else of desc
  * changes. *problem says what the scales mean (tp_scale_map) and holds
- * acc_bits. opt may be NULL: strided scales, no padding.
+ * acc_bits, acc_k and the operands' rounding. opt may be NULL: strided
+ * scales, no padding.
  *
  * A payload without the problem slot (plugin ABI 2.0, or the slot
  * NULL) gets the plain problem: A defaults to bf16, B to A, no scale
  * tensors, acc_bits TP_PROBLEM_ACC_BITS_WGMMA_FP8 when A or B is an 8- or
  * 4-bit float, TP_PROBLEM_ACC_BITS_F32 when one is s8, else
- * TP_PROBLEM_ACC_BITS_WGMMA_16; acc_k 0.
+ * TP_PROBLEM_ACC_BITS_WGMMA_16; acc_k 0; no rounding.
  *
  * Fails, the message naming the payload and the problem: TP_ERR_NOT_FOUND
  * or TP_ERR_INVALID_ARGUMENT as a plan does for a payload that is unknown,
@@ -127,7 +153,8 @@ typedef struct tp_problem {
  * (a dtype the payload does not take: TP_ERR_UNSUPPORTED); TP_ERR_PLUGIN
  * when what the slot wrote does not hold together (a dtype left NONE or
  * changed, a scale tensor without a map or a map without one, a map whose
- * indices fall outside its tensor, an exponent range out of bounds). On
+ * indices fall outside its tensor, an exponent range out of bounds, a
+ * rounding with a block below 1 or an exp outside -149..0). On
  * failure desc and *problem (but for struct_size) are left as they were. */
 tp_status tp_problem_describe(const tp_registry *reg, const char *payload,
                               const tp_problem_options *opt, tp_gemm_desc *desc,

@@ -221,6 +221,27 @@ tp_status tp_ref_gemm_at(const tp_gemm_desc *desc, const tp_problem *problem,
                          const int64_t *cols, int64_t ncols, double *ref, double *mag, char *err,
                          size_t errlen);
 
+/* What the GPU's rounding of the operands (tp_problem's a_rounding and
+ * b_rounding, tilepipe/problem.h) can add to D, at the elements of a grid
+ * as tp_ref_gemm_at's. With A', B' as tp_ref_gemm reads them (decoded,
+ * scaled), da(r, k) the distance from A'(r, k) to the nearest multiple of
+ * 2^exp times the largest scale of A's rounding block holding (r, k) (the
+ * scale tensor read in its layout, strided or 128x4 tiled: how far the GPU
+ * moves the element), db B's likewise (0 for an operand taken exactly) and
+ * t(k) = da(r, k) |B'(c, k)| + db(c, k) |A'(r, k)| + da(r, k) db(c, k), for
+ * D(rows[i], cols[j]):
+ *
+ *   bound[i * ncols + j]  = |alpha| sum_k t(k)         (every sign aligned: a bound)
+ *   spread[i * ncols + j] = |alpha| sqrt(sum_k t(k)^2)  (random signs: its typical size)
+ *
+ * spread may be NULL. All 0 when the problem rounds neither operand, or
+ * its struct_size ends before the fields. It reads the rows `rows` of A,
+ * `cols` of B and the scales whole. Fails as tp_ref_gemm does. */
+tp_status tp_ref_rounding_at(const tp_gemm_desc *desc, const tp_problem *problem,
+                             const int64_t *rows, int64_t nrows, const int64_t *cols,
+                             int64_t ncols, double *bound, double *spread, char *err,
+                             size_t errlen);
+
 /* Operand `which` (TP_REF_A: m x k; TP_REF_B: n x k) of desc (host
  * pointers) dequantized into out, dense row-major f32: every element as
  * tp_ref_gemm reads it (decoded by the reference's tables, times its scale
@@ -232,8 +253,9 @@ tp_status tp_ref_operand_f32(const tp_gemm_desc *desc, const tp_problem *problem
                              tp_ref_tensor which, float *out, char *err, size_t errlen);
 
 /* tp_ref_gemm of the problem as it is now, kept in the problem as its
- * expected values (replacing any earlier ones): call it after the inputs
- * are final and before a run. */
+ * expected values (replacing any earlier ones), with tp_ref_rounding_at's
+ * bound and spread at every element where the payload says the GPU rounds
+ * an operand: call it after the inputs are final and before a run. */
 tp_status tp_ref_problem_expect(tp_ref_problem *p, tp_ref_epilogue epilogue, char *err,
                                 size_t errlen);
 
@@ -243,16 +265,26 @@ tp_status tp_ref_problem_expect(tp_ref_problem *p, tp_ref_epilogue epilogue, cha
  * what bounds its error (tp_ref_compare's bound). */
 double *tp_ref_problem_expected(tp_ref_problem *p, double **mag);
 
+/* The rounding bound of each element (m x n, row-major) that
+ * tp_ref_problem_expect computed and, when spread is not NULL, its spread:
+ * NULL before it and where the problem rounds neither operand. The
+ * caller's to change as the expected values are: a test whose expected
+ * values already hold the GPU's rounding (the route's transform applied to
+ * the inputs on the host) zeroes both. */
+double *tp_ref_problem_rounding(tp_ref_problem *p, double **spread);
+
 /* ------------------------------------------------------------ judging */
 
 /* The terms of the per-element bound (tp_ref_compare):
- *   |D - ref| <= u_out |ref| + (1 + u_out) (g mag + h rho^2 |ref|) + eta_out
+ *   |D - ref| <= u_out |ref| + (1 + u_out) (g mag + h rho^2 |ref| + r bnd) + eta_out
  * with mag tp_ref_gemm's magnitude, rho = |ref| / mag (1 where every
  * product has the sign of the sum, about 1 / sqrt(K) for random signs), u_out
  * the unit roundoff of D's dtype (output rounding dominates for bf16 and
- * f16) and eta_out half D's smallest subnormal (the absolute floor of
- * rounding near 0); and of the normwise bound
- *   ||D - ref||_2 / ||ref||_2 <= rel + ||h rho^2 ref||_2 / ||ref||_2,
+ * f16), eta_out half D's smallest subnormal (the absolute floor of
+ * rounding near 0), bnd and spr tp_ref_rounding_at's bound and spread for
+ * the element (the operands' rounding on the GPU); and of the normwise
+ * bound
+ *   ||D - ref||_2 / ||ref||_2 <= rel + (||h rho^2 ref||_2 + ||r_rel spr||_2) / ||ref||_2,
  * judged only over 64 elements or more (it is statistical; with fewer,
  * every element is judged alone). Two models fill them in:
  *
@@ -260,7 +292,8 @@ double *tp_ref_problem_expected(tp_ref_problem *p, double **mag);
  *   CPU backend, f32): g = (K + 16) u_acc, the classic gamma_n bound plus
  *   the few roundings of scales, alpha and beta * C; h = 0; rel = u_out +
  *   (4 sqrt(K) + 16) u_acc, about ten times the 0.4 sqrt(K) u_acc a sum of
- *   K random-sign terms accumulates.
+ *   K random-sign terms accumulates; r = r_rel = 0 (the CPU takes the
+ *   operands exactly).
  * - tp_ref_tolerance_for_gpu, for Hopper's wgmma, whose running sum
  *   truncates: fitted to errors measured on the H100 (docs/testing.md, "The
  *   error model"), with L the K the running sum takes before a promotion
@@ -274,6 +307,12 @@ double *tp_ref_problem_expected(tp_ref_problem *p, double **mag);
  *           + (sqrt(K / 64) + 16) 2^-24            (the output's rounding,
  *           statistically, and the running sum's, measured at most 1.7
  *           u_acc sqrt(L / 32))
+ *     r   = 1                                      (the operands' rounding
+ *           the payload describes, whole: a worst case, not a fit)
+ *     r_rel = 4                                    (its random-sign sums:
+ *           where an element falls between grid points sets the sign, so
+ *           the error is a random walk of spr's size; 4 of it normwise,
+ *           as rel's 4 u_acc)
  *   The margins over the worst measured case are 2-4x; a 1% scale
  *   error, a wrong column or a sign flip at the GPU tests' shapes fails it
  *   (tests/test_ref_faults.c).
@@ -292,6 +331,8 @@ typedef struct tp_ref_tolerance {
   double g;              /* the per-element bound's share of mag */
   double rel;            /* the normwise bound's fixed part (INFINITY: none) */
   double h;              /* the share of rho^2 |ref| (0: none) */
+  double rounding;       /* r: the share of the operands' rounding bound (0: none) */
+  double rounding_rel;   /* r_rel: the share of its spread in the normwise bound */
 } tp_ref_tolerance;
 
 /* Significand bits of the running sum on backend: the payload's acc_bits
@@ -324,11 +365,19 @@ typedef struct tp_ref_report {
                                 that a run wrote; -1 when none (or not checked) */
 } tp_ref_report;
 
+/* The operands' rounding at each element of D (tp_ref_rounding_at's two
+ * outputs, row-major m x n). */
+typedef struct tp_ref_rounding {
+  const double *bound, *spread;
+} tp_ref_rounding;
+
 /* Judges D (m x n, host memory, bf16, f16 or f32) against ref and mag
- * (row-major m x n). TP_ERR_INVALID_ARGUMENT, nothing written, for a
- * report whose struct_size is below this version's. */
+ * (row-major m x n) and the operands' rounding (NULL: none is rounded).
+ * TP_ERR_INVALID_ARGUMENT, nothing written, for a report whose struct_size
+ * is below this version's. */
 tp_status tp_ref_compare(const tp_tensor *d, int64_t m, int64_t n, const double *ref,
-                         const double *mag, const tp_ref_tolerance *tol, tp_ref_report *report);
+                         const double *mag, const tp_ref_rounding *rounding,
+                         const tp_ref_tolerance *tol, tp_ref_report *report);
 
 /* The tolerance for the problem's D after a run on backend: D's dtype, K
  * and its description's acc_bits and acc_k: tp_ref_tolerance_for_gpu on
@@ -336,7 +385,8 @@ tp_status tp_ref_compare(const tp_tensor *d, int64_t m, int64_t n, const double 
 tp_ref_tolerance tp_ref_problem_tolerance(const tp_ref_problem *p, tp_backend backend);
 
 /* Judges the problem's D (its host buffer, after a run) against its
- * expected values (tp_ref_problem_expect) under tol, and its row padding:
+ * expected values and operand rounding (tp_ref_problem_expect) under tol,
+ * and its row padding:
  * every byte of D's buffer outside its elements still 0xFF.
  * TP_ERR_INVALID_ARGUMENT, nothing written, before tp_ref_problem_expect or
  * for a report whose struct_size is below this version's. */
@@ -364,7 +414,7 @@ void tp_ref_report_format(const tp_ref_report *report, char *buf, size_t size);
 /* When C is D: how many elements of D (its host buffer, after a run) still
  * hold, bit for bit, C's value from when tp_ref_problem_expect ran,
  * although the run must have changed them: |ref - C| exceeds u_out (|ref| +
- * |C|) + eta_out + 16 u_acc mag under tol, so that rounding D cannot give
+ * |C|) + eta_out + 16 u_acc mag + r bnd under tol, so that rounding D cannot give
  * back C's bits. The margin of 16 roundings of the accumulator at the
  * products' magnitude is many times the error of a real summation at an
  * element (whose worst case, tp_ref_compare's g mag, grows with K), and a

@@ -12,8 +12,14 @@
  * Scale values 2^e (1 + m) with e over -2..2 for ue8m0 (whose codes are
  * powers of two) and -2..1 for ue4m3, so in [1/4, 4]: their products keep
  * an f16 D far from overflow. The GPU sums fp8 products with wgmma's
- * 14-bit running sum, bf16 ones (W8A16, W4A16) in f32. */
+ * 14-bit running sum, bf16 ones (W8A16, W4A16) in f32. MXFP8 W8A8's fold
+ * (device/fold.h) rounds an element that falls below its dtype's smallest
+ * normal to a subnormal: the problem says so (tp_operand_rounding), per
+ * fold block (A's rows alone, B's 128 rows, each 128 of K). */
+#include <string.h>
+
 #include "plugins/block_scaled/block_scaled.h"
+#include "plugins/block_scaled/device/block_scaled_params.h"
 #include "tilepipe/plugin/kernel/params.h"
 
 /* The scale values' exponents: from 2^-2, five octaves of ue8m0 (2^-2 ..
@@ -41,6 +47,13 @@ static void describe_scales(const bs_format *fmt, int64_t rows, int64_t k,
   *map = (tp_scale_map){1, fmt->vec, 0, SCALE_EXP_MIN, count};
 }
 
+/* The fold's rounding of an fp8 operand whose fold blocks span `rows`
+ * rows: to the dtype's smallest subnormal (e4m3 2^-9, e5m2 2^-16) in
+ * units of the block's largest scale, the reference's. */
+static tp_operand_rounding fold_rounding(tp_dtype dtype, int32_t rows) {
+  return (tp_operand_rounding){rows, BLOCK_SCALED_FOLD_BLOCK, dtype == TP_DTYPE_E5M2 ? -16 : -9};
+}
+
 tp_status block_scaled_problem(void *state, tp_gemm_desc *desc, const tp_problem_options *opt,
                                tp_problem *out, char *err, size_t errlen) {
   (void)state;
@@ -61,6 +74,10 @@ tp_status block_scaled_problem(void *state, tp_gemm_desc *desc, const tp_problem
     describe_scales(f.a, desc->m, desc->k, opt, &desc->a_scale, &out->a_scale);
     out->acc_bits = TP_PROBLEM_ACC_BITS_WGMMA_FP8;
     out->acc_k = TP_BLOCKWISE_K; /* folded into blockwise FP8's form: a promotion per block */
+    if (strcmp(f.mode, "W8A8") == 0) {
+      out->a_rounding = fold_rounding(desc->a.dtype, 1);
+      out->b_rounding = fold_rounding(desc->b.dtype, BLOCK_SCALED_FOLD_ROWS);
+    }
   } else { /* W8A16, W4A16: B converted to bf16 exactly, bf16 products summed by wgmma */
     out->acc_bits = TP_PROBLEM_ACC_BITS_WGMMA_16;
   }

@@ -15,11 +15,18 @@ written) fails it. check_gpu() holds a D of the CUDA backend to the GPU's
 model (tp_ref_tolerance_for_gpu and tp_ref_compare, tools/reference/
 compare.c, with the same constants): the payload's acc_bits and acc_k
 (tp_problem_describe) in place of f32's 24 bits, per element and
-normwise."""
+normwise, and, where the payload's GPU route rounds the operands
+(tp_problem's a_rounding, b_rounding: MXFP8 W8A8's fold), rounding()'s
+bound per element and 4 times its spread normwise (tp_ref_rounding_at,
+tools/reference/rounding.c). describe() asks the library for a payload's
+description (tp_problem_describe: scale shapes, acc_bits, the roundings)."""
+import ctypes
 import math
 
 import ml_dtypes
 import numpy as np
+
+from tilepipe import abi, library
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 F16 = np.dtype(np.float16)
@@ -75,9 +82,54 @@ def check(d, ref, mag, k):
     _judge(f64(d), ref, u * np.abs(ref) + (1 + u) * g * mag + eta)
 
 
-def check_gpu(got, out_dtype, ref, mag, k, acc_bits, acc_k):
+def describe(registry, payload, m, n, k, a, b, d):
+    """(desc, problem) as tp_problem_describe fills them for the payload;
+    a, b, d: dtype codes (tilepipe.dtypes)."""
+    desc = abi.new_desc(m, n, k)
+    desc.a.dtype, desc.b.dtype, desc.d.dtype = a, b, d
+    problem = abi.Problem()
+    problem.struct_size = ctypes.sizeof(abi.Problem)
+    library.call("tp_problem_describe", registry.handle, payload.encode(), None,
+                 ctypes.byref(desc), ctypes.byref(problem))
+    return desc, problem
+
+
+def _grid_distance(x, scale, rounding):
+    """How far the GPU moves each element of x (float64, its scale applied)
+    rounding it to the nearest multiple of 2^exp times the largest |scale|
+    of its rows x k block (scale: each element's, float64 like x; rounding
+    a tilepipe.abi.OperandRounding, rows 0: exact)."""
+    if rounding.rows == 0:
+        return np.zeros_like(x)
+    rows, cols = x.shape
+    br, bk = rounding.rows, rounding.k
+    padded = np.zeros((-(-rows // br) * br, -(-cols // bk) * bk))
+    padded[:rows, :cols] = np.abs(scale)
+    top = padded.reshape(padded.shape[0] // br, br, padded.shape[1] // bk, bk).max(axis=(1, 3))
+    step = np.repeat(np.repeat(top, br, axis=0), bk, axis=1)[:rows, :cols] * 2.0**rounding.exp
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(step > 0, np.abs(x - np.round(x / np.where(step > 0, step, 1)) * step), 0)
+
+
+def rounding(a, a_scale, a_rounding, b, b_scale, b_rounding, alpha=1.0):
+    """(bound, spread) of the GPU's rounding of the operands at each
+    element of D, as tp_ref_rounding_at: with da, db how far each element
+    of a and b (float64, scales applied; a_scale, b_scale each element's
+    scale) moves and t = da |b| + db |a| + da db over k, bound = |alpha|
+    sum t, spread = |alpha| sqrt(sum t^2)."""
+    da, db = _grid_distance(a, a_scale, a_rounding), _grid_distance(b, b_scale, b_rounding)
+    aa, bb = np.abs(a), np.abs(b)
+    al = abs(float(np.float32(alpha)))
+    bound = al * (da @ bb.T + aa @ db.T + da @ db.T)
+    t2 = (da**2) @ (bb**2).T + (aa**2) @ (db**2).T + (da**2) @ (db**2).T + \
+        2 * ((da * aa) @ (bb * db).T + (da**2) @ (bb * db).T + (aa * da) @ (db**2).T)
+    return bound, al * np.sqrt(np.maximum(t2, 0))
+
+
+def check_gpu(got, out_dtype, ref, mag, k, acc_bits, acc_k, rounded=None):
     """got (the GPU's D as float64, D's dtype out_dtype: BF16, F16 or F32)
-    against ref and mag by the GPU's error model."""
+    against ref and mag by the GPU's error model; rounded: rounding()'s
+    (bound, spread) where the route rounds the operands."""
     u, eta = _OUTPUT[np.dtype(out_dtype)]
     run = acc_k if 0 < acc_k < k else k
     u_acc, f32 = 2.0**-acc_bits, 2.0**-24
@@ -87,11 +139,13 @@ def check_gpu(got, out_dtype, ref, mag, k, acc_bits, acc_k):
         (math.sqrt(k / 64) + 16) * f32
     rho = np.where(mag > 0, np.minimum(np.abs(ref) / np.where(mag > 0, mag, 1), 1), 0)
     coh = h * rho * rho * np.abs(ref)
-    _judge(got, ref, u * np.abs(ref) + (1 + u) * (g * mag + coh) + eta)
+    bnd, spr = rounded if rounded is not None else (np.zeros_like(ref), np.zeros_like(ref))
+    _judge(got, ref, u * np.abs(ref) + (1 + u) * (g * mag + coh + bnd) + eta)
     if got.size >= 64:
         err2, ref2 = float(np.sum((got - ref) ** 2)), float(np.sum(ref**2))
         measured = math.sqrt(err2 / ref2) if ref2 > 0 else math.sqrt(err2)
-        bound = rel + (math.sqrt(float(np.sum(coh**2)) / ref2) if ref2 > 0 else 0)
+        bound = rel + (math.sqrt(float(np.sum(coh**2)) / ref2) +
+                       4 * math.sqrt(float(np.sum(spr**2)) / ref2) if ref2 > 0 else 0)
         assert measured <= bound, f"relative error {measured:.3g} above its bound {bound:.3g}"
 
 

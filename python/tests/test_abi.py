@@ -14,6 +14,7 @@ from tilepipe import abi
 
 STRUCTS = {"tp_tensor": abi.Tensor, "tp_gemm_desc": abi.GemmDesc,
            "tp_plugin_info": abi.PluginInfo, "tp_scale_map": abi.ScaleMap,
+           "tp_operand_rounding": abi.OperandRounding,
            "tp_problem_options": abi.ProblemOptions, "tp_problem": abi.Problem,
            "tp_link_target": abi.LinkTarget, "tp_warm_options": abi.WarmOptions,
            "tp_warm_result": abi.WarmResult}

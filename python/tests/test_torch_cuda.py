@@ -6,8 +6,9 @@ Every payload with a GPU kernel (standard over bf16, f16 and fp8;
 blockwise_fp8; block_scaled's MXFP8 W8A8 and W8A16, strided and 128x4
 tiled scales) on ragged M, D poisoned with NaN, against torch's float64
 GEMM of the same dequantized inputs on the device, judged by the GPU's
-error model with the payload's acc_bits and acc_k (reference.check_gpu;
-the scale tensors' shapes and the model's figures come from
+error model with the payload's acc_bits and acc_k and, for W8A8, the
+fold's rounding of the operands (reference.check_gpu and rounding; the
+scale tensors' shapes and the model's figures come from
 tp_problem_describe). Then what torch users lean on: residual with C
 aliasing D, strided views (a transposed weight's view, sliced rows), a
 side stream whose order the run keeps, every GPU of the host, CUDA-graph
@@ -15,7 +16,6 @@ capture and replay (a plan made by a warm-up, a miss during capture
 refused), torch.ops.tilepipe.matmul under torch.compile(fullgraph=True)
 and mode="reduce-overhead", and the refusals (wrong device, dtype mismatch,
 a misaligned pointer), each leaving out as it was."""
-import ctypes
 import math
 
 import numpy as np
@@ -26,8 +26,9 @@ if not torch.cuda.is_available():
     pytest.skip("no CUDA device for torch", allow_module_level=True)
 
 import tilepipe  # noqa: E402
-from reference import BF16, F16, F32, check_gpu, sf_128x4  # noqa: E402
-from tilepipe import abi, dtypes, library  # noqa: E402
+import reference  # noqa: E402
+from reference import BF16, F16, F32, check_gpu, rounding, sf_128x4  # noqa: E402
+from tilepipe import dtypes  # noqa: E402
 
 
 def _cuda_backend_or_skip():
@@ -71,29 +72,31 @@ def poisoned(shape, dtype, device="cuda"):
 
 def describe(registry, payload, m, n, k, a_dt, b_dt, d_dt):
     """(desc, problem) as tp_problem_describe fills them for the payload."""
-    desc = abi.new_desc(m, n, k)
-    desc.a.dtype, desc.b.dtype, desc.d.dtype = CODE_OF[a_dt], CODE_OF[b_dt], CODE_OF[d_dt]
-    problem = abi.Problem()
-    problem.struct_size = ctypes.sizeof(abi.Problem)
-    library.call("tp_problem_describe", registry.handle, payload.encode(), None,
-                 ctypes.byref(desc), ctypes.byref(problem))
-    return desc, problem
+    return reference.describe(registry, payload, m, n, k, CODE_OF[a_dt], CODE_OF[b_dt],
+                              CODE_OF[d_dt])
 
 
 def shape_of(t):
     return tuple(t.shape[:t.rank])
 
 
-def judge(out, a_deq, b_deq, problem, k, alpha=1.0, beta=0.0, c=None):
-    """out against alpha * a_deq @ b_deq.T + beta * c in float64 on the device."""
+def judge(out, a_deq, b_deq, problem, k, alpha=1.0, beta=0.0, c=None, scales=None):
+    """out against alpha * a_deq @ b_deq.T + beta * c in float64 on the device;
+    where the problem says the GPU rounds the operands, scales (each element's
+    of A and of B) give rounding()'s bound."""
     al = float(np.float32(alpha))
     ref = al * (a_deq @ b_deq.T)
     mag = abs(al) * (a_deq.abs() @ b_deq.abs().T)
     if c is not None and beta != 0.0:
         be = float(np.float32(beta))
         ref, mag = ref + be * c.double(), mag + abs(be) * c.double().abs()
+    rounded = None
+    if problem.a_rounding.rows or problem.b_rounding.rows:
+        host = [x.double().cpu().numpy() for x in (a_deq, scales[0], b_deq, scales[1])]
+        rounded = rounding(host[0], host[1], problem.a_rounding, host[2], host[3],
+                           problem.b_rounding, alpha)
     check_gpu(out.double().cpu().numpy(), NUMPY_OF[out.dtype], ref.cpu().numpy(),
-              mag.cpu().numpy(), k, problem.acc_bits, problem.acc_k)
+              mag.cpu().numpy(), k, problem.acc_bits, problem.acc_k, rounded)
 
 
 SHAPES = [(1, 64, 128), (7, 136, 192), (65, 264, 320), (129, 512, 1024), (300, 72, 512)]
@@ -157,17 +160,18 @@ def test_block_scaled_mxfp8(registry, gen, m, n, k, a_dt, b_dt, tiled):
     a, b = values(gen, (m, k), a_dt), values(gen, (n, k), b_dt)
     g = torch.arange(k, device="cuda") // 32
     b_scale, b_sv = _mx_scales(gen, n, k, tiled)
-    a_scale, a_deq = None, a.double()
+    a_scale, a_deq, a_el = None, a.double(), None
     if a_dt != torch.bfloat16:
         assert shape_of(desc.a_scale) == (m, k // 32)
         a_scale, a_sv = _mx_scales(gen, m, k, tiled)
-        a_deq = a_deq * a_sv[:, g]
+        a_el = a_sv[:, g]
+        a_deq = a_deq * a_el
     else:
         assert desc.a_scale.dtype == dtypes.NONE
     out = poisoned((m, n), torch.bfloat16)
     tilepipe.matmul(a, b, payload="block_scaled", a_scale=a_scale, b_scale=b_scale, out=out,
                     registry=registry)
-    judge(out, a_deq, b.double() * b_sv[:, g], problem, k)
+    judge(out, a_deq, b.double() * b_sv[:, g], problem, k, scales=(a_el, b_sv[:, g]))
 
 
 def test_residual_c_aliasing_out(registry, gen):

@@ -4,7 +4,7 @@ Each Structure repeats its header's fields in order and with the same
 types, so that ctypes lays it out as the C compiler does (natural
 alignment, the same padding): tp_tensor (tilepipe/tensor.h), tp_gemm_desc
 (tilepipe/gemm.h), tp_plugin_info (tilepipe/registry.h), tp_scale_map,
-tp_problem_options, tp_problem (tilepipe/problem.h), tp_link_target
+tp_operand_rounding, tp_problem_options, tp_problem (tilepipe/problem.h), tp_link_target
 (tilepipe/link.h), tp_warm_options and tp_warm_result (tilepipe/warm.h).
 The versioned ones carry struct_size first and are sent with
 sizeof(the mirror), so the library reads exactly the fields mirrored here
@@ -71,6 +71,10 @@ class ScaleMap(ctypes.Structure):
     _fields_ = [(name, ctypes.c_int32) for name in ("rows", "k", "k_first", "exp_min", "exp_count")]
 
 
+class OperandRounding(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_int32) for name in ("rows", "k", "exp")]
+
+
 class ProblemOptions(ctypes.Structure):
     _fields_ = [
         ("struct_size", ctypes.c_uint32),
@@ -87,6 +91,8 @@ class Problem(ctypes.Structure):
         ("b_scale", ScaleMap),
         ("acc_bits", ctypes.c_int32),
         ("acc_k", ctypes.c_int32),
+        ("a_rounding", OperandRounding),
+        ("b_rounding", OperandRounding),
     ]
 
 

@@ -350,7 +350,7 @@ static void check_result(const fuzz_case *fc, const tp_gemm_desc *d, const tp_pr
       tp_ref_tolerance_for(d->d.dtype, d->k, tp_ref_acc_bits(problem, TP_BACKEND_CPU));
   tol.rel = INFINITY;
   tp_ref_report rep = {.struct_size = sizeof rep};
-  tp_ref_compare(&d->d, d->m, d->n, ref, mag, &tol, &rep);
+  tp_ref_compare(&d->d, d->m, d->n, ref, mag, NULL, &tol, &rep);
   if (!rep.pass) {
     char what[256];
     snprintf(what, sizeof what,

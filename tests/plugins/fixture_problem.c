@@ -16,14 +16,16 @@
  *   describe = unmapped  b_scale set, its map left zero
  *   describe = wide      exponents past f32's (2^[120, 136))
  *   describe = retype    A made bf16 whatever the caller asked
- *   describe = none      A left TP_DTYPE_NONE */
+ *   describe = none      A left TP_DTYPE_NONE
+ *   describe = unblocked a_rounding of rows 1 but k 0 (no block along K)
+ *   describe = stray     b_rounding exact (rows 0) but its exp set */
 #include <stdlib.h>
 #include <string.h>
 #include "fixture.h"
 
-static const char *const modes[] = {"rows", "refuse", "short", "unmapped", "wide", "retype",
-                                    "none"};
-enum { ROWS, REFUSE, SHORT, UNMAPPED, WIDE, RETYPE, NONE, NUM_MODES };
+static const char *const modes[] = {"rows",   "refuse", "short",     "unmapped", "wide",
+                                    "retype", "none",   "unblocked", "stray"};
+enum { ROWS, REFUSE, SHORT, UNMAPPED, WIDE, RETYPE, NONE, UNBLOCKED, STRAY, NUM_MODES };
 
 static tp_status problem_init(const tp_host_api *host, void **state, char *err, size_t errlen) {
   int *mode = calloc(1, sizeof *mode);
@@ -49,7 +51,7 @@ static tp_status problem_set_option(void *state, const char *key, const char *va
       return TP_OK;
     }
   snprintf(err, errlen, "describe = '%s' is none of rows, refuse, short, unmapped, wide, retype, "
-           "none", value);
+           "none, unblocked, stray", value);
   return TP_ERR_INVALID_ARGUMENT;
 }
 
@@ -75,6 +77,8 @@ static tp_status problem_slot(void *state, tp_gemm_desc *desc, const tp_problem_
                                 .exp_count = mode == WIDE ? 16 : 8};
   out->b_scale = mode == UNMAPPED ? (tp_scale_map){0} : out->a_scale;
   out->acc_bits = TP_PROBLEM_ACC_BITS_F32;
+  if (mode == UNBLOCKED) out->a_rounding = (tp_operand_rounding){.rows = 1, .k = 0, .exp = -10};
+  if (mode == STRAY) out->b_rounding = (tp_operand_rounding){.exp = -3};
   return TP_OK;
 }
 

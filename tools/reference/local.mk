@@ -21,6 +21,7 @@ tools_reference_libtilepipe_reference_core_la_SOURCES = \
 	tools/reference/problem.c \
 	tools/reference/run.c \
 	tools/reference/naive_gemm.c \
+	tools/reference/rounding.c \
 	tools/reference/compare.c \
 	tools/reference/registry.c \
 	tools/seeded_values.h
@@ -31,5 +32,5 @@ tools_reference_libtilepipe_reference_la_SOURCES =
 tools_reference_libtilepipe_reference_la_LIBADD = tools/reference/libtilepipe_reference_core.la \
 	core/libtilepipe.la $(LIBM)
 tools_reference_libtilepipe_reference_la_LDFLAGS = -version-info $(TP_REF_LT_VERSION) \
-	-no-undefined -export-symbols-regex '^tp_ref_(desc_tensor|index|tensor_fill|problem_(describe|create|destroy|desc|description|buffer|poison_d|unwritten|upload|device_desc|download_d|run|expect|expected|tolerance|check|verify)|gemm|gemm_at|operand_f32|acc_bits|tolerance_for|tolerance_for_gpu|compare|report_format|registry_open)$$'
+	-no-undefined -export-symbols-regex '^tp_ref_(desc_tensor|index|tensor_fill|problem_(describe|create|destroy|desc|description|buffer|poison_d|unwritten|upload|device_desc|download_d|run|expect|expected|rounding|tolerance|check|verify)|gemm|gemm_at|rounding_at|operand_f32|acc_bits|tolerance_for|tolerance_for_gpu|compare|report_format|registry_open)$$'
 pkgconfig_DATA += tools/reference/tilepipe-reference.pc

@@ -1,7 +1,8 @@
 /* tools/reference/naive_gemm.c: the f64 reference of D
  * (tilepipe/reference.h: tp_ref_gemm, tp_ref_gemm_at, tp_ref_operand_f32). Deliberately plain:
  * one dequantized f64 copy of the rows of A and of B that the grid needs
- * (all of them for tp_ref_gemm), then a triple loop. */
+ * (all of them for tp_ref_gemm), then a triple loop. The scale rules and
+ * the dequantization (internal.h) serve rounding.c too. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,14 +10,7 @@
 #include "tools/reference/codec.h"
 #include "tools/reference/internal.h"
 
-/* How the scale of operand element (row, k) is found: a tensor and its
- * map (t NULL: unscaled). */
-typedef struct scale_rule {
-  const tp_tensor *t;
-  tp_scale_map map;
-} scale_rule;
-
-static double scale_at(const scale_rule *s, int64_t row, int64_t k) {
+double tp_ref_scale_at(const tp_ref_scale_rule *s, int64_t row, int64_t k) {
   if (s->t == NULL)
     return 1.0;
   const tp_tensor *t = s->t;
@@ -27,11 +21,10 @@ static double scale_at(const scale_rule *s, int64_t row, int64_t k) {
                        s->map.k_first ? tp_ref_index(t, kb, r) : tp_ref_index(t, r, kb));
 }
 
-/* The rule of scale tensor t (`name`) under map for an operand of `rows`
- * rows: 0 (reason in err) when the two do not go together. */
-static int scale_rule_of(const tp_tensor *t, const tp_scale_map *map, const char *name,
-                         int64_t rows, int64_t k, scale_rule *s, char *err, size_t errlen) {
-  *s = (scale_rule){NULL, *map};
+int tp_ref_scale_rule_of(const tp_tensor *t, const tp_scale_map *map, const char *name,
+                         int64_t rows, int64_t k, tp_ref_scale_rule *s, char *err,
+                         size_t errlen) {
+  *s = (tp_ref_scale_rule){NULL, *map};
   if (map->rows < 0 || (t->dtype == TP_DTYPE_NONE) != (map->rows == 0)) {
     tp_ref_fail(err, errlen, "%s is %s but its map has rows %d: a scale tensor and its map come "
                 "together", name, t->dtype == TP_DTYPE_NONE ? "absent" : "present", map->rows);
@@ -65,16 +58,13 @@ static int scale_rule_of(const tp_tensor *t, const tp_scale_map *map, const char
   return 1;
 }
 
-/* out[i * k + j] (or out32's, when out is NULL) = op(row i, j) * its
- * scale for the rows x k operand, row i being rows[i] (i itself when rows
- * is NULL). */
-static void dequantize(const tp_tensor *t, const int64_t *rows, int64_t count, int64_t k,
-                       const scale_rule *s, double *out, float *out32) {
+void tp_ref_dequantize(const tp_tensor *t, const int64_t *rows, int64_t count, int64_t k,
+                       const tp_ref_scale_rule *s, double *out, float *out32) {
   for (int64_t i = 0; i < count; i++) {
     const int64_t r = rows ? rows[i] : i;
     for (int64_t j = 0; j < k; j++) {
-      const double v =
-          (double)tp_ref_load(t->dtype, t->data, tp_ref_index(t, r, j)) * scale_at(s, r, j);
+      const double v = (double)tp_ref_load(t->dtype, t->data, tp_ref_index(t, r, j)) *
+                       tp_ref_scale_at(s, r, j);
       if (out != NULL) out[i * k + j] = v;
       else out32[i * k + j] = (float)v;
     }
@@ -89,12 +79,12 @@ tp_status tp_ref_operand_f32(const tp_gemm_desc *desc, const tp_problem *problem
   }
   const int is_a = which == TP_REF_A;
   const int64_t rows = is_a ? desc->m : desc->n;
-  scale_rule s;
-  if (!scale_rule_of(is_a ? &desc->a_scale : &desc->b_scale,
+  tp_ref_scale_rule s;
+  if (!tp_ref_scale_rule_of(is_a ? &desc->a_scale : &desc->b_scale,
                      is_a ? &problem->a_scale : &problem->b_scale, is_a ? "a_scale" : "b_scale",
                      rows, desc->k, &s, err, errlen))
     return TP_ERR_INVALID_ARGUMENT;
-  dequantize(is_a ? &desc->a : &desc->b, NULL, rows, desc->k, &s, NULL, out);
+  tp_ref_dequantize(is_a ? &desc->a : &desc->b, NULL, rows, desc->k, &s, NULL, out);
   return TP_OK;
 }
 
@@ -110,10 +100,11 @@ tp_status tp_ref_gemm_at(const tp_gemm_desc *desc, const tp_problem *problem,
                          const int64_t *cols, int64_t ncols, double *ref, double *mag, char *err,
                          size_t errlen) {
   const int64_t k = desc->k;
-  scale_rule sa, sb;
-  if (!scale_rule_of(&desc->a_scale, &problem->a_scale, "a_scale", desc->m, k, &sa, err,
+  tp_ref_scale_rule sa, sb;
+  if (!tp_ref_scale_rule_of(&desc->a_scale, &problem->a_scale, "a_scale", desc->m, k, &sa, err,
                      errlen) ||
-      !scale_rule_of(&desc->b_scale, &problem->b_scale, "b_scale", desc->n, k, &sb, err, errlen))
+      !tp_ref_scale_rule_of(&desc->b_scale, &problem->b_scale, "b_scale", desc->n, k, &sb, err,
+                            errlen))
     return TP_ERR_INVALID_ARGUMENT;
   double *a = malloc(sizeof(double) * (size_t)(nrows * k));
   double *b = malloc(sizeof(double) * (size_t)(ncols * k));
@@ -124,8 +115,8 @@ tp_status tp_ref_gemm_at(const tp_gemm_desc *desc, const tp_problem *problem,
                 (long long)ncols, (long long)k);
     return TP_ERR_OUT_OF_MEMORY;
   }
-  dequantize(&desc->a, rows, nrows, k, &sa, a, NULL);
-  dequantize(&desc->b, cols, ncols, k, &sb, b, NULL);
+  tp_ref_dequantize(&desc->a, rows, nrows, k, &sa, a, NULL);
+  tp_ref_dequantize(&desc->b, cols, ncols, k, &sb, b, NULL);
   const int read_c = epilogue == TP_REF_RESIDUAL && desc->beta != 0.0f;
   const double alpha = desc->alpha, beta = desc->beta;
   for (int64_t i = 0; i < nrows; i++)

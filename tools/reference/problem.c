@@ -165,6 +165,8 @@ void tp_ref_problem_destroy(tp_ref_problem *p) {
   }
   free(p->ref);
   free(p->mag);
+  free(p->rounding);
+  free(p->spread);
   free(p->c_copy);
   free(p);
 }
@@ -217,8 +219,9 @@ int64_t tp_ref_problem_unwritten(const tp_ref_problem *p, const tp_ref_tolerance
                  (const char *)p->c_copy + at * (int64_t)esize, esize) != 0)
         continue;
       const double c = tp_ref_load(d->dtype, p->c_copy, at), want = p->ref[i * n + j];
+      const double rnd = p->rounding != NULL ? tol->rounding * p->rounding[i * n + j] : 0.0;
       const double margin = tol->u_out * (fabs(want) + fabs(c)) + tol->eta_out +
-                            16.0 * tol->u_acc * p->mag[i * n + j];
+                            16.0 * tol->u_acc * p->mag[i * n + j] + rnd;
       if (!(fabs(want - c) > margin)) continue;
       if (count++ == 0) {
         if (row != NULL) *row = i;
@@ -228,35 +231,50 @@ int64_t tp_ref_problem_unwritten(const tp_ref_problem *p, const tp_ref_tolerance
   return count;
 }
 
+/* No expected values rather than stale ones. */
+static void forget_expected(tp_ref_problem *p) {
+  free(p->ref);
+  free(p->mag);
+  free(p->rounding);
+  free(p->spread);
+  p->ref = p->mag = p->rounding = p->spread = NULL;
+}
+
 tp_status tp_ref_problem_expect(tp_ref_problem *p, tp_ref_epilogue epilogue, char *err,
                                 size_t errlen) {
   const size_t count = (size_t)(p->desc.m * p->desc.n);
+  const int rounds = p->problem.a_rounding.rows != 0 || p->problem.b_rounding.rows != 0;
   if (p->ref == NULL) {
     p->ref = malloc(count * sizeof *p->ref);
     p->mag = malloc(count * sizeof *p->mag);
+    p->rounding = rounds ? malloc(count * sizeof *p->rounding) : NULL;
+    p->spread = rounds ? malloc(count * sizeof *p->spread) : NULL;
   }
   /* C's values as D's span holds them, wherever the descriptor points D. */
   const int64_t c_bytes = c_is_d(p) ? tp_tensor_span_bytes(&p->desc.d) : 0;
   free(p->c_copy);
   p->c_copy = c_bytes > 0 ? malloc((size_t)c_bytes) : NULL;
-  if (p->ref == NULL || p->mag == NULL || (c_bytes > 0 && p->c_copy == NULL)) {
-    free(p->ref);
-    free(p->mag);
-    p->ref = p->mag = NULL;
+  if (p->ref == NULL || p->mag == NULL || (rounds && (p->rounding == NULL || p->spread == NULL)) ||
+      (c_bytes > 0 && p->c_copy == NULL)) {
+    forget_expected(p);
     tp_ref_fail(err, errlen, "reference: out of memory for %zu expected values", count);
     return TP_ERR_OUT_OF_MEMORY;
   }
   if (c_bytes > 0) memcpy(p->c_copy, p->desc.d.data, (size_t)c_bytes);
-  const tp_status st = tp_ref_gemm(&p->desc, &p->problem, epilogue, p->ref, p->mag, err, errlen);
-  if (st != TP_OK) { /* no expected values rather than stale ones */
-    free(p->ref);
-    free(p->mag);
-    p->ref = p->mag = NULL;
-  }
+  tp_status st = tp_ref_gemm(&p->desc, &p->problem, epilogue, p->ref, p->mag, err, errlen);
+  if (st == TP_OK && rounds)
+    st = tp_ref_rounding_at(&p->desc, &p->problem, NULL, p->desc.m, NULL, p->desc.n,
+                            p->rounding, p->spread, err, errlen);
+  if (st != TP_OK) forget_expected(p);
   return st;
 }
 
 double *tp_ref_problem_expected(tp_ref_problem *p, double **mag) {
   if (mag != NULL) *mag = p->mag;
   return p->ref;
+}
+
+double *tp_ref_problem_rounding(tp_ref_problem *p, double **spread) {
+  if (spread != NULL) *spread = p->spread;
+  return p->rounding;
 }

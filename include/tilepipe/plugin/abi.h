@@ -48,9 +48,10 @@ extern "C" {
  * problem (tp_payload_ops.problem). 2.2: a GPU plan may run a prologue
  * kernel before its kernel (tp_gpu_launch.prologue). 2.3: the problem
  * says how long the GPU's running sum runs before a promotion
- * (tp_problem.acc_k). */
+ * (tp_problem.acc_k). 2.4: the problem says how the GPU rounds the
+ * operands' elements (tp_problem.a_rounding, b_rounding). */
 #define TP_PLUGIN_ABI_MAJOR 2
-#define TP_PLUGIN_ABI_MINOR 3
+#define TP_PLUGIN_ABI_MINOR 4
 #define TP_PLUGIN_ENTRY_NAME "tp_plugin_entry"
 
 #if defined(__GNUC__)
@@ -195,7 +196,9 @@ typedef struct tp_payload_ops {
    * the payload does not take), then each scale tensor the payload takes
    * (dtype, layout, shape, strides; data NULL), following opt (never
    * NULL), and its map in *out (zeroed, struct_size the core's), and
-   * out->acc_bits. Anything else written to desc is ignored. NULL: the
+   * out->acc_bits, acc_k (2.3) and the GPU's rounding of the operands'
+   * elements, a_rounding and b_rounding (2.4), where the route has any.
+   * Anything else written to desc is ignored. NULL: the
    * core describes the plain problem (no scales; A bf16, B = A). */
   tp_status (*problem)(void *state, tp_gemm_desc *desc, const tp_problem_options *opt,
                        tp_problem *out, char *err, size_t errlen);
