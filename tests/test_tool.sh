@@ -45,22 +45,14 @@
 # the source tree.
 set -u
 
-tool=./tools/tilepipe
-reg=tilepipe.ini
+# fail, expect and the prelude (tests/tool_expect.sh).
+. "$(dirname "$0")/tool_expect.sh"
+tool_test_begin test_tool
 build=$(pwd)
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
-if [ ! -x "$tool" ] || [ ! -f "$reg" ]; then
-  echo "test_tool: run from the top build folder after make ($tool, $reg)" >&2
-  exit 99
-fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tilepipe-tool.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
-unset TILEPIPE_REGISTRY
 XDG_CACHE_HOME=$tmp/cache
 export XDG_CACHE_HOME
 
-# fail and expect (tests/tool_expect.sh).
-. "$(dirname "$0")/tool_expect.sh"
 
 # ---------------------------------------------------------------- help
 expect 0 '^Commands:' -- --help

@@ -14,22 +14,15 @@
 # Scratch files go to a fresh folder under $TMPDIR.
 set -u
 
-tool=./tools/tilepipe
-reg=tilepipe.ini
-if [ ! -x "$tool" ] || [ ! -f "$reg" ]; then
-  echo "test_tool_bench_cpu: run from the top build folder after make ($tool, $reg)" >&2
-  exit 99
-fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tilepipe-bench-cpu.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
-unset TILEPIPE_REGISTRY TILEPIPE_CPU_BLAS
+# fail, expect and the prelude (tests/tool_expect.sh).
+. "$(dirname "$0")/tool_expect.sh"
+tool_test_begin test_tool_bench_cpu
+unset TILEPIPE_CPU_BLAS
 # One BLAS thread: the shapes are tiny, and the run stays the same under
 # the sanitizers.
 OPENBLAS_NUM_THREADS=1
 export OPENBLAS_NUM_THREADS
 
-# fail and expect (tests/tool_expect.sh).
-. "$(dirname "$0")/tool_expect.sh"
 
 # rows_are WORD COUNT: the last output has COUNT table rows, each checked WORD.
 rows_are() {

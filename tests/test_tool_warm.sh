@@ -15,26 +15,15 @@
 # Scratch files go to a fresh folder under $TMPDIR.
 set -u
 
-tool=./tools/tilepipe
-reg=tilepipe.ini
+# fail, expect and the prelude (tests/tool_expect.sh).
+. "$(dirname "$0")/tool_expect.sh"
+tool_test_begin test_tool_warm
+tool_test_lsan_nvjitlink
+unset TILEPIPE_NVJITLINK
 fixtures=$(pwd)/tests/plugins/.libs
-if [ ! -x "$tool" ] || [ ! -f "$reg" ]; then
-  echo "test_tool_warm: run from the top build folder after make ($tool, $reg)" >&2
-  exit 99
-fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tilepipe-warm.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
-unset TILEPIPE_REGISTRY TILEPIPE_NVJITLINK
 TILEPIPE_CACHE_DIR=$tmp/cache
 export TILEPIPE_CACHE_DIR
-# nvJitLink 13.0 leaks inside nvJitLinkComplete under AddressSanitizer (see
-# test_tool_link.sh).
-printf 'leak:libnvJitLink.so\n' >"$tmp/lsan.supp"
-LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$tmp/lsan.supp"
-export LSAN_OPTIONS
 
-# fail and expect (tests/tool_expect.sh).
-. "$(dirname "$0")/tool_expect.sh"
 
 printf '# two shapes of one kernel, one of another\n64 4096 7168\n\n64 4096 7168\n128 256 64\n' \
   >"$tmp/shapes.txt"
