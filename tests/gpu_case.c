@@ -10,6 +10,7 @@
 
 tp_registry *gpu_case_registry;
 int gpu_case_wide_scales;
+tp_dtype gpu_case_b_scale = TP_DTYPE_NONE;
 tp_status (*gpu_case_expect)(tp_ref_problem *, tp_ref_epilogue, char *, size_t) =
     tp_ref_problem_expect;
 
@@ -47,6 +48,7 @@ void run_case_sf(const gpu_case *gc, tp_layout sf, uint64_t seed) {
       .payload = gc->payload,
       .a = gc->a,
       .b = gc->b,
+      .b_scale = gpu_case_b_scale,
       .d = gc->d,
       .c = gc->c,
       .c_is_d = gc->c_is_d,

@@ -40,6 +40,9 @@ typedef struct gpu_case {
  * and whether the program redraws f32 scale matrices wide (above). */
 extern tp_registry *gpu_case_registry;
 extern int gpu_case_wide_scales;
+/* The scale dtype of the cases' block-scaled e2m1 B (ue8m0: MXFP4);
+ * TP_DTYPE_NONE, the default: the payload's. */
+extern tp_dtype gpu_case_b_scale;
 /* What a case's D is judged against: by default the reference of the
  * problem as drawn (tp_ref_problem_expect); a program whose kernel
  * computes a documented transform of it (block_scaled's MXFP8 W8A8 fold)

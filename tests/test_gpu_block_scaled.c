@@ -24,9 +24,11 @@
  * forced through registry sections, the tiles each mode takes, 2-CTA
  * clusters, split-K, split tails and stream-K; W8A16 at decode M on the
  * transposed tiles (B's rows by A's: each width, split K, C aliasing D),
- * and which orientation each M takes. NVFP4 has no GPU kernel:
- * the CUDA backend refuses it, naming the format, and TP_BACKEND_AUTO runs
- * it on the CPU, saying why. Exits 77 when there is no usable GPU. */
+ * and which orientation each M takes. W4A16 (bf16 A, NVFP4 or MXFP4 B):
+ * transposed, or on B dequantized, each format and layout. W4A4 has no GPU
+ * kernel: the CUDA backend refuses it, naming the format, and
+ * TP_BACKEND_AUTO runs it on the CPU, saying why. Exits 77 when there is
+ * no usable GPU. */
 #include <check.h>
 #include <math.h>
 #include <stdint.h>
@@ -316,6 +318,62 @@ START_TEST(w8a16_orientation) {
 }
 END_TEST
 
+/* W4A16 (bf16 A, e2m1 B: NVFP4, MXFP4), each format and scale layout,
+ * every D, store and residual (C aliasing D): the transposed kernels up
+ * to M = 64 (e2m1 converted in registers), B dequantized to bf16 by the
+ * prologue past it; and which kernel each M takes. */
+START_TEST(w4a16_modes) {
+  static const int64_t w4[][3] = {
+      {1, 1, 32},   {7, 127, 96},    {16, 4097, 4128}, {64, 1000, 96},   {1, 4097, 4128},
+      {33, 129, 4128}, {65, 129, 32}, {127, 1000, 4128}, {1000, 7, 96}, {4097, 129, 4128},
+  };
+  for (size_t s = 0; s < sizeof w4 / sizeof w4[0]; ++s) {
+    for (int mx = 0; mx < 2; ++mx) {
+      const tp_dtype d = outputs[(s + (size_t)mx) % 3];
+      const gpu_case gc = {BS,       BF16,     TP_DTYPE_E2M1, d,    TP_DTYPE_NONE,
+                           "store",  0,        0,             1.5f, 0.0f,
+                           w4[s][0], w4[s][1], w4[s][2], (int64_t)(s % 2) * 32, 1};
+      gpu_case_b_scale = mx ? TP_DTYPE_UE8M0 : TP_DTYPE_NONE;
+      const tp_layout sf = (s + (size_t)mx) % 2 ? TILED : STRIDED;
+      run_case_sf(&gc, sf, 3000u + 10u * s + (uint64_t)mx);
+      gpu_case alias = gc;
+      alias.epilogue = "residual";
+      alias.c = d;
+      alias.c_is_d = 1;
+      alias.beta = -0.5f;
+      run_case_sf(&alias, sf == TILED ? STRIDED : TILED, 4000u + 10u * s + (uint64_t)mx);
+    }
+  }
+  gpu_case_b_scale = TP_DTYPE_NONE;
+  static const struct {
+    int64_t m;
+    const char *kernel;
+  } picks[] = {{1, "bf16_fp4_bf16_t128x8_c1"}, {64, "bf16_fp4_bf16_t128x64_c1"},
+               {65, "bf16_bf16_bf16_"}};
+  for (size_t i = 0; i < sizeof picks / sizeof picks[0]; ++i) {
+    char err[256] = "";
+    const tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = gpu_case_registry,
+                                      .payload = BS, .a = BF16, .b = TP_DTYPE_E2M1,
+                                      .d = TP_DTYPE_BF16, .sf_layout = TILED, .m = picks[i].m,
+                                      .n = 4096, .k = 4096, .align_rows = 1, .alpha = 1.0f};
+    tp_ref_problem *prob;
+    ck_assert_msg(tp_ref_problem_create(&prob, &spec, 13, err, sizeof err) == TP_OK, "%s", err);
+    tp_plan *plan = NULL;
+    ck_assert_msg(tp_plan_create(&plan, gpu_case_registry, BS, "store", tp_ref_problem_desc(prob),
+                                 TP_BACKEND_CUDA) == TP_OK,
+                  "%s", tp_error_message());
+    char text[1024];
+    tp_plan_describe(plan, text, sizeof text);
+    char want[64];
+    snprintf(want, sizeof want, "kernel tp_block_scaled_%s", picks[i].kernel);
+    ck_assert_msg(strstr(text, want) != NULL, "M = %lld: want %s in: %s", (long long)picks[i].m,
+                  want, text);
+    tp_plan_destroy(plan);
+    tp_ref_problem_destroy(prob);
+  }
+}
+END_TEST
+
 /* NVFP4 (e2m1 A and B): the CUDA backend refuses it, naming the format
  * and the modes the GPU kernels take; AUTO plans it on the CPU and says
  * why. */
@@ -378,6 +436,7 @@ static void add_tests(TCase *tc) {
   tcase_add_test(tc, fold_worst_case);
   tcase_add_test(tc, nvfp4_without_gpu_kernel);
   tcase_add_test(tc, w8a16_orientation);
+  tcase_add_test(tc, w4a16_modes);
 }
 
 int main(void) {

@@ -1,12 +1,14 @@
 /* plugins/block_scaled/gpu.c: the block-scaled payload on the GPU, host
- * side (MXFP8 W8A16 and W8A8; plan.c refuses the CUDA backend for NVFP4
- * before gpu_plan is asked).
+ * side (MXFP8 W8A16 and W8A8, NVFP4 and MXFP4 W4A16; plan.c refuses the
+ * CUDA backend for the other 4-bit modes before gpu_plan is asked).
  *
  * gpu_plan picks one of device/block_scaled_mainloop.cu's kernels through
  * the planner for the structured kernel (tilepipe/plugin/kernel/gpu_plan.h).
- * W8A16 at decode-sized M: the transposed kernels (tiles of B's rows by
- * A's, tilepipe/plugin/kernel/plan.h's transposed request), a stage the
- * two operand tiles, B converted in registers. Else W8A16: a stage holds a
+ * The weight-only modes (W8A16, W4A16) at decode-sized M: the transposed
+ * kernels (tiles of B's rows by A's, tilepipe/plugin/kernel/plan.h's
+ * transposed request), a stage the two operand tiles, B converted in
+ * registers. W4A16 past them: B dequantized to bf16 by a prologue, then
+ * the bf16 GEMM. Else W8A16: a stage holds a
  * k-block of 64 of K, the operand tiles the planner
  * sizes from the dtypes (bf16 A in 128-byte rows, fp8 B in 64-byte ones,
  * tilepipe/plugin/kernel/operands.h), then the tensor that no load fills,
@@ -30,27 +32,29 @@
 #include "tilepipe/plugin/kit/error.h"
 #include "tilepipe/plugin/kit/tuning.h"
 
-/* How a problem runs: W8A16 transposed, B converted in registers (M up
- * to BLOCK_SCALED_W8A16_TRANSPOSED_M, unless the registry forces a tile or
- * cluster, which name the other kernels), W8A16 converting B in each stage,
- * W8A16 on B dequantized by the prologue (M from
- * BLOCK_SCALED_W8A16_DEQUANTIZE_M on), W8A8 on both operands folded by
- * the prologue. */
+/* How a problem runs: weight-only transposed, B converted in registers
+ * (M up to BLOCK_SCALED_W8A16_TRANSPOSED_M, unless the registry forces a
+ * tile or cluster, which name the other kernels), W8A16 converting B in
+ * each stage, weight-only on B dequantized by the prologue (W8A16 from M
+ * BLOCK_SCALED_W8A16_DEQUANTIZE_M on, W4A16 past the transposed kernels),
+ * W8A8 on both operands folded by the prologue. */
 typedef enum route { TRANSPOSED, CONVERT_B, DEQUANTIZE_B, FOLD } route;
 
 static route route_of(const tp_gemm_desc *desc, bool transposed_ok) {
   if (block_scaled_a_scaled(desc)) return FOLD;
   if (transposed_ok && desc->m <= BLOCK_SCALED_W8A16_TRANSPOSED_M) return TRANSPOSED;
-  return desc->m >= BLOCK_SCALED_W8A16_DEQUANTIZE_M ? DEQUANTIZE_B : CONVERT_B;
+  return desc->m >= BLOCK_SCALED_W8A16_DEQUANTIZE_M || desc->b.dtype == TP_DTYPE_E2M1
+             ? DEQUANTIZE_B
+             : CONVERT_B;
 }
 
 /* The operand group's part of the kernel name (block_scaled_params.h):
  * the group of the route's kernel operands. */
 static const char *operands_name(const tp_gemm_desc *desc, route r) {
   const tp_dtype a = desc->a.dtype;
-  const tp_dtype b = r <= CONVERT_B      ? TP_DTYPE_NONE
-                     : r == DEQUANTIZE_B ? TP_DTYPE_BF16
-                                         : desc->b.dtype;
+  const tp_dtype b = r == DEQUANTIZE_B                              ? TP_DTYPE_BF16
+                     : r > CONVERT_B || desc->b.dtype == TP_DTYPE_E2M1 ? desc->b.dtype
+                                                                     : TP_DTYPE_NONE;
 #define BS_OPERANDS_NAME(NAME, A, B, T) \
   if (a == A && b == B) return #NAME;
   TP_BLOCK_SCALED_OPERANDS(BS_OPERANDS_NAME)
@@ -124,12 +128,14 @@ tp_status block_scaled_gpu_plan(void *state, const tp_gemm_desc *desc, const tp_
     return tp_kit_fail(err, errlen, TP_ERR_UNSUPPORTED,
                        "block_scaled has no GPU kernel for A %s x B %s",
                        tp_codec_name(desc->a.dtype), tp_codec_name(desc->b.dtype));
-  const int64_t k_blocks = fold_blocks(desc->k);
+  /* The prologue's CTAs along K: 128 bytes of B (and A) each. */
+  const int64_t per_byte = 8 / (int64_t)tp_codec_bits(desc->b.dtype);
+  const int64_t k_blocks = fold_blocks(desc->k / per_byte);
   if (r > CONVERT_B && k_blocks > 65535)
     return tp_kit_fail(err, errlen, TP_ERR_UNSUPPORTED,
-                       "block_scaled's MXFP8 %s kernel takes K up to %d (%lld given)",
-                       r == FOLD ? "W8A8" : "W8A16 (M >= 512)", 65535 * BLOCK_SCALED_FOLD_BLOCK,
-                       (long long)desc->k);
+                       "block_scaled's %s kernel takes K up to %lld (%lld given)",
+                       r == FOLD ? "MXFP8 W8A8" : "dequantizing weight-only",
+                       65535LL * BLOCK_SCALED_FOLD_BLOCK * per_byte, (long long)desc->k);
   const tp_gemm_desc kd = kernel_desc(desc, r, NULL, NULL);
   const tp_kernel_request rq = {.desc = &kd,
                                 .epilogue = epi,
@@ -176,22 +182,26 @@ tp_status block_scaled_gpu_args(const tp_payload_plan *plan, const tp_epilogue_p
   const route r = route_of(desc, kp.transposed);
   p->a_codes = codes_of(&desc->a_scale); /* absent (data NULL) under W8A16 */
   p->b_codes = codes_of(&desc->b_scale);
-  p->scale_cols = (int32_t)(desc->k / BLOCK_SCALED_MX_VEC);
-  p->b_e5m2 = desc->b.dtype == TP_DTYPE_E5M2;
+  const bool nvfp4 = desc->b_scale.dtype == TP_DTYPE_UE4M3;
+  p->scale_cols = (int32_t)(desc->k / (nvfp4 ? 16 : BLOCK_SCALED_MX_VEC));
+  p->b_format = desc->b.dtype == TP_DTYPE_E5M2   ? BLOCK_SCALED_B_E5M2
+                : desc->b.dtype == TP_DTYPE_E4M3 ? BLOCK_SCALED_B_E4M3
+                : nvfp4                          ? BLOCK_SCALED_B_NVFP4
+                                                 : BLOCK_SCALED_B_MXFP4;
   tp_status st = tp_kernel_args_fill(&kp, plan, desc, host, &p->kernel, err, errlen);
   if (st != TP_OK) return st;
   if (r <= CONVERT_B) return tp_kernel_operands_fill(&kp, desc, host, &p->ab, err, errlen);
   /* The prologue reads the caller's operands and writes the kernel's into
    * the workspace. */
   if (plan->workspace == NULL)
-    return tp_kit_fail(err, errlen, TP_ERR_INTERNAL, "MXFP8 plan without its workspace");
+    return tp_kit_fail(err, errlen, TP_ERR_INTERNAL, "block_scaled plan without its workspace");
   const prologue_layout w = prologue_layout_of(&kp, desc, r);
   unsigned char *ws = plan->workspace;
   tp_block_scaled_prologue *f = &p->prologue;
   f->a = desc->a.data;
   f->b = desc->b.data;
   f->lda = desc->a.stride[0]; /* 1-byte elements (W8A16: A is not read) */
-  f->ldb = desc->b.stride[0];
+  f->ldb = desc->b.stride[0] * (int64_t)tp_codec_bits(desc->b.dtype) / 8;
   f->a_out = ws + w.a;
   f->b_out = ws + w.b;
   const tp_gemm_desc kd = kernel_desc(desc, r, f->a_out, f->b_out);

@@ -13,12 +13,13 @@ plugins_block_scaled_tp_block_scaled_la_CFLAGS = $(TP_PLUGIN_CFLAGS)
 plugins_block_scaled_tp_block_scaled_la_LDFLAGS = $(TP_PLUGIN_LDFLAGS)
 plugins_block_scaled_tp_block_scaled_la_LIBADD = $(TP_PLUGIN_LIBADD)
 # Its device code: LTO-IR embedded in the .so (build-aux/device.mk), one
-# image per operand group (MXFP8 W8A16, MXFP8 W8A8 per fp8 pair), so that
+# image per operand group (MXFP8 W8A16, W4A16, bf16, MXFP8 W8A8 per fp8 pair), so that
 # a plan's link reads only its group's kernels. The groups are the NAMEs
 # of TP_BLOCK_SCALED_OPERANDS (device/block_scaled_params.h), read from
 # its X(NAME, A, B, T) lines, the one list: plugin.c expects an image for
-# each, and the .cu knows no other; a group's T (it has the transposed
-# kernels) reaches the .cu as TP_DEVICE_GROUP_T, read from the same line.
+# each, and the .cu knows no other; a group's T (1: it has the transposed
+# kernels too, 2: only those) reaches the .cu as TP_DEVICE_GROUP_T, read
+# from the same line.
 BLOCK_SCALED_GROUPS = ${shell sed -n 's/^ *X(\([a-z0-9_]*\), *TP_DTYPE_.*/\1/p' \
 	$(srcdir)/plugins/block_scaled/device/block_scaled_params.h}
 BLOCK_SCALED_GROUP_BLOBS = \
@@ -35,7 +36,7 @@ $(BLOCK_SCALED_GROUP_BLOBS): plugins/block_scaled/device/block_scaled_mainloop.%
 		$(srcdir)/plugins/block_scaled/device/block_scaled_params.h $(TP_DEVICE_HEADER_DEPS)
 	@$(MKDIR_P) $(@D)
 	$(AM_V_GEN)$(NVCC) $(NVCC_DEVICE_FLAGS) -DTP_DEVICE_GROUP=$* \
-	  -DTP_DEVICE_GROUP_T=$$(sed -n 's/^ *X($*, [^,]*, [^,]*, *\([01]\)).*/\1/p' \
+	  -DTP_DEVICE_GROUP_T=$$(sed -n 's/^ *X($*, [^,]*, [^,]*, *\([012]\)).*/\1/p' \
 	    $(srcdir)/plugins/block_scaled/device/block_scaled_params.h) $< -o $@
 plugins/block_scaled/device/block_scaled_mainloop.ltoir.h: $(BLOCK_SCALED_GROUP_BLOBS)
 	$(AM_V_GEN)$(SHELL) $(top_srcdir)/plugins/kit/tilepipe-embed --nvcc $(NVCC) --groups $@ \

@@ -1,10 +1,10 @@
 /* plugins/block_scaled/plugin.c: the block-scaled payload's descriptor and
  * entry point. Its tuning keys are the kit's (tilepipe/plugin/kit/tuning.h),
  * tile K one 128-byte row of the wider operand: 64 (MXFP8 W8A16's bf16
- * A), 128 (MXFP8's 8-bit operands) or 256 (NVFP4's 4-bit). Its device code
- * is device/block_scaled_mainloop.cu, MXFP8's kernels (W8A16 and W8A8;
- * gpu.c picks and parameterises them), one image per operand group, each
- * listing the kernels it holds; NVFP4 runs on the CPU backend. */
+ * A), 128 (MXFP8's 8-bit operands) or 256 (4-bit). Its device code is
+ * device/block_scaled_mainloop.cu (W8A16, W8A8 and W4A16; gpu.c picks and
+ * parameterises them), one image per operand group, each listing the
+ * kernels it holds; W4A8 and W4A4 run on the CPU backend. */
 #include "config.h"
 #include "tilepipe/plugin/kit/device_image.h"
 #include "tilepipe/plugin/kit/cpu_stage.h"
@@ -16,11 +16,12 @@
 #include "plugins/block_scaled/device/block_scaled_mainloop.ltoir.h"
 
 /* One image per operand group (device_image.h), W8A16's converting one
- * with the transposed kernels too. */
+ * with the transposed kernels too, W4A16's with those alone. */
 #define TP_KIT_IMAGE_PREFIX "tp_block_scaled"
 #define BS_IMAGE_KERNELS(NAME, A, B, T) BS_IMAGE_KERNELS_##T(NAME)
 #define BS_IMAGE_KERNELS_0(NAME) TP_KIT_IMAGE_KERNELS(NAME)
 #define BS_IMAGE_KERNELS_1(NAME) TP_KIT_IMAGE_KERNELS_AND_TRANSPOSED(NAME)
+#define BS_IMAGE_KERNELS_2(NAME) TP_KIT_IMAGE_TRANSPOSED_KERNELS(NAME)
 TP_BLOCK_SCALED_OPERANDS(BS_IMAGE_KERNELS)
 static const tp_device_image images[] = {TP_BLOCK_SCALED_OPERANDS(TP_KIT_IMAGE)};
 #endif

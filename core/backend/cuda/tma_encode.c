@@ -17,6 +17,7 @@ static int tma_dtype(tp_dtype dtype, CUtensorMapDataType *out) {
   case TP_DTYPE_E5M2:
   case TP_DTYPE_UE8M0:
   case TP_DTYPE_UE4M3:
+  case TP_DTYPE_E2M1: /* as bytes: two elements each, tp_cuda_tma_encode_2d */
   case TP_DTYPE_S8: *out = CU_TENSOR_MAP_DATA_TYPE_UINT8; return 1; /* TMA moves bytes */
   default: return 0;
   }
@@ -47,20 +48,31 @@ tp_status tp_cuda_tma_encode_2d(void *out, const tp_tma_2d *r, char *err, size_t
     snprintf(err, errlen, "tma: swizzle %u is not 0, 32, 64 or 128 bytes", r->swizzle);
     return TP_ERR_INVALID_ARGUMENT;
   }
-  const uint64_t elem = tp_dtype_bits(r->dtype) / 8;
+  /* A packed sub-byte dtype moves as bytes: its columns, row stride and
+   * box width (in elements) become bytes, and must be whole ones. */
+  const uint64_t bits = tp_dtype_bits(r->dtype), per_byte = bits < 8 ? 8 / bits : 1;
+  const uint64_t elem = bits < 8 ? 1 : bits / 8;
+  if (per_byte > 1 && (r->cols % per_byte || r->row_stride % per_byte || r->box_cols % per_byte)) {
+    snprintf(err, errlen, "tma: %s [%lld x %lld], row stride %lld, box width %u: TMA moves "
+             "it as bytes, each a whole number of bytes", tp_dtype_name(r->dtype),
+             (long long)r->rows, (long long)r->cols, (long long)r->row_stride, r->box_cols);
+    return TP_ERR_INVALID_ARGUMENT;
+  }
+  const int64_t cols = r->cols / (int64_t)per_byte, row_stride = r->row_stride / (int64_t)per_byte;
+  const uint32_t box_cols = r->box_cols / (uint32_t)per_byte;
   if (r->global == NULL || (uintptr_t)r->global % 16 != 0) {
     snprintf(err, errlen, "tma: global address %p is not 16-byte aligned", r->global);
     return TP_ERR_INVALID_ARGUMENT;
   }
-  if (r->rows < 1 || r->cols < 1 || r->row_stride < r->cols ||
-      (r->rows > 1 && (r->row_stride * elem) % 16 != 0)) {
+  if (r->rows < 1 || r->cols < 1 || row_stride < cols ||
+      (r->rows > 1 && (row_stride * elem) % 16 != 0)) {
     snprintf(err, errlen, "tma: [%lld x %lld] with row stride %lld elements: rows must be "
              "16-byte aligned and no shorter than a row", (long long)r->rows, (long long)r->cols,
              (long long)r->row_stride);
     return TP_ERR_INVALID_ARGUMENT;
   }
-  if (r->box_rows < 1 || r->box_rows > 256 || r->box_cols < 1 || r->box_cols > 256 ||
-      (r->box_cols * elem) % 16 != 0 || (r->swizzle && r->box_cols * elem > r->swizzle)) {
+  if (r->box_rows < 1 || r->box_rows > 256 || box_cols < 1 || box_cols > 256 ||
+      (box_cols * elem) % 16 != 0 || (r->swizzle && box_cols * elem > r->swizzle)) {
     snprintf(err, errlen, "tma: box %u x %u of %s does not fit the rules (1..256 each, rows of a "
              "multiple of 16 bytes, within the %u-byte swizzle)", r->box_rows, r->box_cols,
              tp_dtype_name(r->dtype), r->swizzle);
@@ -72,10 +84,10 @@ tp_status tp_cuda_tma_encode_2d(void *out, const tp_tma_2d *r, char *err, size_t
     snprintf(err, errlen, "tma: no CUDA driver");
     return st;
   }
-  const cuuint64_t dims[2] = {(cuuint64_t)r->cols, (cuuint64_t)r->rows};
+  const cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)r->rows};
   /* A single row needs no stride, but the driver wants a valid one. */
-  const cuuint64_t strides[1] = {(cuuint64_t)((r->rows > 1 ? r->row_stride : (r->cols + 15) / 16 * 16) * elem)};
-  const cuuint32_t box[2] = {r->box_cols, r->box_rows};
+  const cuuint64_t strides[1] = {(cuuint64_t)((r->rows > 1 ? row_stride : (cols + 15) / 16 * 16) * elem)};
+  const cuuint32_t box[2] = {box_cols, r->box_rows};
   const cuuint32_t elem_strides[2] = {1, 1};
   CUresult res = cu->TensorMapEncodeTiled((CUtensorMap *)out, type, 2, (void *)r->global, dims,
                                           strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,

@@ -81,7 +81,7 @@ static __device__ __forceinline__ void bs_load_codes(const tp_block_scaled_param
  * c ^ (r % 8). Each 8 consecutive threads read 8 distinct chunk columns
  * of two rows and write 8 distinct chunk columns: no bank conflict either
  * way. */
-template <int BN, bool E5M2>
+template <int BN, int B_ROW, bool E5M2>
 static __device__ __forceinline__ void bs_convert_tile(const tp_input_consumer_stage *st,
                                                        const uint32_t *codes,
                                                        const tp_kernel_converter &c) {
@@ -95,7 +95,8 @@ static __device__ __forceinline__ void bs_convert_tile(const tp_input_consumer_s
     const uint32_t r = i / 4u, q = i % 4u;
     const float s = bs_ue8m0(codes[j]);
     unsigned char *row = dst + r * TP_KERNEL_ROW_BYTES;
-    bs_bf16x16<E5M2>(src[tp_kernel_operand_chunk(64u, r, q)], s, *(uint4 *)(row + ((2u * q) ^ (r % 8u)) * 16u),
+    bs_bf16x16<E5M2>(src[tp_kernel_operand_chunk(B_ROW, r, q)], s,
+                     *(uint4 *)(row + ((2u * q) ^ (r % 8u)) * 16u),
                      *(uint4 *)(row + ((2u * q + 1u) ^ (r % 8u)) * 16u));
   }
 }
@@ -124,10 +125,10 @@ struct bs_w8a16_mainloop : tp_kernel_operands_mainloop<16, 8> {
   static __device__ __forceinline__ void convert(consumer_state<BM, BN> &s, const params &p,
                                                  const tp_input_consumer_stage *st,
                                                  const tp_kernel_converter &c) {
-    if (p.b_e5m2)
-      bs_convert_tile<BN, true>(st, s.codes, c);
+    if (p.b_format == BLOCK_SCALED_B_E5M2)
+      bs_convert_tile<BN, b_row_bytes, true>(st, s.codes, c);
     else
-      bs_convert_tile<BN, false>(st, s.codes, c);
+      bs_convert_tile<BN, b_row_bytes, false>(st, s.codes, c);
     bs_load_codes<BN>(p, s.codes, c.thread, c.threads, c.n0, c.kb + 1);
   }
 
@@ -139,38 +140,73 @@ struct bs_w8a16_mainloop : tp_kernel_operands_mainloop<16, 8> {
   }
 };
 
-/* MXFP8 W8A16 at decode-sized M, transposed (tilepipe/plugin/device/
- * kernel_mainloop.h): the tile's rows are B's (the weight, e4m3 or e5m2,
- * stage tensor 0, 64-byte rows 64B-swizzled), its columns A's (the tokens,
- * bf16, tensor 1, 128B-swizzled). A stage holds BS_T_K_TILES k-tiles of 64
- * of K (k_group), four scale groups. Each consumer thread converts its
- * own part of wgmma's A operand in registers from the stage (rows 16w +
- * l/4 and + 8 of its warpgroup's 64, K pairs 2(l%4) and + 8 of each 16:
- * each weight element once, with its group's scale, bs_bf16x2_bits), and
- * the k-block's k16 wgmma read it from there: no shared-memory writes,
- * fences or barriers between the conversion and the MMA. The scale codes
- * of a k-block are loaded BS_T_PHASES k-blocks ahead, into registers of
- * the k-block's phase (kb % BS_T_PHASES), so that no conversion waits on
- * them; four codes of a row a word where they lie 4-byte aligned (the
- * tiled layout always). Tiles up to BS_T_OVERLAP_N wide keep the k-block's
- * wgmma group in flight while the next k-block converts into the other
- * phase's operand registers (wider ones lack the registers: ptxas would
- * serialize their wgmma), and tiles up to BS_T_CHAINS_N wide split the
- * k-block's eight k16 wgmma into two accumulator chains (even and odd
- * steps, summed at the unit's end): a wgmma of N <= 32 is a few cycles of
- * math behind a far longer latency, which one chain waits out step by
- * step. */
+/* The weight-only modes at decode-sized M, transposed (tilepipe/plugin/
+ * device/kernel_mainloop.h): the tile's rows are B's (the weight, stage
+ * tensor 0: MXFP8 e4m3 or e5m2 in 64-byte rows 64B-swizzled, or NVFP4 or
+ * MXFP4 e2m1 in 32-byte rows 32B-swizzled: W_BITS 8 or 4), its columns
+ * A's (the tokens, bf16, tensor 1, 128B-swizzled). A stage holds
+ * BS_T_K_TILES k-tiles of 64 of K (k_group), a k-block of 128: four
+ * groups of 32 (MXFP8, MXFP4) or eight of 16 (NVFP4). Each consumer thread
+ * converts its own part of wgmma's A operand in registers from the stage
+ * (rows 16w + l/4 and + 8 of its warpgroup's 64, K pairs 2(l%4) and + 8
+ * of each 16: two bytes of an fp8 row, bs_bf16x2_bits, or one of an e2m1
+ * row, bs_e2m1x2_bits; each weight element once, times its group's
+ * factor), and the k-block's k16 wgmma read it from there: no
+ * shared-memory writes, fences or barriers between the conversion and the
+ * MMA. The scale codes of a k-block are loaded BS_T_PHASES k-blocks ahead,
+ * into registers of the k-block's phase (kb % BS_T_PHASES), so that no
+ * conversion waits on them; four codes of a row a word where they lie
+ * 4-byte aligned (the tiled layout always). Tiles up to BS_T_OVERLAP_N
+ * wide keep the k-block's wgmma group in flight while the next k-block
+ * converts into the other phase's operand registers (wider ones lack the
+ * registers: ptxas would serialize their wgmma), and tiles up to
+ * BS_T_CHAINS_N wide split the k-block's eight k16 wgmma into two
+ * accumulator chains (even and odd steps, summed at the unit's end): a
+ * wgmma of N <= 32 is a few cycles of math behind a far longer latency,
+ * which one chain waits out step by step.
+ *
+ * Factors, each exact in bf16, so that every product is exact: MXFP8 and
+ * MXFP4 multiply by 2^unbias times the scale where every code of the
+ * warp's k-block allows it (the element's bits placed under bf16's read
+ * as its value times 2^-unbias), else by 2^unbias and then the
+ * scale; NVFP4 by its ue4m3 scale times 2^(126 - BS_T_NVFP4_SHIFT) (which
+ * bf16 holds for every code, 448 included), so that its products and
+ * sums come out 2^-BS_T_NVFP4_SHIFT times the true ones, which tile_end
+ * multiplies back: exact, a power of two. A NaN scale code of NVFP4
+ * (0x7f) reads as 480 (its bit pattern continued), like an fp8 NaN
+ * element (bs_bf16x2_bits); MXFP4's code 255 stays NaN. */
 #define BS_T_K_TILES BLOCK_SCALED_W8A16_TRANSPOSED_K_TILES
 #define BS_T_PHASES 2
 #define BS_T_OVERLAP_N 16
 #define BS_T_CHAINS_N 32
+#define BS_T_NVFP4_SHIFT 8
 
-struct bs_w8a16_transposed_mainloop : tp_kernel_operands_mainloop<8, 16, BS_T_K_TILES> {
+template <int W_BITS>
+struct bs_transposed_mainloop : tp_kernel_operands_mainloop<W_BITS, 16, BS_T_K_TILES> {
+  typedef tp_kernel_operands_mainloop<W_BITS, 16, BS_T_K_TILES> operands;
   typedef tp_block_scaled_params params;
   static constexpr bool transposed = true;
-  /* K of a k-block, and its groups. */
-  static constexpr int kb_elems = BS_T_K_TILES * k_elems;
-  static constexpr int kb_groups = kb_elems / BLOCK_SCALED_MX_VEC;
+  static constexpr int row_bytes = operands::a_row_bytes; /* a weight row of a k-tile */
+  /* K of a k-block, and the code words of a row in it (NVFP4: two). */
+  static constexpr int kb_elems = BS_T_K_TILES * operands::k_elems;
+  static constexpr int code_words = W_BITS == 4 ? 2 : 1;
+
+  /* Scale groups of a k-block in format f. */
+  static constexpr __device__ int kb_groups(int f) {
+    return kb_elems / (f == BLOCK_SCALED_B_NVFP4 ? 16 : BLOCK_SCALED_MX_VEC);
+  }
+
+  /* The power of two that a format's element bits, placed under bf16's
+   * exponent and mantissa, leave out (fp8: bs_bf16x2_bits; e2m1:
+   * bs_e2m1x2_bits). */
+  static constexpr __device__ int unbias(int f) {
+    return f == BLOCK_SCALED_B_E4M3 ? 120 : f == BLOCK_SCALED_B_E5M2 ? 112 : 126;
+  }
+
+  /* The code of scale 1 in format f: ue4m3's 0x38 (NVFP4), ue8m0's 127. */
+  static constexpr __device__ uint32_t one_code(int f) {
+    return f == BLOCK_SCALED_B_NVFP4 ? 0x38u : 0x7fu;
+  }
 
   template <int BM, int BN>
   static constexpr __host__ __device__ int groups_in_flight() {
@@ -186,35 +222,52 @@ struct bs_w8a16_transposed_mainloop : tp_kernel_operands_mainloop<8, 16, BS_T_K_
   struct consumer_state {
     int32_t row, kb;
     const uint8_t *codes_at[2];
-    uint32_t codes[BS_T_PHASES][2];
+    uint32_t codes[BS_T_PHASES][2][code_words];
     uint32_t frag[BN <= BS_T_OVERLAP_N ? BS_T_PHASES : 1][BS_T_K_TILES * 4][4];
     float odd[BN / 2];
   };
 
-  /* Codes of k-block kb (groups 4 kb .. 4 kb + 3, clamped to K's last
-   * k-block) of the thread's two rows into c: a word each where the codes
-   * lie aligned (a k-block's four codes of a row 4 bytes apart, strided,
-   * or 512, tiled), else byte by byte (then the conversion waits for
-   * them). A group past K reads as the byte that lies there, which the
-   * conversion replaces. */
-  template <int BM, int BN>
-  static __device__ __forceinline__ void load_codes(uint32_t *c, const consumer_state<BM, BN> &s,
+  /* Codes of k-block kb (groups G kb .. G kb + G - 1, clamped to K's last
+   * k-block) of the thread's two rows into c: a word of four each where
+   * the codes lie aligned (strided with a 4-byte aligned row, or tiled:
+   * four groups of a row a word, 512 bytes to its next four), else byte
+   * by byte (then the conversion waits for them). A group past K reads as
+   * the byte that lies there, which the conversion replaces. */
+  template <int G, int BM, int BN>
+  static __device__ __forceinline__ void load_codes(uint32_t (&c)[2][code_words],
+                                                    const consumer_state<BM, BN> &s,
                                                     const params &p, int32_t kb) {
-    const int32_t kbc = min(kb, (p.scale_cols - 1) / kb_groups);
+    const int32_t kbc = min(kb, (p.scale_cols - 1) / G);
     const tp_block_scaled_codes &b = p.b_codes;
     if (b.tiled || (((uintptr_t)b.data | (uintptr_t)b.ld) & 3u) == 0u) {
-      const int64_t at = (int64_t)kbc * (b.tiled ? 512 : kb_groups);
+      const int64_t at = (int64_t)kbc * (b.tiled ? 512 * (G / 4) : G);
 #pragma unroll
-      for (int h = 0; h < 2; ++h) c[h] = __ldg((const uint32_t *)(s.codes_at[h] + at));
+      for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int w = 0; w < G / 4; ++w)
+          c[h][w] = __ldg((const uint32_t *)(s.codes_at[h] + at + w * (b.tiled ? 512 : 4)));
       return;
     }
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      uint32_t w = 0x7f7f7f7fu;
-      for (int32_t i = 0; i < kb_groups && kbc * kb_groups + i < p.scale_cols; ++i)
-        w = w & ~(0xffu << 8 * i) | (uint32_t)__ldg(s.codes_at[h] + kbc * kb_groups + i) << 8 * i;
-      c[h] = w;
-    }
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+      for (int w = 0; w < G / 4; ++w) {
+        uint32_t v = 0x7f7f7f7fu;
+        for (int32_t i = 0; i < 4 && kbc * G + 4 * w + i < p.scale_cols; ++i)
+          v = v & ~(0xffu << 8 * i) | (uint32_t)__ldg(s.codes_at[h] + kbc * G + 4 * w + i) << 8 * i;
+        c[h][w] = v;
+      }
+  }
+
+  template <int G, int BM, int BN>
+  static __device__ __forceinline__ void tile_begin_of(consumer_state<BM, BN> &s, const params &p,
+                                                       const tp_kernel_tile &t) {
+    /* Phase i starts with the first of the unit's k-blocks in it (indexed
+     * by constants, the codes stay in registers). */
+#pragma unroll
+    for (int i = 0; i < BS_T_PHASES; ++i)
+      load_codes<G>(s.codes[i], s, p,
+                    t.kb_begin + (i - t.kb_begin % BS_T_PHASES + BS_T_PHASES) % BS_T_PHASES);
   }
 
   template <int BM, int BN>
@@ -233,87 +286,154 @@ struct bs_w8a16_transposed_mainloop : tp_kernel_operands_mainloop<8, 16, BS_T_K_
     for (int h = 0; h < 2; ++h)
       s.codes_at[h] = p.b_codes.data + bs_code_offset(p.b_codes, p.scale_cols,
                                                       min(s.row + 8 * h, p.kernel.m - 1), 0);
-    /* Phase i starts with the first of the unit's k-blocks in it (indexed
-     * by constants, the codes stay in registers). */
-#pragma unroll
-    for (int i = 0; i < BS_T_PHASES; ++i)
-      load_codes(s.codes[i], s, p,
-                 t.kb_begin + (i - t.kb_begin % BS_T_PHASES + BS_T_PHASES) % BS_T_PHASES);
+    if (W_BITS == 4 && p.b_format == BLOCK_SCALED_B_NVFP4)
+      tile_begin_of<kb_groups(BLOCK_SCALED_B_NVFP4)>(s, p, t);
+    else
+      tile_begin_of<kb_groups(BLOCK_SCALED_B_E4M3)>(s, p, t);
   }
 
-  /* The k-block's weight in stage st as wgmma's A operand (frag: k16
-   * steps of both k-tiles), each element times its group's scale from
-   * words (row r's codes, r + 8's; UNBIASED: every code at most 254 -
-   * BS_UNBIAS, bs_bf16x2_bits). */
+  /* Where chunk k of the thread's row `row` (of its warp's 16) lies in a
+   * k-tile, in bytes (the swizzle by row bytes: the warp's 8 rows read 8
+   * distinct bank groups); row + 8's lies 8 rows on, its chunks permuted
+   * alike. */
+  static __device__ __forceinline__ uint32_t chunk_at(uint32_t row, uint32_t k) {
+    return 16u * tp_kernel_operand_chunk(row_bytes, row, k);
+  }
+
+  /* The k-block's fp8 weight in stage st as wgmma's A operand (frag: k16
+   * steps of both k-tiles), each element times its group's factor (row
+   * r's, r + 8's: f[h][g]; bs_bf16x2_bits). */
   template <bool E5M2, bool UNBIASED>
-  static __device__ __forceinline__ void convert_weight(uint32_t (&frag)[BS_T_K_TILES * 4][4],
-                                                        const tp_input_consumer_stage *st,
-                                                        const uint32_t *words, uint32_t row_at,
-                                                        uint32_t lane) {
-    uint32_t factor[2][kb_groups];
-#pragma unroll
-    for (int h = 0; h < 2; ++h)
-#pragma unroll
-      for (int g = 0; g < kb_groups; ++g) {
-        const uint32_t c = __byte_perm(words[h], 0u, 0x4440u + (uint32_t)g);
-        factor[h][g] = UNBIASED ? (c + BS_UNBIAS(E5M2)) * 0x00800080u : bs_ue8m0_bf16x2(c);
-      }
+  static __device__ __forceinline__ void convert_fp8(uint32_t (&frag)[BS_T_K_TILES * 4][4],
+                                                     const tp_input_consumer_stage *st,
+                                                     const uint32_t (&f)[2][8], uint32_t row,
+                                                     uint32_t lane) {
     /* Bytes 2(l%4) and + 1 of a pair of words, each sign-extended to 16
      * bits (prmt's sign replication, which __byte_perm leaves out): K
      * pairs 2(l%4) and + 8 of a 16-byte run of K. */
     const uint32_t sel = 0x9180u + 0x2222u * (lane % 4u);
-    /* Where chunk k of the thread's row r lies (the 64-byte swizzle: the
-     * warp's 8 rows read 8 distinct bank groups); r + 8's lies 8 rows on,
-     * its chunks permuted alike. */
-    uint32_t at[4];
-#pragma unroll
-    for (int k = 0; k < 4; ++k)
-      at[k] = 16u * tp_kernel_operand_chunk(a_row_bytes, row_at / a_row_bytes, (uint32_t)k);
 #pragma unroll
     for (int j = 0; j < BS_T_K_TILES; ++j) {
       const unsigned char *a =
           (const unsigned char *)tp_input_consumer_stage_tile(st, 0, (uint32_t)j);
 #pragma unroll
       for (int k = 0; k < 4; ++k) {
-        const uint4 lo = *(const uint4 *)(a + at[k]);
-        const uint4 hi = *(const uint4 *)(a + at[k] + 8 * a_row_bytes);
+        const uint4 lo = *(const uint4 *)(a + chunk_at(row, (uint32_t)k));
+        const uint4 hi = *(const uint4 *)(a + chunk_at(row, (uint32_t)k) + 8 * row_bytes);
         const int g = 2 * j + k / 2;
-        uint32_t *f = frag[4 * j + k];
-        f[0] = bs_bf16x2_bits<E5M2, UNBIASED>(bs_prmt(lo.x, lo.y, sel), factor[0][g]);
-        f[1] = bs_bf16x2_bits<E5M2, UNBIASED>(bs_prmt(hi.x, hi.y, sel), factor[1][g]);
-        f[2] = bs_bf16x2_bits<E5M2, UNBIASED>(bs_prmt(lo.z, lo.w, sel), factor[0][g]);
-        f[3] = bs_bf16x2_bits<E5M2, UNBIASED>(bs_prmt(hi.z, hi.w, sel), factor[1][g]);
+        uint32_t *o = frag[4 * j + k];
+        o[0] = bs_bf16x2_bits<E5M2, UNBIASED>(bs_prmt(lo.x, lo.y, sel), f[0][g]);
+        o[1] = bs_bf16x2_bits<E5M2, UNBIASED>(bs_prmt(hi.x, hi.y, sel), f[1][g]);
+        o[2] = bs_bf16x2_bits<E5M2, UNBIASED>(bs_prmt(lo.z, lo.w, sel), f[0][g]);
+        o[3] = bs_bf16x2_bits<E5M2, UNBIASED>(bs_prmt(hi.z, hi.w, sel), f[1][g]);
       }
     }
   }
 
-  /* k-block s.kb, of phase P: its scales from the phase's codes (past K's
-   * groups scale 1, over TMA's zeros: a NaN code of the tiled layout's
-   * padding must not reach them), the phase's codes for BS_T_PHASES
-   * k-blocks on, then each k-tile's conversion and wgmma. */
-  template <int BM, int BN, int P, bool E5M2>
+  /* The same for an e2m1 weight (bs_e2m1x2_bits): byte l%4 of each 4-byte
+   * run of K is the thread's pair; a 16-byte chunk holds two k16 steps.
+   * NVFP4's groups are k16 steps, MXFP4's two. UNBIASED: f holds
+   * 2^unbias (MXFP4) or 2^(126 - BS_T_NVFP4_SHIFT) (NVFP4) times the
+   * scale; else the scale alone, after 2^126. */
+  template <bool NVFP4, bool UNBIASED>
+  static __device__ __forceinline__ void convert_fp4(uint32_t (&frag)[BS_T_K_TILES * 4][4],
+                                                     const tp_input_consumer_stage *st,
+                                                     const uint32_t (&f)[2][8], uint32_t row,
+                                                     uint32_t lane) {
+    const uint32_t sel = 0x4440u + lane % 4u;
+    const uint32_t unbias = 253u << 7 | 253u << 23; /* 2^126 */
+#pragma unroll
+    for (int j = 0; j < BS_T_K_TILES; ++j) {
+      const unsigned char *a =
+          (const unsigned char *)tp_input_consumer_stage_tile(st, 0, (uint32_t)j);
+#pragma unroll
+      for (int k = 0; k < 2; ++k) {
+        const uint4 lo = *(const uint4 *)(a + chunk_at(row, (uint32_t)k));
+        const uint4 hi = *(const uint4 *)(a + chunk_at(row, (uint32_t)k) + 8 * row_bytes);
+        const uint32_t w[2][4] = {{lo.x, lo.y, lo.z, lo.w}, {hi.x, hi.y, hi.z, hi.w}};
+#pragma unroll
+        for (int q = 0; q < 2; ++q) {
+          const int i = 4 * j + 2 * k + q; /* the k16 step */
+          const int g = NVFP4 ? i : i / 2;
+          uint32_t *o = frag[i];
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            /* o[e]: row r (e even) or r + 8, K 2(l%4) (e < 2) or + 8 */
+            uint32_t v = bs_e2m1x2_bits(__byte_perm(w[e % 2][2 * q + e / 2], 0u, sel));
+            if (!UNBIASED) v = bs_mul_bf16x2(v, unbias);
+            o[e] = bs_mul_bf16x2(v, f[e % 2][g]);
+          }
+        }
+      }
+    }
+  }
+
+  /* The factors of the k-block's G groups of rows r and r + 8 from their
+   * code words (UNBIASED: as convert_fp4 and convert_fp8 take them). */
+  template <int F, bool UNBIASED>
+  static __device__ __forceinline__ void factors(uint32_t (&f)[2][8],
+                                                 const uint32_t (&words)[2][code_words]) {
+    constexpr int G = kb_groups(F);
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+      for (int g = 0; g < G; ++g) {
+        const uint32_t c = __byte_perm(words[h][g / 4], 0u, 0x4440u + (uint32_t)(g % 4));
+        if (F == BLOCK_SCALED_B_NVFP4) {
+          /* ue4m3 placed as e4m3 under bf16 is worth the scale times
+           * 2^-120 (subnormals too): times 2^127, then 2^(119 - shift). */
+          constexpr uint32_t up = 127u + 119u - BS_T_NVFP4_SHIFT;
+          f[h][g] = bs_mul_bf16x2(bs_mul_bf16x2((c & 0x7fu) * 0x00100010u, 254u << 7 | 254u << 23),
+                                  up << 7 | up << 23);
+        } else {
+          f[h][g] = UNBIASED ? (c + unbias(F)) * 0x00800080u : bs_ue8m0_bf16x2(c);
+        }
+      }
+  }
+
+  /* k-block s.kb, of phase P, format F: its factors from the phase's codes
+   * (past K's groups scale 1, over TMA's zeros: a NaN code of the tiled
+   * layout's padding must not reach them), the phase's codes for
+   * BS_T_PHASES k-blocks on, then each k-tile's conversion and wgmma. */
+  template <int BM, int BN, int P, int F>
   static __device__ __forceinline__ void mma_phase(consumer_state<BM, BN> &s, const params &p,
                                                    float *acc, const tp_input_consumer_stage *st,
                                                    uint32_t wg, bool accumulate) {
+    constexpr int G = kb_groups(F);
     const uint32_t lane = threadIdx.x % 32u;
-    const uint32_t row_at = (tp_kernel_warp_first_row(wg) + lane / 4u) * a_row_bytes;
-    uint32_t words[2] = {s.codes[P][0], s.codes[P][1]};
-    const int32_t past = (s.kb + 1) * kb_groups - p.scale_cols; /* groups past K */
-    if (past > 0) {
-      const uint32_t keep = 0xffffffffu >> 8 * past;
+    const uint32_t row = tp_kernel_warp_first_row(wg) + lane / 4u;
+    uint32_t words[2][code_words];
+    const int32_t inside = p.scale_cols - s.kb * G; /* groups inside K */
 #pragma unroll
-      for (int h = 0; h < 2; ++h) words[h] = words[h] & keep | 0x7f7f7f7fu & ~keep;
-    }
-    load_codes(s.codes[P], s, p, s.kb + BS_T_PHASES);
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+      for (int w = 0; w < G / 4; ++w) {
+        const int32_t n = inside - 4 * w;
+        const uint32_t keep = n >= 4 ? 0xffffffffu : n <= 0 ? 0u : 0xffffffffu >> 8 * (4 - n);
+        words[h][w] = s.codes[P][h][w] & keep | 0x01010101u * one_code(F) & ~keep;
+      }
+    load_codes<G>(s.codes[P], s, p, s.kb + BS_T_PHASES);
     uint32_t(&frag)[BS_T_K_TILES * 4][4] = s.frag[BN <= BS_T_OVERLAP_N ? P : 0];
-    /* One bf16 multiply an element where the warp's scales allow 2^UNBIAS
-     * folded into them (codes up to 127 + 127 - BS_UNBIAS), else two. */
-    constexpr uint32_t folds = 0x01010101u * (254u - BS_UNBIAS(E5M2));
-    if (__all_sync(0xffffffffu, (__vcmpleu4(words[0], folds) & __vcmpleu4(words[1], folds)) ==
-                                    0xffffffffu))
-      convert_weight<E5M2, true>(frag, st, words, row_at, lane);
-    else
-      convert_weight<E5M2, false>(frag, st, words, row_at, lane);
+    /* One bf16 multiply an element where the warp's codes allow
+     * 2^unbias folded into the factor (codes up to 254 - unbias),
+     * else two; NVFP4's factors always hold it. */
+    constexpr uint32_t folds = 0x01010101u * (254u - unbias(F));
+    uint32_t f[2][8];
+    if (F == BLOCK_SCALED_B_NVFP4 ||
+        __all_sync(0xffffffffu, (__vcmpleu4(words[0][0], folds) &
+                                 __vcmpleu4(words[1][0], folds)) == 0xffffffffu)) {
+      factors<F, true>(f, words);
+      if constexpr (W_BITS == 4)
+        convert_fp4<F == BLOCK_SCALED_B_NVFP4, true>(frag, st, f, row, lane);
+      else
+        convert_fp8<F == BLOCK_SCALED_B_E5M2, true>(frag, st, f, row, lane);
+    } else {
+      factors<F, false>(f, words);
+      if constexpr (W_BITS == 4)
+        convert_fp4<false, false>(frag, st, f, row, lane);
+      else
+        convert_fp8<F == BLOCK_SCALED_B_E5M2, false>(frag, st, f, row, lane);
+    }
     tp_wgmma_fence();
 #pragma unroll
     for (int j = 0; j < BS_T_K_TILES; ++j) {
@@ -331,27 +451,32 @@ struct bs_w8a16_transposed_mainloop : tp_kernel_operands_mainloop<8, 16, BS_T_K_
   }
 
   /* The phase of k-block s.kb, from P on. */
-  template <int BM, int BN, bool E5M2, int P = 0>
+  template <int BM, int BN, int F, int P = 0>
   static __device__ __forceinline__ void mma_of(consumer_state<BM, BN> &s, const params &p,
                                                 float *acc, const tp_input_consumer_stage *st,
                                                 uint32_t wg, bool accumulate) {
     if constexpr (P + 1 < BS_T_PHASES) {
       if (s.kb % BS_T_PHASES != P) {
-        mma_of<BM, BN, E5M2, P + 1>(s, p, acc, st, wg, accumulate);
+        mma_of<BM, BN, F, P + 1>(s, p, acc, st, wg, accumulate);
         return;
       }
     }
-    mma_phase<BM, BN, P, E5M2>(s, p, acc, st, wg, accumulate);
+    mma_phase<BM, BN, P, F>(s, p, acc, st, wg, accumulate);
     ++s.kb;
   }
 
-  /* The odd steps' chain into acc (the skeleton's, the even steps'). */
+  /* The odd steps' chain into acc (the skeleton's, the even steps'), and
+   * NVFP4's shift undone. */
   template <int BM, int BN>
-  static __device__ __forceinline__ void tile_end(consumer_state<BM, BN> &s, const params &,
+  static __device__ __forceinline__ void tile_end(consumer_state<BM, BN> &s, const params &p,
                                                   float *acc, const tp_kernel_tile &, uint32_t) {
     if constexpr (BN <= BS_T_CHAINS_N) {
 #pragma unroll
       for (int i = 0; i < BN / 2; ++i) acc[i] += s.odd[i];
+    }
+    if (W_BITS == 4 && p.b_format == BLOCK_SCALED_B_NVFP4) {
+#pragma unroll
+      for (int i = 0; i < BN / 2; ++i) acc[i] *= (float)(1u << BS_T_NVFP4_SHIFT);
     }
   }
 
@@ -359,10 +484,17 @@ struct bs_w8a16_transposed_mainloop : tp_kernel_operands_mainloop<8, 16, BS_T_K_
   static __device__ __forceinline__ void mma(consumer_state<BM, BN> &s, const params &p,
                                              float *acc, const tp_input_consumer_stage *st,
                                              uint32_t wg, bool accumulate) {
-    if (p.b_e5m2)
-      mma_of<BM, BN, true>(s, p, acc, st, wg, accumulate);
-    else
-      mma_of<BM, BN, false>(s, p, acc, st, wg, accumulate);
+    if constexpr (W_BITS == 4) {
+      if (p.b_format == BLOCK_SCALED_B_NVFP4)
+        mma_of<BM, BN, BLOCK_SCALED_B_NVFP4>(s, p, acc, st, wg, accumulate);
+      else
+        mma_of<BM, BN, BLOCK_SCALED_B_MXFP4>(s, p, acc, st, wg, accumulate);
+    } else {
+      if (p.b_format == BLOCK_SCALED_B_E5M2)
+        mma_of<BM, BN, BLOCK_SCALED_B_E5M2>(s, p, acc, st, wg, accumulate);
+      else
+        mma_of<BM, BN, BLOCK_SCALED_B_E4M3>(s, p, acc, st, wg, accumulate);
+    }
   }
 };
 
@@ -384,15 +516,17 @@ struct bs_mainloop_of<TP_DTYPE_BF16, TP_DTYPE_BF16> {
   typedef tp_operands_mainloop<TP_DTYPE_BF16, TP_DTYPE_BF16, tp_block_scaled_params> type;
 };
 
-/* The prologue of each operand group but W8A16's converting one: W8A8's
- * fold, or W8A16's dequantization of B. */
+/* The prologue of each operand group without a converting mainloop:
+ * W8A8's fold, or the weight-only modes' dequantization of B. */
 template <int A, int B>
 static __device__ __forceinline__ void bs_prologue(const tp_block_scaled_params &p) {
   if constexpr (A == TP_DTYPE_BF16) {
-    if (p.b_e5m2)
-      bs_dequantize_b<true>(p);
-    else
-      bs_dequantize_b<false>(p);
+    switch (p.b_format) {
+    case BLOCK_SCALED_B_E5M2: bs_dequantize_b<true>(p); break;
+    case BLOCK_SCALED_B_E4M3: bs_dequantize_b<false>(p); break;
+    case BLOCK_SCALED_B_NVFP4: bs_dequantize_fp4<true>(p); break;
+    default: bs_dequantize_fp4<false>(p); break;
+    }
   } else {
     bs_fold_operands<BS_MANT(A), BS_MANT(B)>(p);
   }
@@ -402,29 +536,33 @@ static __device__ __forceinline__ void bs_prologue(const tp_block_scaled_params 
  * TP_BLOCK_SCALED_OPERANDS, block_scaled_params.h; local.mk builds one
  * image per group): every tile and D of tilepipe/plugin/kernel/tiles.h,
  * named tp_block_scaled_<NAME>_<D>_<BM>x<BN>_c<CM> (gpu.c asks for them
- * by name). W8A8's tiles wider than 128 or not dividing it trap (never
- * planned). */
+ * by name), but for a group of transposed kernels alone (T 2). W8A8's
+ * tiles wider than 128 or not dividing it trap (never planned). */
 #if !defined(TP_DEVICE_GROUP) || !defined(TP_DEVICE_GROUP_T)
 #error "block_scaled_mainloop.cu: build it with -DTP_DEVICE_GROUP=<group> -DTP_DEVICE_GROUP_T=<T>"
 #endif
-#define BS_MAINLOOP(NAME, A, B, T) typedef bs_mainloop_of<A, B>::type bs_mainloop_##NAME;
+#define BS_MAINLOOP(NAME, A, B, T)                          \
+  typedef bs_mainloop_of<A, B>::type bs_mainloop_##NAME;   \
+  typedef bs_transposed_mainloop<(B) == TP_DTYPE_E2M1 ? 4 : 8> bs_transposed_##NAME;
 TP_BLOCK_SCALED_OPERANDS(BS_MAINLOOP)
 
+#if TP_DEVICE_GROUP_T != 2
 #define BS_KERNEL(BM, BN, CM, D_NAME, DT, SPEED, NAME)                                   \
   TP_KERNEL_ENTRY(TP_KERNEL_NAME(tp_block_scaled, NAME, BM, BN, CM, D_NAME),             \
                   bs_mainloop_##NAME, BM, BN, DT, CM)
 /* NAME is expanded here, before BS_KERNEL pastes it. */
 #define BS_KERNELS(NAME) TP_KERNEL_FOR_EACH_INSTANCE(BS_KERNEL, NAME)
 BS_KERNELS(TP_DEVICE_GROUP)
+#endif
 
-/* A group with T 1 (W8A16's converting one) also has the transposed
- * kernels at decode M, tp_block_scaled_<NAME>_<D>_t128x<BN>_c1; every other
- * group has its prologue, tp_block_scaled_<NAME>_prologue (gpu.c launches
- * it before the kernel; fold.h). */
+/* A group with T 1 or 2 (the weight-only modes' converting ones) has the
+ * transposed kernels at decode M, tp_block_scaled_<NAME>_<D>_t128x<BN>_c1;
+ * every other group has its prologue, tp_block_scaled_<NAME>_prologue
+ * (gpu.c launches it before the kernel; fold.h). */
 #if TP_DEVICE_GROUP_T
 #define BS_KERNEL_T(BM, BN, CM, D_NAME, DT, SPEED, NAME)                                 \
   TP_KERNEL_ENTRY(TP_KERNEL_NAME_TRANSPOSED(tp_block_scaled, NAME, BM, BN, CM, D_NAME),   \
-                  bs_w8a16_transposed_mainloop, BM, BN, DT, CM)
+                  bs_transposed_##NAME, BM, BN, DT, CM)
 #define BS_KERNELS_T(NAME) TP_KERNEL_FOR_EACH_TRANSPOSED_INSTANCE(BS_KERNEL_T, NAME)
 BS_KERNELS_T(TP_DEVICE_GROUP)
 #else

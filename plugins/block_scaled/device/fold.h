@@ -1,7 +1,9 @@
 /* plugins/block_scaled/device/fold.h: MXFP8's ue8m0 codes on the device,
  * and the prologues that rewrite the operands once, before the GEMM (a
- * plan's prologue kernel, tilepipe/plugin/abi.h): W8A16's at large M
- * dequantizes B to bf16 (exact, bs_dequantize_b, for the bf16 GEMM);
+ * plan's prologue kernel, tilepipe/plugin/abi.h): the weight-only modes'
+ * past their converting kernels' M dequantize B to bf16 (exact,
+ * bs_dequantize_b for MXFP8, bs_dequantize_fp4 for NVFP4 and MXFP4, for
+ * the bf16 GEMM);
  * W8A8's folds both operands into the form the skeleton's
  * blockwise-scaled mainloop multiplies:
  *
@@ -113,6 +115,22 @@ static __device__ __forceinline__ uint32_t bs_bf16x2_bits(uint32_t x, uint32_t f
   uint32_t out;
   asm("mul.rn.bf16x2 %0, %1, %2;" : "=r"(out) : "r"(v), "r"(f));
   return out;
+}
+
+/* bf16x2 mul.rn (exact where its callers use it: every product fits bf16). */
+static __device__ __forceinline__ uint32_t bs_mul_bf16x2(uint32_t a, uint32_t b) {
+  uint32_t r;
+  asm("mul.rn.bf16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+
+/* The two e2m1 of byte b (the low 8 bits, the rest zero; the low nibble
+ * first) as bf16x2 bits worth their values times 2^-126: each magnitude
+ * (exponent e1 e0, mantissa m) under bf16's lowest two exponent bits and
+ * top mantissa bit, sign on sign, so that e2m1's subnormal 0.5 lands on
+ * bf16's subnormal 2^-127. */
+static __device__ __forceinline__ uint32_t bs_e2m1x2_bits(uint32_t b) {
+  return (b * 0x00040040u & 0x01c001c0u) | (b * 0x01001000u & 0x80008000u);
 }
 
 /* 16 fp8 (a 16-byte chunk w, in order) times s as 16 bf16 in lo (the
@@ -339,6 +357,54 @@ static __device__ __forceinline__ void bs_dequantize_b(const tp_block_scaled_par
     const float s = bs_ue8m0((codes[c / 8u] >> (8 * (q / 2))) & 0xffu);
     uint4 *out = (uint4 *)(f.b_out + ((int64_t)r * k + k0 + q * 16) * 2);
     bs_bf16x16<E5M2>(v[j], s, out[0], out[1]);
+  }
+}
+
+/* W4A16's prologue past the transposed kernels' M: e2m1 B (NVFP4, or
+ * MXFP4) times its scales as bf16 [N, K] at p.prologue.b_out, exactly (an
+ * e2m1 value times a power of two or a ue4m3 has at most 6 significant
+ * bits): CTA (i, kb) converts rows [128 i, 128 i + 128) by packed bytes
+ * [128 kb, 128 kb + 128), 256 of K, each 16-byte chunk (32 of K) with its
+ * group's codes read beside it (two under NVFP4). */
+template <bool NVFP4>
+static __device__ __forceinline__ void bs_dequantize_fp4(const tp_block_scaled_params &p) {
+  tp_grid_launch_dependents();
+  const tp_block_scaled_prologue &f = p.prologue;
+  const int32_t n = p.kernel.n, k = p.kernel.k;
+  const int32_t r0 = (int32_t)blockIdx.x * BLOCK_SCALED_FOLD_ROWS;
+  const int32_t k0 = (int32_t)blockIdx.y * BLOCK_SCALED_FOLD_BLOCK; /* bytes */
+  const int32_t bytes = min(k / 2 - k0, BLOCK_SCALED_FOLD_BLOCK);
+  const uint32_t unbias = 253u << 7 | 253u << 23; /* 2^126 */
+  uint4 v[BS_FOLD_CHUNKS];
+  bs_fold_load(v, f.b, f.ldb, r0, n, k0, bytes);
+#pragma unroll
+  for (int j = 0; j < BS_FOLD_CHUNKS; ++j) {
+    const uint32_t c = threadIdx.x + (uint32_t)j * BLOCK_SCALED_FOLD_THREADS;
+    const int32_t r = r0 + (int32_t)(c / 8u), q = (int32_t)(c % 8u);
+    if (r >= n || q * 16 >= bytes) continue;
+    const int32_t e0 = 2 * (k0 + q * 16); /* the chunk's first K-element */
+    uint32_t s[2];
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int32_t g = NVFP4 ? e0 / 16 + h : e0 / BLOCK_SCALED_MX_VEC;
+      const uint32_t code = __ldg(p.b_codes.data + bs_code_offset(p.b_codes, p.scale_cols, r, g));
+      /* ue4m3 placed as e4m3 under bf16 is worth the scale times 2^-120 */
+      s[h] = !NVFP4 ? bs_ue8m0_bf16x2(code)
+             : (code & 0x7fu) == 0x7fu
+                 ? 0x7fc07fc0u
+                 : bs_mul_bf16x2((code & 0x7fu) * 0x00100010u, 247u << 7 | 247u << 23);
+    }
+    const uint32_t w[4] = {v[j].x, v[j].y, v[j].z, v[j].w};
+    uint4 *out = (uint4 *)(f.b_out + ((int64_t)r * k + e0) * 2);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      uint32_t o[4];
+#pragma unroll
+      for (int b = 0; b < 4; ++b)
+        o[b] = bs_mul_bf16x2(bs_mul_bf16x2(bs_e2m1x2_bits(w[i] >> 8 * b & 0xffu), unbias),
+                             s[i / 2]);
+      out[i] = make_uint4(o[0], o[1], o[2], o[3]);
+    }
   }
 }
 

@@ -109,21 +109,22 @@ TP_KERNEL_FN void tp_kernel_load_b(const tp_kernel_operands &o, unsigned char *b
   }
 }
 
-/* Both, into k-tile j of stage st for the k-tile at column k0, in the
- * order that runs faster: B first in a 128-row tile (its box is the larger
- * load), A first in a 64-row one. The caller has announced the bytes (with
+/* Both, into k-tile j of stage st for the k-tile at TMA columns a_k0 of A
+ * and b_k0 of B (tp_kernel_operand_tma_col), in the order that runs
+ * faster: B first in a 128-row tile (its box is the larger load), A first
+ * in a 64-row one. The caller has announced the bytes (with
  * tp_kernel_operand_bytes, plus any tensors of its own). */
 template <int BM, int BN, int CLUSTER_M, int A_ROW = TP_KERNEL_ROW_BYTES,
           int B_ROW = TP_KERNEL_ROW_BYTES>
 TP_KERNEL_FN void tp_kernel_load_operands(const tp_kernel_operands &o,
                                           const tp_input_producer_stage *st, uint32_t j,
-                                          int32_t k0, const tp_kernel_tile &t) {
+                                          int32_t a_k0, int32_t b_k0, const tp_kernel_tile &t) {
   tp_mbar *full = tp_input_producer_stage_barrier(st);
   unsigned char *b = (unsigned char *)tp_input_producer_stage_tile(st, 1, j);
   unsigned char *a = (unsigned char *)tp_input_producer_stage_tile(st, 0, j);
-  if (BM == 128) tp_kernel_load_b<BN, CLUSTER_M, B_ROW>(o, b, full, k0, t);
-  tp_kernel_load_a<A_ROW>(o, a, full, k0, t);
-  if (BM != 128) tp_kernel_load_b<BN, CLUSTER_M, B_ROW>(o, b, full, k0, t);
+  if (BM == 128) tp_kernel_load_b<BN, CLUSTER_M, B_ROW>(o, b, full, b_k0, t);
+  tp_kernel_load_a<A_ROW>(o, a, full, a_k0, t);
+  if (BM != 128) tp_kernel_load_b<BN, CLUSTER_M, B_ROW>(o, b, full, b_k0, t);
 }
 
 /* The shared-memory addresses of consumer warpgroup wg's 64 rows of A and
@@ -194,9 +195,10 @@ struct tp_kernel_operands_mainloop : tp_kernel_mainloop_defaults {
         tp_kernel_b_slice_row<BN, CLUSTER_M>(t, CLUSTER_M > 1 ? tp_cluster_ctarank() : 0u);
     for (int32_t i = 0; i < n; ++i) {
       const int32_t k0 = (w.kb_begin * K_TILES + i) * k_elems;
-      tp_tma_prefetch_l2_2d(&p.ab.b, k0, b_row);
+      tp_tma_prefetch_l2_2d(&p.ab.b, tp_kernel_operand_tma_col(B_BITS, k0), b_row);
       for (uint32_t h = 0; h < t.warpgroups_in_m; ++h)
-        tp_tma_prefetch_l2_2d(&p.ab.a, k0, tp_kernel_a_box_row(t, h));
+        tp_tma_prefetch_l2_2d(&p.ab.a, tp_kernel_operand_tma_col(A_BITS, k0),
+                              tp_kernel_a_box_row(t, h));
     }
   }
 
@@ -207,8 +209,10 @@ struct tp_kernel_operands_mainloop : tp_kernel_mainloop_defaults {
         st, K_TILES * tp_kernel_operand_bytes<BN, a_row_bytes, b_row_bytes>(p.kernel, t));
 #pragma unroll
     for (int j = 0; j < K_TILES; ++j) {
+      const int32_t k0 = (kb * K_TILES + j) * k_elems;
       tp_kernel_load_operands<BM, BN, CLUSTER_M, a_row_bytes, b_row_bytes>(
-          p.ab, st, (uint32_t)j, (kb * K_TILES + j) * k_elems, t);
+          p.ab, st, (uint32_t)j, tp_kernel_operand_tma_col(A_BITS, k0),
+          tp_kernel_operand_tma_col(B_BITS, k0), t);
     }
   }
 };

@@ -47,6 +47,12 @@ TP_KERNEL_OPERAND_FN uint32_t tp_kernel_operand_row_bytes(uint32_t bits, uint32_
   return tp_kernel_operand_k_elems(a_bits, b_bits) * bits / 8u;
 }
 
+/* The TMA column of element k of a `bits`-bit operand: TMA moves a packed
+ * sub-byte dtype as bytes (core/backend/cuda/tma_encode.c). */
+TP_KERNEL_OPERAND_FN int32_t tp_kernel_operand_tma_col(uint32_t bits, int32_t k) {
+  return bits < 8u ? k / (int32_t)(8u / bits) : k;
+}
+
 /* The TMA swizzle, in bytes, of an operand tile whose rows are row_bytes:
  * the row's own span (128, 64 or 32), so that the 16-byte chunks at one
  * column of any 8 consecutive rows lie in distinct banks, for wgmma's

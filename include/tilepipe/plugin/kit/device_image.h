@@ -57,6 +57,10 @@
   static const char *const tp_kit_kernels_##NAME[] = {                          \
       TP_KERNEL_FOR_EACH_INSTANCE(TP_KIT_IMAGE_KERNEL_NAME_, NAME)                 \
           TP_KERNEL_FOR_EACH_TRANSPOSED_INSTANCE(TP_KIT_IMAGE_TRANSPOSED_KERNEL_NAME_, NAME)};
+/* And for a group with the transposed tiles' kernels alone. */
+#define TP_KIT_IMAGE_TRANSPOSED_KERNELS(NAME, ...)                                 \
+  static const char *const tp_kit_kernels_##NAME[] = {                          \
+      TP_KERNEL_FOR_EACH_TRANSPOSED_INSTANCE(TP_KIT_IMAGE_TRANSPOSED_KERNEL_NAME_, NAME)};
 #define TP_KIT_IMAGE(NAME, ...)                                                       \
   {tp_kit_kernels_##NAME, sizeof tp_kit_kernels_##NAME / sizeof tp_kit_kernels_##NAME[0], \
    tp_device_blob_##NAME, sizeof tp_device_blob_##NAME},
