@@ -38,6 +38,19 @@ static void fill_wide_codes(tp_ref_problem *prob, tp_ref_tensor which, uint64_t 
     codes[i] = (unsigned char)(127 - e + (int)(tp_seeded_bits(seed, (uint64_t)i) % (2u * e + 1)));
 }
 
+/* A scale tensor's ue4m3 codes (NVFP4) over the whole finite range: each
+ * code one of the subnormals 2^-9 .. 7 x 2^-9 once in 512 (a warp's
+ * k-block of the transposed kernels, 128 codes, holds one about a fifth of
+ * the time), else a normal 2^-6 .. 448. */
+static void fill_ue4m3_codes(tp_ref_problem *prob, tp_ref_tensor which, uint64_t seed) {
+  int64_t bytes = 0;
+  unsigned char *codes = tp_ref_problem_buffer(prob, which, &bytes);
+  for (int64_t i = 0; i < bytes; i++) {
+    const uint64_t x = tp_seeded_bits(seed, (uint64_t)i);
+    codes[i] = (unsigned char)(x % 512u == 0u ? 1u + (x >> 9) % 7u : 8u + (x >> 9) % 0x77u);
+  }
+}
+
 void run_case(const gpu_case *gc, uint64_t seed) { run_case_sf(gc, TP_LAYOUT_STRIDED, seed); }
 
 void run_case_sf(const gpu_case *gc, tp_layout sf, uint64_t seed) {
@@ -77,6 +90,9 @@ void run_case_sf(const gpu_case *gc, tp_layout sf, uint64_t seed) {
      * and bf16 (2^128); 2^-12 .. 2^12 each where both are (W8A8), so that
      * a 128-wide block mixes exact shifts, partial and whole flushes
      * (block_scaled_mainloop.cu); 2^-4 .. 2^4 under an f16 D. */
+    if (desc->b_scale.dtype == TP_DTYPE_UE4M3 && desc->a_scale.dtype == TP_DTYPE_NONE &&
+        gc->d != TP_DTYPE_F16)
+      fill_ue4m3_codes(prob, TP_REF_B_SCALE, seed ^ 0x3C3Cu);
     if (desc->b_scale.dtype == TP_DTYPE_UE8M0) {
       const int a_scaled = desc->a_scale.dtype == TP_DTYPE_UE8M0;
       const int ce = gc->d == TP_DTYPE_F16 ? 4 : a_scaled ? 12 : 64;
