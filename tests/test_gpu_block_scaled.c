@@ -25,10 +25,10 @@
  * clusters, split-K, split tails and stream-K; W8A16 at decode M on the
  * transposed tiles (B's rows by A's: each width, split K, C aliasing D),
  * and which orientation each M takes. W4A16 (bf16 A, NVFP4 or MXFP4 B):
- * transposed, or on B dequantized, each format and layout. W4A4 has no GPU
- * kernel: the CUDA backend refuses it, naming the format, and
- * TP_BACKEND_AUTO runs it on the CPU, saying why. Exits 77 when there is
- * no usable GPU. */
+ * transposed, or on B dequantized, each format and layout; W4A4 on both
+ * dequantized. W4A8 has no GPU kernel: the CUDA backend refuses it,
+ * naming the format, and TP_BACKEND_AUTO runs it on the CPU, saying why.
+ * Exits 77 when there is no usable GPU. */
 #include <check.h>
 #include <math.h>
 #include <stdint.h>
@@ -321,8 +321,9 @@ END_TEST
 /* W4A16 (bf16 A, e2m1 B: NVFP4, MXFP4), each format and scale layout,
  * every D, store and residual (C aliasing D): the transposed kernels up
  * to M = 64 (e2m1 converted in registers), B dequantized to bf16 by the
- * prologue past it; and which kernel each M takes. */
-START_TEST(w4a16_modes) {
+ * prologue past it; W4A4 (A in B's format, both dequantized) on every
+ * other shape; and which kernel each M takes. */
+START_TEST(four_bit_modes) {
   static const int64_t w4[][3] = {
       {1, 1, 32},   {7, 127, 96},    {16, 4097, 4128}, {64, 1000, 96},   {1, 4097, 4128},
       {33, 129, 4128}, {65, 129, 32}, {127, 1000, 4128}, {1000, 7, 96}, {4097, 129, 4128},
@@ -342,6 +343,13 @@ START_TEST(w4a16_modes) {
       alias.c_is_d = 1;
       alias.beta = -0.5f;
       run_case_sf(&alias, sf == TILED ? STRIDED : TILED, 4000u + 10u * s + (uint64_t)mx);
+      if (s % 3 == 1) { /* W4A4 */
+        gpu_case w4a4 = gc;
+        w4a4.a = TP_DTYPE_E2M1;
+        run_case_sf(&w4a4, sf, 5000u + 10u * s + (uint64_t)mx);
+        alias.a = TP_DTYPE_E2M1;
+        run_case_sf(&alias, sf, 6000u + 10u * s + (uint64_t)mx);
+      }
     }
   }
   gpu_case_b_scale = TP_DTYPE_NONE;
@@ -349,12 +357,14 @@ START_TEST(w4a16_modes) {
     int64_t m;
     const char *kernel;
   } picks[] = {{1, "bf16_fp4_bf16_t128x8_c1"}, {64, "bf16_fp4_bf16_t128x64_c1"},
-               {65, "bf16_bf16_bf16_"}};
+               {65, "bf16_bf16_bf16_"}, {-1, "bf16_bf16_bf16_"}};
   for (size_t i = 0; i < sizeof picks / sizeof picks[0]; ++i) {
     char err[256] = "";
     const tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = gpu_case_registry,
-                                      .payload = BS, .a = BF16, .b = TP_DTYPE_E2M1,
-                                      .d = TP_DTYPE_BF16, .sf_layout = TILED, .m = picks[i].m,
+                                      .payload = BS,
+                                      .a = picks[i].m < 0 ? TP_DTYPE_E2M1 : BF16,
+                                      .b = TP_DTYPE_E2M1, .d = TP_DTYPE_BF16, .sf_layout = TILED,
+                                      .m = picks[i].m < 0 ? 16 : picks[i].m,
                                       .n = 4096, .k = 4096, .align_rows = 1, .alpha = 1.0f};
     tp_ref_problem *prob;
     ck_assert_msg(tp_ref_problem_create(&prob, &spec, 13, err, sizeof err) == TP_OK, "%s", err);
@@ -374,13 +384,13 @@ START_TEST(w4a16_modes) {
 }
 END_TEST
 
-/* NVFP4 (e2m1 A and B): the CUDA backend refuses it, naming the format
- * and the modes the GPU kernels take; AUTO plans it on the CPU and says
- * why. */
-START_TEST(nvfp4_without_gpu_kernel) {
+/* W4A8 (MXFP8 A, NVFP4 B): the CUDA backend refuses it, naming the
+ * format and the modes the GPU kernels take; AUTO plans it on the CPU and
+ * says why. */
+START_TEST(w4a8_without_gpu_kernel) {
   char err[256] = "";
   const tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = gpu_case_registry,
-                                    .payload = BS, .a = TP_DTYPE_E2M1, .b = TP_DTYPE_E2M1,
+                                    .payload = BS, .a = E4M3, .b = TP_DTYPE_E2M1,
                                     .d = TP_DTYPE_BF16, .sf_layout = TILED, .m = 64, .n = 64,
                                     .k = 128, .align_rows = 1, .alpha = 1.0f};
   tp_ref_problem *prob;
@@ -390,7 +400,7 @@ START_TEST(nvfp4_without_gpu_kernel) {
                                   tp_ref_problem_desc(prob), TP_BACKEND_CUDA),
                    TP_ERR_UNSUPPORTED);
   ck_assert_msg(strstr(tp_error_message(),
-                       "A e2m1 x B e2m1 (NVFP4 W4A4) has no GPU kernel; the CPU backend runs it, "
+                       "A e4m3 x B e2m1 (NVFP4 W4A8) has no GPU kernel; the CPU backend runs it, "
                        "the GPU kernels take MXFP8") != NULL,
                 "%s", tp_error_message());
   ck_assert_ptr_null(plan);
@@ -400,7 +410,7 @@ START_TEST(nvfp4_without_gpu_kernel) {
   ck_assert_int_eq(tp_plan_backend(plan), TP_BACKEND_CPU);
   char text[1024];
   tp_plan_describe(plan, text, sizeof text);
-  ck_assert_msg(strstr(text, "; auto chose the CPU: payload 'block_scaled': A e2m1 x B e2m1") !=
+  ck_assert_msg(strstr(text, "; auto chose the CPU: payload 'block_scaled': A e4m3 x B e2m1") !=
                     NULL,
                 "%s", text);
   tp_plan_destroy(plan);
@@ -434,9 +444,9 @@ static void add_tests(TCase *tc) {
   tcase_add_test(tc, residual_sources);
   tcase_add_test(tc, tiles_clusters_splits);
   tcase_add_test(tc, fold_worst_case);
-  tcase_add_test(tc, nvfp4_without_gpu_kernel);
+  tcase_add_test(tc, w4a8_without_gpu_kernel);
   tcase_add_test(tc, w8a16_orientation);
-  tcase_add_test(tc, w4a16_modes);
+  tcase_add_test(tc, four_bit_modes);
 }
 
 int main(void) {

@@ -108,17 +108,17 @@ START_TEST(test_refused_problem) {
 }
 END_TEST
 
-/* block_scaled's NVFP4 has no GPU kernel: its plan refuses the CUDA
+/* block_scaled's W4A8 has no GPU kernel: its plan refuses the CUDA
  * backend, which is no link failure (planned stays 0). Its MXFP8 W8A16,
  * which the plan takes, meets no device code in a build without CUDA
  * (with it, test_tool_link.sh links it). */
 START_TEST(test_payload_without_device_code) {
-  tp_gemm_desc desc = problem("block_scaled", TP_DTYPE_E2M1, TP_DTYPE_E2M1);
+  tp_gemm_desc desc = problem("block_scaled", TP_DTYPE_E4M3, TP_DTYPE_E2M1);
   tp_link_result r = {.struct_size = sizeof r};
   tp_status st = tp_link_check(reg, "block_scaled", "store", &desc, &r);
   ck_assert_int_eq(st, TP_ERR_UNSUPPORTED);
   ck_assert_int_eq(r.planned, 0);
-  TU_ASSERT_HAS(tp_error_message(), "A e2m1 x B e2m1 (NVFP4 W4A4) has no GPU kernel");
+  TU_ASSERT_HAS(tp_error_message(), "A e4m3 x B e2m1 (NVFP4 W4A8) has no GPU kernel");
   ck_assert_str_eq(r.kernel, "");
 #if !TP_HAVE_CUDA
   desc = problem("block_scaled", TP_DTYPE_BF16, TP_DTYPE_E4M3);

@@ -123,7 +123,7 @@ static void expect_planned(test_problem *p, const char *payload, const char *epi
 }
 
 /* AUTO that resolves to the CPU says why in the plan's description:
- * block_scaled's MXFP8 W8A8 has no GPU kernel (its plan refuses the CUDA
+ * block_scaled's W4A8 has no GPU kernel (its plan refuses the CUDA
  * backend where there is a GPU; without one, the driver is what is
  * missing; a build without CUDA has no toolkit); an explicit CPU plan has
  * nothing to explain. */
@@ -135,7 +135,7 @@ START_TEST(test_auto_says_why_cpu) {
 #endif
   /* Rows 16-byte aligned, so that a GPU takes the descriptor. */
   const tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = build_registry,
-                                    .payload = "block_scaled", .a = TP_DTYPE_E2M1,
+                                    .payload = "block_scaled", .a = TP_DTYPE_E4M3,
                                     .b = TP_DTYPE_E2M1, .d = TP_DTYPE_BF16,
                                     .sf_layout = TP_LAYOUT_SF_128X4, .m = 100, .n = 300,
                                     .k = 256, .align_rows = 1, .alpha = 1.0f};
@@ -150,7 +150,7 @@ START_TEST(test_auto_says_why_cpu) {
   ASSERT_HAS(text, "block_scaled x store on cpu: tile ");
   ASSERT_HAS(text, why);
 #if TP_HAVE_CUDA
-  ck_assert_msg(strstr(text, "(NVFP4 W4A4) has no GPU kernel; the CPU backend runs it") ||
+  ck_assert_msg(strstr(text, "(NVFP4 W4A8) has no GPU kernel; the CPU backend runs it") ||
                     strstr(text, "CUDA driver"),
                 "\"%s\" gives no reason for the CPU", text);
 #endif
@@ -925,17 +925,20 @@ START_TEST(test_cuda_plans) {
   unload(&l);
 
   /* block_scaled's tile K is one 128-byte row of the wider operand: 64,
-   * 128 or 256. Its plan refuses the CUDA backend for NVFP4, which has no
-   * GPU kernel, after the checks of the CPU's; MXFP8's tiles are
+   * 128 or 256. Its plan refuses the CUDA backend for W4A8, which has no
+   * GPU kernel, after the checks of the CPU's; the other modes' tiles are
    * gpu_plan's. */
   l = load("block_scaled");
   ck_assert_int_eq(set(&l, "tile", "128x128x32", err, sizeof err), TP_ERR_INVALID_ARGUMENT);
   ASSERT_HAS(err, "K must be 64, 128 or 256");
-  p = nvfp4(TP_LAYOUT_SF_128X4);
+  p = problem("block_scaled", TP_DTYPE_E4M3, TP_DTYPE_E2M1, TP_DTYPE_F16, TP_LAYOUT_SF_128X4);
   ck_assert_int_eq(plan_slot(&l, &p.desc, TP_BACKEND_CUDA, &out, err, sizeof err),
                    TP_ERR_UNSUPPORTED);
-  ASSERT_HAS(err, "A e2m1 x B e2m1 (NVFP4 W4A4) has no GPU kernel; the CPU backend runs it, the GPU "
+  ASSERT_HAS(err, "A e4m3 x B e2m1 (NVFP4 W4A8) has no GPU kernel; the CPU backend runs it, the GPU "
                   "kernels take MXFP8");
+  problem_free(&p);
+  p = nvfp4(TP_LAYOUT_SF_128X4);
+  ck_assert_int_eq(plan_slot(&l, &p.desc, TP_BACKEND_CUDA, &out, err, sizeof err), TP_OK);
   p.desc.b_scale.dtype = TP_DTYPE_NONE;
   ck_assert_int_eq(plan_slot(&l, &p.desc, TP_BACKEND_CUDA, &out, err, sizeof err),
                    TP_ERR_INVALID_ARGUMENT);

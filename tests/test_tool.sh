@@ -203,10 +203,10 @@ expect 3 'cannot describe the problem: .*B is bf16; block_scaled takes' -- \
   run $r --payload block_scaled --dtype bf16 -m 4 -n 4 -k 4
 expect 3 'cannot plan: .*packed e2m1 rows must hold whole bytes' -- \
   run $r --payload block_scaled --dtype e2m1 -m 4 -n 4 -k 3
-# Auto on the CPU says why not CUDA: NVFP4 has no GPU kernel (where there
+# Auto on the CPU says why not CUDA: W4A8 has no GPU kernel (where there
 # is a GPU), no driver, or no toolkit.
-expect 0 "^plan: +block_scaled x store on cpu: .*; auto chose the CPU: (.*A e2m1 x B e2m1 \\(NVFP4 W4A4\\) has no GPU kernel|CUDA driver|tilepipe was built without the CUDA toolkit)" -- \
-  run $r --payload block_scaled --dtype e2m1 -m 8 -n 8 -k 128
+expect 0 "^plan: +block_scaled x store on cpu: .*; auto chose the CPU: (.*A e4m3 x B e2m1 \\(NVFP4 W4A8\\) has no GPU kernel|CUDA driver|tilepipe was built without the CUDA toolkit)" -- \
+  run $r --payload block_scaled --dtype a=e4m3,b=e2m1 -m 8 -n 8 -k 128
 expect 3 'cannot open the registry' -- run --registry "$tmp/missing.ini" -m 4 -n 4 -k 4
 
 printf '# M N K\n64 64 64\n12 x 5\n' >"$tmp/bad_shapes.txt"
@@ -389,12 +389,14 @@ elif [ "$status" -eq 0 ]; then
     --versus blockwise_fp8_b
   grep -Eq '^ +256 +256 +640 .*  ok \(rel [^)]*\)$' "$tmp/out" ||
     fail "bench --versus blockwise: row: $(grep -E '^ +256 ' "$tmp/out")"
-  # block_scaled's W8A8 verified on CUDA; NVFP4 has no GPU kernel, and the
-  # CUDA backend says so, naming the format.
+  # block_scaled's W8A8 and W4A4 verified on CUDA; W4A8 has no GPU kernel,
+  # and the CUDA backend says so, naming the format.
   expect 0 'verify: .*: PASS$' -- run $r --backend cuda --verify --payload block_scaled \
     --dtype a=e4m3,b=e5m2 -m 129 -n 200 -k 416
-  expect 3 "on cuda: payload 'block_scaled': A e2m1 x B e2m1 \\(NVFP4 W4A4\\) has no GPU kernel" -- \
-    run $r --backend cuda --payload block_scaled --dtype e2m1 -m 8 -n 8 -k 128
+  expect 0 'verify: .*: PASS$' -- run $r --backend cuda --verify --payload block_scaled \
+    --dtype e2m1 -m 129 -n 200 -k 416
+  expect 3 "on cuda: payload 'block_scaled': A e4m3 x B e2m1 \\(NVFP4 W4A8\\) has no GPU kernel" -- \
+    run $r --backend cuda --payload block_scaled --dtype a=e4m3,b=e2m1 -m 8 -n 8 -k 128
 else
   fail "bench exited $status"
   sed 's/^/    /' "$tmp/out" >&2

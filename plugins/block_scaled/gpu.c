@@ -1,14 +1,14 @@
 /* plugins/block_scaled/gpu.c: the block-scaled payload on the GPU, host
- * side (MXFP8 W8A16 and W8A8, NVFP4 and MXFP4 W4A16; plan.c refuses the
- * CUDA backend for the other 4-bit modes before gpu_plan is asked).
+ * side (MXFP8 W8A16 and W8A8, NVFP4 and MXFP4 W4A16 and W4A4; plan.c
+ * refuses the CUDA backend for W4A8 before gpu_plan is asked).
  *
  * gpu_plan picks one of device/block_scaled_mainloop.cu's kernels through
  * the planner for the structured kernel (tilepipe/plugin/kernel/gpu_plan.h).
  * The weight-only modes (W8A16, W4A16) at decode-sized M: the transposed
  * kernels (tiles of B's rows by A's, tilepipe/plugin/kernel/plan.h's
  * transposed request), a stage the two operand tiles, B converted in
- * registers. W4A16 past them: B dequantized to bf16 by a prologue, then
- * the bf16 GEMM. Else W8A16: a stage holds a
+ * registers. W4A16 past them, and W4A4: the 4-bit operands dequantized to
+ * bf16 by a prologue, then the bf16 GEMM. Else W8A16: a stage holds a
  * k-block of 64 of K, the operand tiles the planner
  * sizes from the dtypes (bf16 A in 128-byte rows, fp8 B in 64-byte ones,
  * tilepipe/plugin/kernel/operands.h), then the tensor that no load fills,
@@ -35,24 +35,28 @@
 /* How a problem runs: weight-only transposed, B converted in registers
  * (M up to BLOCK_SCALED_W8A16_TRANSPOSED_M, unless the registry forces a
  * tile or cluster, which name the other kernels), W8A16 converting B in
- * each stage, weight-only on B dequantized by the prologue (W8A16 from M
- * BLOCK_SCALED_W8A16_DEQUANTIZE_M on, W4A16 past the transposed kernels),
- * W8A8 on both operands folded by the prologue. */
-typedef enum route { TRANSPOSED, CONVERT_B, DEQUANTIZE_B, FOLD } route;
+ * each stage, on the operands dequantized by the prologue (B: W8A16 from
+ * M BLOCK_SCALED_W8A16_DEQUANTIZE_M on, W4A16 past the transposed
+ * kernels; A and B: W4A4), W8A8 on both operands folded by the prologue. */
+typedef enum route { TRANSPOSED, CONVERT_B, DEQUANTIZE, FOLD } route;
+
+/* Whether the prologue dequantizes A too (W4A4). */
+static bool a_dequantized(const tp_gemm_desc *desc) { return desc->a.dtype == TP_DTYPE_E2M1; }
 
 static route route_of(const tp_gemm_desc *desc, bool transposed_ok) {
+  if (a_dequantized(desc)) return DEQUANTIZE;
   if (block_scaled_a_scaled(desc)) return FOLD;
   if (transposed_ok && desc->m <= BLOCK_SCALED_W8A16_TRANSPOSED_M) return TRANSPOSED;
   return desc->m >= BLOCK_SCALED_W8A16_DEQUANTIZE_M || desc->b.dtype == TP_DTYPE_E2M1
-             ? DEQUANTIZE_B
+             ? DEQUANTIZE
              : CONVERT_B;
 }
 
 /* The operand group's part of the kernel name (block_scaled_params.h):
  * the group of the route's kernel operands. */
 static const char *operands_name(const tp_gemm_desc *desc, route r) {
-  const tp_dtype a = desc->a.dtype;
-  const tp_dtype b = r == DEQUANTIZE_B                              ? TP_DTYPE_BF16
+  const tp_dtype a = r == DEQUANTIZE ? TP_DTYPE_BF16 : desc->a.dtype;
+  const tp_dtype b = r == DEQUANTIZE                                ? TP_DTYPE_BF16
                      : r > CONVERT_B || desc->b.dtype == TP_DTYPE_E2M1 ? desc->b.dtype
                                                                      : TP_DTYPE_NONE;
 #define BS_OPERANDS_NAME(NAME, A, B, T) \
@@ -70,8 +74,9 @@ static int64_t fold_blocks(int64_t n) {
 /* The prologue's part of the workspace, each piece 256-byte aligned, from
  * past the skeleton's own (split-K's). FOLD: the folded A [M, K] and B
  * [N, K], then a_scale [ceil(K/128), M rounded up to 4 (TMA's 16-byte
- * rows)] and b_scale [ceil(N/128), ceil(K/128)], f32. DEQUANTIZE_B: B as
- * bf16 [N, K] at b. Offsets in bytes. */
+ * rows)] and b_scale [ceil(N/128), ceil(K/128)], f32. DEQUANTIZE: B as
+ * bf16 [N, K] at b, after A as bf16 [M, K] at a where it is dequantized
+ * too. Offsets in bytes. */
 typedef struct prologue_layout {
   uint64_t a, b, a_scale, b_scale, end;
   int64_t a_scale_ld;
@@ -85,7 +90,8 @@ static prologue_layout prologue_layout_of(const tp_kernel_plan *kp, const tp_gem
   const uint64_t k_blocks = (uint64_t)fold_blocks(desc->k);
   prologue_layout w = {0};
   w.a = w.b = align256(tp_kernel_workspace_bytes(kp));
-  if (r == DEQUANTIZE_B) {
+  if (r == DEQUANTIZE) {
+    if (a_dequantized(desc)) w.b = align256(w.a + m * k * 2u);
     w.end = w.b + n * k * 2u;
     return w;
   }
@@ -106,14 +112,15 @@ static tp_tensor packed_rows(tp_dtype dtype, int64_t rows, int64_t k, void *data
                      .shape = {rows, k}, .stride = {k, 1}, .data = data};
 }
 
-/* The problem the kernel runs: desc, with B dequantized to bf16 rows of K
- * at b (NULL at plan time) under DEQUANTIZE_B, with A and B folded (rows
- * of K bytes) at a and b under FOLD. */
+/* The problem the kernel runs: desc, with B (and A, W4A4) dequantized to
+ * bf16 rows of K at b (and a; NULL at plan time) under DEQUANTIZE, with A
+ * and B folded (rows of K bytes) at a and b under FOLD. */
 static tp_gemm_desc kernel_desc(const tp_gemm_desc *desc, route r, void *a, void *b) {
   tp_gemm_desc k = *desc;
   if (r <= CONVERT_B) return k;
-  k.b = packed_rows(r == DEQUANTIZE_B ? TP_DTYPE_BF16 : desc->b.dtype, desc->n, desc->k, b);
-  if (r == FOLD) k.a = packed_rows(desc->a.dtype, desc->m, desc->k, a);
+  k.b = packed_rows(r == DEQUANTIZE ? TP_DTYPE_BF16 : desc->b.dtype, desc->n, desc->k, b);
+  if (r == FOLD || a_dequantized(desc))
+    k.a = packed_rows(r == DEQUANTIZE ? TP_DTYPE_BF16 : desc->a.dtype, desc->m, desc->k, a);
   return k;
 }
 
@@ -134,7 +141,7 @@ tp_status block_scaled_gpu_plan(void *state, const tp_gemm_desc *desc, const tp_
   if (r > CONVERT_B && k_blocks > 65535)
     return tp_kit_fail(err, errlen, TP_ERR_UNSUPPORTED,
                        "block_scaled's %s kernel takes K up to %lld (%lld given)",
-                       r == FOLD ? "MXFP8 W8A8" : "dequantizing weight-only",
+                       r == FOLD ? "MXFP8 W8A8" : "dequantizing",
                        65535LL * BLOCK_SCALED_FOLD_BLOCK * per_byte, (long long)desc->k);
   const tp_gemm_desc kd = kernel_desc(desc, r, NULL, NULL);
   const tp_kernel_request rq = {.desc = &kd,
@@ -158,7 +165,8 @@ tp_status block_scaled_gpu_plan(void *state, const tp_gemm_desc *desc, const tp_
   launch->workspace_bytes = prologue_layout_of(&kp, desc, r).end;
   snprintf(launch->prologue, sizeof launch->prologue, "tp_block_scaled_%s_prologue", operands);
   launch->prologue_grid[0] =
-      (uint32_t)((r == FOLD ? fold_blocks(desc->m) : 0) + fold_blocks(desc->n));
+      (uint32_t)((r == FOLD || a_dequantized(desc) ? fold_blocks(desc->m) : 0) +
+                 fold_blocks(desc->n));
   launch->prologue_grid[1] = (uint32_t)k_blocks;
   launch->prologue_grid[2] = 1;
   launch->prologue_block[0] = BLOCK_SCALED_FOLD_THREADS;
@@ -200,13 +208,13 @@ tp_status block_scaled_gpu_args(const tp_payload_plan *plan, const tp_epilogue_p
   tp_block_scaled_prologue *f = &p->prologue;
   f->a = desc->a.data;
   f->b = desc->b.data;
-  f->lda = desc->a.stride[0]; /* 1-byte elements (W8A16: A is not read) */
+  f->lda = desc->a.stride[0] * (int64_t)tp_codec_bits(desc->a.dtype) / 8; /* unread under W8A16 */
   f->ldb = desc->b.stride[0] * (int64_t)tp_codec_bits(desc->b.dtype) / 8;
   f->a_out = ws + w.a;
   f->b_out = ws + w.b;
   const tp_gemm_desc kd = kernel_desc(desc, r, f->a_out, f->b_out);
   st = tp_kernel_operands_fill(&kp, &kd, host, &p->ab, err, errlen);
-  if (r == DEQUANTIZE_B || st != TP_OK) return st;
+  if (r == DEQUANTIZE || st != TP_OK) return st;
   f->a_scale = (float *)(ws + w.a_scale);
   f->b_scale = (float *)(ws + w.b_scale);
   f->a_scale_ld = w.a_scale_ld;

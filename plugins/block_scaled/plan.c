@@ -23,10 +23,10 @@
  * either in the SM100 128x4 tiled layout or strided row-major (unit inner
  * stride, row stride >= K/vec).
  *
- * The GPU kernels (gpu.c) run W8A16, W8A8 and W4A16. Asked for the CUDA
- * backend, plan validates as for the CPU, then refuses W4A8 and W4A4 with
- * TP_ERR_UNSUPPORTED (under TP_BACKEND_AUTO the core then plans them on
- * the CPU) and leaves the others' tiles to gpu_plan. */
+ * The GPU kernels (gpu.c) run W8A16, W8A8, W4A16 and W4A4. Asked for the
+ * CUDA backend, plan validates as for the CPU, then refuses W4A8 with
+ * TP_ERR_UNSUPPORTED (under TP_BACKEND_AUTO the core then plans it on the
+ * CPU) and leaves the others' tiles to gpu_plan. */
 #include <stdio.h>
 #include <string.h>
 
@@ -144,11 +144,11 @@ tp_status block_scaled_plan(void *state, const tp_gemm_desc *desc, tp_backend ba
   if (st != TP_OK)
     return st;
   if (backend == TP_BACKEND_CUDA) {
-    if (f.b != &mxfp8 && f.a != NULL)
+    if (f.b != &mxfp8 && f.a == &mxfp8)
       return tp_kit_fail(err, errlen, TP_ERR_UNSUPPORTED,
                          "A %s x B %s (%s %s) has no GPU kernel; the CPU backend runs it, the "
                          "GPU kernels take MXFP8 B (with bf16 or MXFP8 A) and NVFP4 or MXFP4 B "
-                         "with bf16 A (W4A16)",
+                         "with bf16 A or A in B's format (W4A16, W4A4)",
                          tp_codec_name(desc->a.dtype), tp_codec_name(desc->b.dtype), f.b->name,
                          f.mode);
     memset(out, 0, sizeof *out);

@@ -70,15 +70,17 @@ tp_status block_scaled_problem(void *state, tp_gemm_desc *desc, const tp_problem
   if (st != TP_OK)
     return st;
   describe_scales(f.b, desc->n, desc->k, opt, &desc->b_scale, &out->b_scale);
-  if (f.a != NULL) {
+  if (f.a != NULL)
     describe_scales(f.a, desc->m, desc->k, opt, &desc->a_scale, &out->a_scale);
+  if (f.a != NULL && desc->a.dtype != TP_DTYPE_E2M1) { /* W8A8, W4A8 */
     out->acc_bits = TP_PROBLEM_ACC_BITS_WGMMA_FP8;
     out->acc_k = TP_BLOCKWISE_K; /* folded into blockwise FP8's form: a promotion per block */
     if (strcmp(f.mode, "W8A8") == 0) {
       out->a_rounding = fold_rounding(desc->a.dtype, 1);
       out->b_rounding = fold_rounding(desc->b.dtype, BLOCK_SCALED_FOLD_ROWS);
     }
-  } else { /* W8A16, W4A16: B converted to bf16 exactly, bf16 products summed by wgmma */
+  } else { /* W8A16, W4A16, W4A4: operands converted to bf16 exactly, bf16 products
+              summed by wgmma */
     out->acc_bits = TP_PROBLEM_ACC_BITS_WGMMA_16;
   }
   return TP_OK;

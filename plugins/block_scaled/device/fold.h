@@ -1,9 +1,9 @@
 /* plugins/block_scaled/device/fold.h: MXFP8's ue8m0 codes on the device,
  * and the prologues that rewrite the operands once, before the GEMM (a
  * plan's prologue kernel, tilepipe/plugin/abi.h): the weight-only modes'
- * past their converting kernels' M dequantize B to bf16 (exact,
- * bs_dequantize_b for MXFP8, bs_dequantize_fp4 for NVFP4 and MXFP4, for
- * the bf16 GEMM);
+ * past their converting kernels' M dequantize B to bf16, W4A4's A and B
+ * (exact, bs_dequantize_b for MXFP8, bs_dequantize_fp4 for NVFP4 and
+ * MXFP4, for the bf16 GEMM);
  * W8A8's folds both operands into the form the skeleton's
  * blockwise-scaled mainloop multiplies:
  *
@@ -360,34 +360,42 @@ static __device__ __forceinline__ void bs_dequantize_b(const tp_block_scaled_par
   }
 }
 
-/* W4A16's prologue past the transposed kernels' M: e2m1 B (NVFP4, or
- * MXFP4) times its scales as bf16 [N, K] at p.prologue.b_out, exactly (an
- * e2m1 value times a power of two or a ue4m3 has at most 6 significant
- * bits): CTA (i, kb) converts rows [128 i, 128 i + 128) by packed bytes
- * [128 kb, 128 kb + 128), 256 of K, each 16-byte chunk (32 of K) with its
- * group's codes read beside it (two under NVFP4). */
+/* The 4-bit modes' prologue (W4A16 past the transposed kernels' M, and
+ * W4A4): each e2m1 operand (NVFP4, or MXFP4) times its scales as bf16
+ * [rows, K] at its out, exactly (an e2m1 value times a power of two or a
+ * ue4m3 has at most 6 significant bits): CTA (i, kb) converts rows
+ * [128 i', 128 i' + 128) of A (i < A's row blocks, where A is dequantized
+ * too: a_codes given) or else of B (i' counted from B's first), by packed
+ * bytes [128 kb, 128 kb + 128), 256 of K, each 16-byte chunk (32 of K)
+ * with its group's codes read beside it (two under NVFP4). */
 template <bool NVFP4>
 static __device__ __forceinline__ void bs_dequantize_fp4(const tp_block_scaled_params &p) {
   tp_grid_launch_dependents();
   const tp_block_scaled_prologue &f = p.prologue;
-  const int32_t n = p.kernel.n, k = p.kernel.k;
-  const int32_t r0 = (int32_t)blockIdx.x * BLOCK_SCALED_FOLD_ROWS;
+  const int32_t a_blocks =
+      p.a_codes.data != nullptr ? (p.kernel.m + BLOCK_SCALED_FOLD_ROWS - 1) / BLOCK_SCALED_FOLD_ROWS
+                                : 0;
+  const bool is_a = (int32_t)blockIdx.x < a_blocks;
+  const int32_t rows = is_a ? p.kernel.m : p.kernel.n, k = p.kernel.k;
+  const tp_block_scaled_codes &codes = is_a ? p.a_codes : p.b_codes;
+  uint8_t *const out_at = is_a ? f.a_out : f.b_out;
+  const int32_t r0 = ((int32_t)blockIdx.x - (is_a ? 0 : a_blocks)) * BLOCK_SCALED_FOLD_ROWS;
   const int32_t k0 = (int32_t)blockIdx.y * BLOCK_SCALED_FOLD_BLOCK; /* bytes */
   const int32_t bytes = min(k / 2 - k0, BLOCK_SCALED_FOLD_BLOCK);
   const uint32_t unbias = 253u << 7 | 253u << 23; /* 2^126 */
   uint4 v[BS_FOLD_CHUNKS];
-  bs_fold_load(v, f.b, f.ldb, r0, n, k0, bytes);
+  bs_fold_load(v, is_a ? f.a : f.b, is_a ? f.lda : f.ldb, r0, rows, k0, bytes);
 #pragma unroll
   for (int j = 0; j < BS_FOLD_CHUNKS; ++j) {
     const uint32_t c = threadIdx.x + (uint32_t)j * BLOCK_SCALED_FOLD_THREADS;
     const int32_t r = r0 + (int32_t)(c / 8u), q = (int32_t)(c % 8u);
-    if (r >= n || q * 16 >= bytes) continue;
+    if (r >= rows || q * 16 >= bytes) continue;
     const int32_t e0 = 2 * (k0 + q * 16); /* the chunk's first K-element */
     uint32_t s[2];
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int32_t g = NVFP4 ? e0 / 16 + h : e0 / BLOCK_SCALED_MX_VEC;
-      const uint32_t code = __ldg(p.b_codes.data + bs_code_offset(p.b_codes, p.scale_cols, r, g));
+      const uint32_t code = __ldg(codes.data + bs_code_offset(codes, p.scale_cols, r, g));
       /* ue4m3 placed as e4m3 under bf16 is worth the scale times 2^-120 */
       s[h] = !NVFP4 ? bs_ue8m0_bf16x2(code)
              : (code & 0x7fu) == 0x7fu
@@ -395,7 +403,7 @@ static __device__ __forceinline__ void bs_dequantize_fp4(const tp_block_scaled_p
                  : bs_mul_bf16x2((code & 0x7fu) * 0x00100010u, 247u << 7 | 247u << 23);
     }
     const uint32_t w[4] = {v[j].x, v[j].y, v[j].z, v[j].w};
-    uint4 *out = (uint4 *)(f.b_out + ((int64_t)r * k + e0) * 2);
+    uint4 *out = (uint4 *)(out_at + ((int64_t)r * k + e0) * 2);
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       uint32_t o[4];
