@@ -47,9 +47,10 @@ static void close_registry(void) { tp_registry_close(reg); }
 
 /* A problem of payload's kind: A and B of dtype ab, D bf16, no C; rows
  * padded to 16 bytes (the GPU's rule) by choosing N and K multiples of 16. */
-static tp_gemm_desc problem(const char *payload, tp_dtype ab, int64_t m, int64_t n, int64_t k) {
+static tp_gemm_desc problem_ab(const char *payload, tp_dtype a, tp_dtype b, int64_t m, int64_t n,
+                               int64_t k) {
   tp_ref_problem_spec spec = {.struct_size = sizeof spec, .registry = reg, .payload = payload,
-                              .a = ab, .b = ab,
+                              .a = a, .b = b,
                               .d = TP_DTYPE_BF16, .c = TP_DTYPE_NONE,
                               .sf_layout = TP_LAYOUT_SF_128X4, .m = m, .n = n, .k = k,
                               .alpha = 1.0f};
@@ -59,6 +60,10 @@ static tp_gemm_desc problem(const char *payload, tp_dtype ab, int64_t m, int64_t
   ck_assert_msg(tp_ref_problem_describe(&spec, &desc, &described, err, sizeof err) == TP_OK, "%s",
                 err);
   return desc;
+}
+
+static tp_gemm_desc problem(const char *payload, tp_dtype ab, int64_t m, int64_t n, int64_t k) {
+  return problem_ab(payload, ab, ab, m, n, k);
 }
 
 static int count_entries(const char *dir) {
@@ -265,10 +270,10 @@ START_TEST(test_refused_problems) {
   ASSERT_HAS(tp_error_message(), "warm standard x store: problem 0: tp_gemm_desc.struct_size is 0");
 #endif
 
-  tp_gemm_desc fp4 = problem("block_scaled", TP_DTYPE_E2M1, 256, 256, 256);
-  ck_assert_int_eq(tp_cache_warm(reg, "block_scaled", "store", &fp4, 1, &opt, &r),
+  tp_gemm_desc w4a8 = problem_ab("block_scaled", TP_DTYPE_E4M3, TP_DTYPE_E2M1, 256, 256, 256);
+  ck_assert_int_eq(tp_cache_warm(reg, "block_scaled", "store", &w4a8, 1, &opt, &r),
                    TP_ERR_UNSUPPORTED);
-  ASSERT_HAS(tp_error_message(), "A e2m1 x B e2m1 (NVFP4 W4A4) has no GPU kernel");
+  ASSERT_HAS(tp_error_message(), "A e4m3 x B e2m1 (NVFP4 W4A8) has no GPU kernel");
   ck_assert_int_eq(count_entries(cache), 0);
 }
 END_TEST
