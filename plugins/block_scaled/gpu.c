@@ -154,7 +154,8 @@ tp_status block_scaled_gpu_plan(void *state, const tp_gemm_desc *desc, const tp_
                                 .kernel_offset = offsetof(tp_block_scaled_params, kernel),
                                 .transposed = r == TRANSPOSED,
                                 /* the transposed mainloop's stage: 128 of K */
-                                .k_group = r == TRANSPOSED ? BLOCK_SCALED_W8A16_TRANSPOSED_K_TILES : 0};
+                                .k_group =
+                                    r == TRANSPOSED ? BLOCK_SCALED_W8A16_TRANSPOSED_K_TILES : 0};
   if (r == TRANSPOSED) return tp_kernel_plan_operands(&rq, plan, launch, err, errlen);
   if (r == CONVERT_B) return tp_kernel_plan_converted_b(&rq, plan, launch, err, errlen);
   tp_status st = r == FOLD ? tp_kernel_plan_blockwise(&rq, plan, launch, err, errlen)

@@ -86,7 +86,8 @@ tp_status tp_cuda_tma_encode_2d(void *out, const tp_tma_2d *r, char *err, size_t
   }
   const cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)r->rows};
   /* A single row needs no stride, but the driver wants a valid one. */
-  const cuuint64_t strides[1] = {(cuuint64_t)((r->rows > 1 ? row_stride : (cols + 15) / 16 * 16) * elem)};
+  const cuuint64_t strides[1] = {
+      (cuuint64_t)((r->rows > 1 ? row_stride : (cols + 15) / 16 * 16) * elem)};
   const cuuint32_t box[2] = {box_cols, r->box_rows};
   const cuuint32_t elem_strides[2] = {1, 1};
   CUresult res = cu->TensorMapEncodeTiled((CUtensorMap *)out, type, 2, (void *)r->global, dims,

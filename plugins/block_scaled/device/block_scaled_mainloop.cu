@@ -1,10 +1,16 @@
 /* plugins/block_scaled/device/block_scaled_mainloop.cu: the block-scaled
  * payload's mainloops on the core's structured kernel, MXFP8 (e4m3 or e5m2
- * elements, a ue8m0 scale per 32 K-elements of each row):
+ * elements, a ue8m0 scale per 32 K-elements of each row), and 4-bit
+ * weights (e2m1: NVFP4, a ue4m3 scale sb per 16; MXFP4, ue8m0 per 32):
  *
  *   W8A16 (bf16 A):  acc(m, n) = sum_k A(m, k) * (B(n, k) * 2^(sb(n, k/32) - 127))
  *   W8A8  (fp8 A):   acc(m, n) = sum_k (A(m, k) 2^(sa(m, k/32) - 127))
  *                                    * (B(n, k) 2^(sb(n, k/32) - 127))
+ *   W4A16 (bf16 A):  acc(m, n) = sum_k A(m, k) * (B(n, k) * sb(n, k/vec))
+ *
+ * W4A16 runs on the transposed kernels below at decode-sized M; past them
+ * (and W4A4, both operands) the prologue dequantizes to bf16 (fold.h) for
+ * the bf16 mainloop.
  *
  * W8A16. A stage holds a k-block of 64 of K: A as bf16 (tensor 0, 128-byte
  * rows, 128B-swizzled) and B as e4m3 or e5m2 (tensor 1, 64-byte rows,

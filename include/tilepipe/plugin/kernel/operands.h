@@ -11,7 +11,8 @@
  * row's bytes: a 128-byte row as wgmma reads it, a narrower operand's rows
  * back to back (row r at r x its row bytes, its 16-byte chunks permuted,
  * tp_kernel_operand_chunk) for the mainloop to convert. The host planner
- * sizes the stage tensors and the TMA boxes by these rules (tilepipe/plugin/kernel/layout.h, tilepipe/plugin/kernel/args.h), the
+ * sizes the stage tensors and the TMA boxes by these rules
+ * (tilepipe/plugin/kernel/layout.h, tilepipe/plugin/kernel/args.h), the
  * kernel its loads, offsets and announced bytes (a k-block's loads bring
  * rows x row bytes of each operand).
  *
