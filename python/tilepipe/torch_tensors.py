@@ -171,7 +171,11 @@ def _enter(index):
 def cached_call(plan, desc, where, out):
     """The Call (tilepipe.calls) that repeats a described call whose out
     was `out`: a new out is one like it, on its device."""
-    new_out = functools.partial(torch.empty, out.shape, dtype=out.dtype, device=out.device)
+    # empty_like of one element expanded to out's shape: a new contiguous
+    # tensor of that shape, dtype and device (an expanded tensor's strides
+    # are not kept), for half of torch.empty's argument parsing.
+    like = torch.empty((1, 1), dtype=out.dtype, device=out.device).expand(out.shape)
+    new_out = functools.partial(torch.empty_like, like)
     enter = _enter(out.device.index) if out.is_cuda else None
     return calls.Call(plan, desc, where.stream, new_out, torch.Tensor.data_ptr, enter)
 
