@@ -149,5 +149,7 @@ def run(a, b, payload, epilogue, a_scale, b_scale, c, bias, alpha, beta, out, ou
     # Repeats run from this call's plan and descriptor, unless an operand was
     # described through a copy (NumPy fp4) whose pointer a repeat lacks.
     if key is not None and all(op.keep is x for op, x in described):
-        reg.plans.calls[key] = adapter.cached_call(plan, desc, where, out)
+        call = adapter.cached_call(plan, desc, where, out)
+        if call is not None:
+            reg.plans.calls[key] = call
     return out

@@ -201,6 +201,7 @@ def _pointer(x):
 
 def cached_call(plan, desc, where, out):
     """The Call (tilepipe.calls) that repeats a described call whose out
-    was `out`: a new out is one like it."""
+    was `out` (None where a call is not to be kept: the torch path's):
+    a new out is one like it."""
     return calls.Call(plan, desc, where.stream, functools.partial(np.empty, out.shape, out.dtype),
                       _pointer)

@@ -170,7 +170,11 @@ def _enter(index):
 
 def cached_call(plan, desc, where, out):
     """The Call (tilepipe.calls) that repeats a described call whose out
-    was `out`: a new out is one like it, on its device."""
+    was `out`: a new out is one like it, on its device. None while the
+    stream is capturing a CUDA graph: the template below would come from
+    the graph's memory pool and hold it; a call after capture keeps one."""
+    if out.is_cuda and torch.cuda.is_current_stream_capturing():
+        return None
     # empty_like of one element expanded to out's shape: a new contiguous
     # tensor of that shape, dtype and device (an expanded tensor's strides
     # are not kept), for half of torch.empty's argument parsing.
