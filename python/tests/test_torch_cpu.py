@@ -147,6 +147,13 @@ def test_repeats_refuse_what_the_first_call_would(registry, gen):
     refused(tilepipe.UnsupportedError, "A is f32", a.float(), b, out, repeat=False)
     tilepipe.matmul(a, b, out=out, alpha=1.5, registry=registry)
     check(d_of(out), *expect(f64(a), f64(b), alpha=1.5), k)
+    # An alpha tensor changed in place is the same key with another value:
+    # such a call is never kept, each runs with the value it has then.
+    alpha = torch.tensor(0.5)
+    for value in (0.5, 2.0, 0.25):
+        alpha.fill_(value)
+        y = tilepipe.matmul(a, b, alpha=alpha, registry=registry)
+        check(d_of(y), *expect(f64(a), f64(b), alpha=value), k)
 
 
 def test_operator(registry, gen):

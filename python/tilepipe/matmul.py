@@ -28,6 +28,8 @@ from . import registry as registry_module
 # The call_key of each type of `a` whose calls are cached (tilepipe.calls);
 # tilepipe.torch_tensors adds torch's types when it is imported.
 call_keys = {np.ndarray: operands.call_key}
+# The alpha and beta a cached call may be keyed by: values that cannot change.
+_NUMBERS = (int, float, np.integer, np.floating)
 
 
 def _is_torch(x):
@@ -147,8 +149,11 @@ def run(a, b, payload, epilogue, a_scale, b_scale, c, bias, alpha, beta, out, ou
                              where.before_create)
         library.call("tp_plan_run", plan, ctypes.byref(desc), where.stream)
     # Repeats run from this call's plan and descriptor, unless an operand was
-    # described through a copy (NumPy fp4) whose pointer a repeat lacks.
-    if key is not None and all(op.keep is x for op, x in described):
+    # described through a copy (NumPy fp4) whose pointer a repeat lacks, or
+    # alpha or beta is an object whose value may change under the same key
+    # (a tensor).
+    if (key is not None and all(op.keep is x for op, x in described)
+            and isinstance(alpha, _NUMBERS) and isinstance(beta, _NUMBERS)):
         call = adapter.cached_call(plan, desc, where, out)
         if call is not None:
             reg.plans.calls[key] = call
