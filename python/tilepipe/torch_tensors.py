@@ -175,11 +175,10 @@ def cached_call(plan, desc, where, out):
     the graph's memory pool and hold it; a call after capture keeps one."""
     if out.is_cuda and torch.cuda.is_current_stream_capturing():
         return None
-    # empty_like of one element expanded to out's shape: a new contiguous
-    # tensor of that shape, dtype and device (an expanded tensor's strides
-    # are not kept), for half of torch.empty's argument parsing.
-    like = torch.empty((1, 1), dtype=out.dtype, device=out.device).expand(out.shape)
-    new_out = functools.partial(torch.empty_like, like)
+    # torch.empty itself: a template tensor kept for empty_like would be an
+    # allocation the call holds, which torch.compile's CUDA graph trees
+    # refuse when the first call comes under their warm-up.
+    new_out = functools.partial(torch.empty, out.shape, dtype=out.dtype, device=out.device)
     enter = _enter(out.device.index) if out.is_cuda else None
     return calls.Call(plan, desc, where.stream, new_out, torch.Tensor.data_ptr, enter)
 
