@@ -15,13 +15,19 @@ Two parts:
    A GEMM torch refuses for the shape (_scaled_mm wants M, N, K multiples
    of 16) prints "-".
 2. Host time per call in a decode loop: M = 1 (torch._scaled_mm: M = 16),
-   N = K = 256, so the GPU's work is tiny and the host's is what is
-   measured: time.perf_counter() over `--calls` calls, each allocating its
-   output as a model's step does, for tilepipe.matmul, the operator
-   torch.ops.tilepipe.matmul, torch.matmul and torch._scaled_mm.
+   N = K = 256, each call allocating its output as a model's step does,
+   for tilepipe.matmul, the operator torch.ops.tilepipe.matmul,
+   torch.matmul, torch.nn.functional.linear and torch._scaled_mm, all
+   measured the same way. "host" is the host's own time: time.perf_counter()
+   around batches of `--batch` calls, each batch started on an idle GPU, so
+   that the launch queue never fills and the host never waits for the GPU
+   (the median batch, per call). "loop" is `--calls` calls back to back,
+   per call: the host's time or the GPU's, whichever is longer (a full
+   queue makes the host wait).
 
-Needs torch with CUDA and a tilepipe built with the CUDA toolkit
-(TILEPIPE_LIBRARY, TILEPIPE_REGISTRY as in docs/python.md)."""
+`--host-only` runs part 2 alone. Needs torch with CUDA and a tilepipe built
+with the CUDA toolkit (TILEPIPE_LIBRARY, TILEPIPE_REGISTRY as in
+docs/python.md)."""
 import argparse
 import statistics
 import time
@@ -49,16 +55,27 @@ def gpu_ms(fn, inner, reps):
     return statistics.median(per_call)
 
 
-def host_us(fn, calls):
+def host_us(fn, calls, batch):
+    """(host, loop): microseconds per call of fn, the host's own (the
+    median of batches of `batch` calls, each begun on an idle GPU) and
+    back to back (`calls` calls)."""
     for _ in range(100):
         fn()
+    torch.cuda.synchronize()
+    per_call = []
+    for _ in range(max(calls // batch, 1)):
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        for _ in range(batch):
+            fn()
+        per_call.append((time.perf_counter() - t0) / batch * 1e6)
     torch.cuda.synchronize()
     t0 = time.perf_counter()
     for _ in range(calls):
         fn()
-    t1 = time.perf_counter()
+    loop = (time.perf_counter() - t0) / calls * 1e6
     torch.cuda.synchronize()
-    return (t1 - t0) / calls * 1e6
+    return statistics.median(per_call), loop
 
 
 def timed(fn, inner, reps):
@@ -99,12 +116,20 @@ def main():
     p.add_argument("--inner", type=int, default=20)
     p.add_argument("--reps", type=int, default=15)
     p.add_argument("--calls", type=int, default=20000)
+    p.add_argument("--batch", type=int, default=200)
+    p.add_argument("--host-only", action="store_true", help="the host time per call alone")
     args = p.parse_args()
     torch.cuda.set_device(args.device)
     device = torch.device("cuda", args.device)
     print(f"{torch.cuda.get_device_name(device)}, torch {torch.__version__}, "
           f"tilepipe {tilepipe.__version__}")
 
+    if not args.host_only:
+        gpu_times(args, device)
+    host_times(args, device)
+
+
+def gpu_times(args, device):
     print("\nGPU time per GEMM (median of batches, CUDA events)")
     print(f"{'M x N x K':>20} {'payload':>14} {'tilepipe ms':>12} {'TFLOP/s':>8} "
           f"{'torch ms':>9} {'TFLOP/s':>8} {'speed-up':>9}  against")
@@ -122,7 +147,11 @@ def main():
                          f"{t_theirs / t_ours:>8.2f}x")
             print(f"{line}  {against}")
 
-    print(f"\nHost time per call in a decode loop ({args.calls} calls, time.perf_counter)")
+
+def host_times(args, device):
+    print(f"\nHost time per call in a decode loop (time.perf_counter; host: median of batches of "
+          f"{args.batch} calls begun on an idle GPU; loop: {args.calls} calls back to back)")
+    print(f"{'':>40} {'host us':>8} {'loop us':>8}")
     x = torch.randn(1, 256, device=device).bfloat16()
     w = torch.randn(256, 256, device=device).bfloat16()
     xq, wq = torch.randn(16, 256, device=device).to(E4M3), w.to(E4M3)
@@ -131,12 +160,14 @@ def main():
         ("tilepipe.matmul, bf16 M=1", lambda: tilepipe.matmul(x, w)),
         ("torch.ops.tilepipe.matmul, bf16 M=1", lambda: torch.ops.tilepipe.matmul(x, w)),
         ("torch.matmul, bf16 M=1", lambda: torch.matmul(x, w.t())),
+        ("torch.nn.functional.linear, bf16 M=1", lambda: torch.nn.functional.linear(x, w)),
         ("tilepipe.matmul, e4m3 M=16", lambda: tilepipe.matmul(xq, wq)),
         ("torch._scaled_mm, e4m3 M=16",
          lambda: torch._scaled_mm(xq, wq.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16)),
     ]
     for name, fn in loops:
-        print(f"{name:>40} {host_us(fn, args.calls):8.2f} us")
+        host, loop = host_us(fn, args.calls, args.batch)
+        print(f"{name:>40} {host:8.2f} {loop:8.2f}")
 
 
 if __name__ == "__main__":

@@ -498,10 +498,11 @@ AM_TESTS_ENVIRONMENT = TP_TEST_CC='$(CC)' \
 # its pytest suite (test_python.sh; skips without numpy, pytest, ml_dtypes).
 TESTS += tests/test_python.sh
 EXTRA_DIST += tests/test_python.sh python/pyproject.toml python/README.md \
-	python/tilepipe/__init__.py python/tilepipe/abi.py python/tilepipe/dtypes.py \
-	python/tilepipe/errors.py python/tilepipe/library.py python/tilepipe/matmul.py \
-	python/tilepipe/operands.py python/tilepipe/plan_cache.py python/tilepipe/registry.py \
-	python/tilepipe/torch_ops.py python/tilepipe/torch_tensors.py python/tilepipe/warm.py \
+	python/tilepipe/__init__.py python/tilepipe/abi.py python/tilepipe/calls.py \
+	python/tilepipe/dtypes.py python/tilepipe/errors.py python/tilepipe/library.py \
+	python/tilepipe/matmul.py python/tilepipe/operands.py python/tilepipe/plan_cache.py \
+	python/tilepipe/registry.py python/tilepipe/torch_ops.py python/tilepipe/torch_tensors.py \
+	python/tilepipe/warm.py \
 	python/tests/conftest.py python/tests/reference.py python/tests/test_abi.py \
 	python/tests/test_api.py python/tests/test_payloads.py python/tests/test_reference.py \
 	python/tests/test_torch_cpu.py python/tests/test_torch_cuda.py python/tests/run_gpu.sh \

@@ -70,6 +70,52 @@ def test_plan_cache_hit(registry, rng):
     assert registry.plans.misses == misses + 1 and len(registry.plans) == before + 2
 
 
+def test_repeats_refuse_what_the_first_call_would(registry, rng):
+    """A repeat of a cached call (tilepipe.calls) refuses what a first call
+    of the same arguments would, D untouched: what its signature covers
+    (dtype, shape, strides, out's writability) is described anew when it
+    differs, and what it does not (the pointers) the library checks on each
+    run, so a misaligned A or an out over A is refused on the repeat path."""
+    m, n, k = 9, 40, 64
+    a, b = operand(rng, (m, k), BF16), operand(rng, (n, k), BF16)
+    y = tilepipe.matmul(a, b, alpha=0.75, registry=registry)
+    hits, calls = registry.plans.hits, len(registry.plans.calls)
+    again = tilepipe.matmul(a, b, alpha=0.75, registry=registry)
+    assert registry.plans.hits == hits + 1 and again is not y and again.dtype == BF16
+    check(again, *expect(f64(a), f64(b), alpha=0.75), k)
+
+    def refused(cls, message, a, out, repeat):
+        hits = registry.plans.hits
+        _refused(registry, cls, message, a, b, out, alpha=0.75)
+        assert registry.plans.hits == hits + (1 if repeat else 0)
+
+    out = poisoned((m, n), BF16)
+    tilepipe.matmul(a, b, out=out, alpha=0.75, registry=registry)
+    # The same signature, pointers the library refuses: run from the Call.
+    raw = np.zeros(m * k * 2 + 2, np.uint8)
+    skewed = raw[1:1 + m * k * 2].view(BF16).reshape(m, k)
+    assert skewed.strides == a.strides
+    if skewed.ctypes.data % 2:
+        refused(tilepipe.InvalidArgumentError, "not 2-byte aligned", skewed, out, repeat=True)
+    shared = poisoned((m * k + m * n,), BF16)
+    over_a = shared[:m * k].reshape(m, k)
+    over_a[...] = a
+    refused(tilepipe.InvalidArgumentError, "D overlaps A", over_a,
+            shared[m * k - n:m * k - n + m * n].reshape(m, n), repeat=True)
+    # A different signature: described and refused as a first call is.
+    refused(tilepipe.UnsupportedError, "A is f32", a.astype(F32), out, repeat=False)
+    refused(tilepipe.InvalidArgumentError, "A: inner stride is 2",
+            operand(rng, (m, 2 * k), BF16)[:, ::2], out, repeat=False)
+    refused(tilepipe.InvalidArgumentError, "stride of -", a[::-1], out, repeat=False)
+    frozen = out.copy()
+    frozen.flags.writeable = False
+    refused(tilepipe.InvalidArgumentError, "read-only", a, frozen, repeat=False)
+    # The refused signatures left no Call; the good one still runs right.
+    assert len(registry.plans.calls) == calls + 1
+    tilepipe.matmul(a, b, out=out, alpha=0.75, registry=registry)
+    check(out, *expect(f64(a), f64(b), alpha=0.75), k)
+
+
 def _refused(registry, cls, message, a, b, out, **kw):
     """matmul refuses with cls, the message matching, out unchanged."""
     before = out.copy()

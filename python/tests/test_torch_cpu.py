@@ -107,13 +107,53 @@ def test_repeated_calls_are_cached(registry, gen):
         assert tilepipe.matmul(a, b, alpha=0.8125, out=out, registry=registry) is out
         check(d_of(out), *expect(f64(a), f64(b), alpha=0.8125), k)
         y = tilepipe.matmul(a, b, alpha=0.8125, registry=registry)
-        assert torch.equal(y, out)
+        assert torch.equal(y, out) and y.is_contiguous() and y.data_ptr() != out.data_ptr()
     assert (registry.plans.misses, len(registry.plans.calls)) == (misses, calls + 1)
     assert registry.plans.hits == hits + 4
     wide = values(gen, (m, k + 7), torch.bfloat16)[:, :k]
     y = tilepipe.matmul(wide, b, alpha=0.8125, out_dtype=torch.float32, registry=registry)
     check(d_of(y), *expect(f64(wide), f64(b), alpha=0.8125), k)
     assert registry.plans.misses == misses + 1 and len(registry.plans.calls) == calls + 2
+
+
+def test_repeats_refuse_what_the_first_call_would(registry, gen):
+    """A repeat of a cached call refuses what a first call of the same
+    arguments would, D untouched: an out over A (the same signature; the
+    library's check on each run), an out that requires grad, a NumPy B, a
+    tensor on another device (other signatures, described anew)."""
+    m, n, k = 7, 24, 64
+    a, b = values(gen, (m, k), torch.bfloat16), values(gen, (n, k), torch.bfloat16)
+    out = poisoned((m, n), torch.bfloat16)
+    for _ in range(2):
+        tilepipe.matmul(a, b, out=out, alpha=1.5, registry=registry)
+    check(d_of(out), *expect(f64(a), f64(b), alpha=1.5), k)
+
+    def refused(cls, message, a, b, out, repeat):
+        hits, before = registry.plans.hits, out.clone()
+        with pytest.raises(cls, match=message):
+            tilepipe.matmul(a, b, out=out, alpha=1.5, registry=registry)
+        assert torch.equal(out.isnan(), before.isnan())
+        assert torch.equal(out.nan_to_num(), before.nan_to_num())
+        assert registry.plans.hits == hits + (1 if repeat else 0)
+
+    shared = poisoned((m * k + m * n,), torch.bfloat16)
+    shared[:m * k] = a.flatten()
+    refused(tilepipe.InvalidArgumentError, "D overlaps A", shared[:m * k].view(m, k), b,
+            shared[m * k - n:m * k - n + m * n].view(m, n), repeat=True)
+    refused(tilepipe.InvalidArgumentError, "requires grad", a, b,
+            poisoned((m, n), torch.bfloat16).requires_grad_(), repeat=False)
+    refused(tilepipe.InvalidArgumentError, "not both", a, b.float().numpy(), out, repeat=False)
+    refused(tilepipe.InvalidArgumentError, "cpu, meta", a, b.to("meta"), out, repeat=False)
+    refused(tilepipe.UnsupportedError, "A is f32", a.float(), b, out, repeat=False)
+    tilepipe.matmul(a, b, out=out, alpha=1.5, registry=registry)
+    check(d_of(out), *expect(f64(a), f64(b), alpha=1.5), k)
+    # An alpha tensor changed in place is the same key with another value:
+    # such a call is never kept, each runs with the value it has then.
+    alpha = torch.tensor(0.5)
+    for value in (0.5, 2.0, 0.25):
+        alpha.fill_(value)
+        y = tilepipe.matmul(a, b, alpha=alpha, registry=registry)
+        check(d_of(y), *expect(f64(a), f64(b), alpha=value), k)
 
 
 def test_operator(registry, gen):

@@ -13,13 +13,23 @@ The operands are NumPy arrays (tilepipe.operands: host memory, the CPU
 backend) or torch tensors (tilepipe.torch_tensors: CPU tensors on the CPU
 backend, CUDA tensors on their device's current stream). Each is described
 as it is (no copy, but for fp4), the plan comes from the registry's plan
-cache (tilepipe.plan_cache) and runs. On any refusal, by this package or
-by the library, nothing is written."""
+cache (tilepipe.plan_cache) and runs. A call of a signature seen before
+(tilepipe.calls) skips the describing: the Call the first one left runs
+on the new pointers. On any refusal, by this package or by the library,
+nothing is written."""
 import ctypes
 import sys
 
+import numpy as np
+
 from . import abi, dtypes, errors, library, operands
 from . import registry as registry_module
+
+# The call_key of each type of `a` whose calls are cached (tilepipe.calls);
+# tilepipe.torch_tensors adds torch's types when it is imported.
+call_keys = {np.ndarray: operands.call_key}
+# The alpha and beta a cached call may be keyed by: values that cannot change.
+_NUMBERS = (int, float, np.integer, np.floating)
 
 
 def _is_torch(x):
@@ -65,16 +75,28 @@ def matmul(a, b, *, payload="standard", epilogue="store", a_scale=None, b_scale=
     """out = epilogue(alpha * a @ b.T, beta, c, bias) with b [N, K]; returns
     out (a new [M, N] array or tensor of out_dtype, on a's device, when out
     is None: by default a's dtype for bf16 or f16 a, else bf16)."""
+    return run(a, b, payload, epilogue, a_scale, b_scale, c, bias, alpha, beta, out, out_dtype,
+               registry, backend)
+
+
+def run(a, b, payload, epilogue, a_scale, b_scale, c, bias, alpha, beta, out, out_dtype,
+        registry, backend):
+    """matmul with every argument given in order (torch_ops calls it so)."""
     reg = registry if registry is not None else registry_module.default()
-    key = None
-    if _is_torch(a):
-        from . import torch_tensors
-        key = torch_tensors.call_key(a, b, a_scale, b_scale, c, bias, out,
-                                     (payload, epilogue, alpha, beta, out_dtype, backend))
-        hit = reg.plans.calls.get(key) if key is not None else None
+    key_of = call_keys.get(type(a))
+    if key_of is None and _is_torch(a):  # torch_tensors adds its call_key when imported
+        from . import torch_tensors  # noqa: F401
+        key_of = call_keys.get(type(a))
+    key = None if key_of is None else key_of(
+        a, b, a_scale, b_scale, c, bias, out, (payload, epilogue, alpha, beta, out_dtype, backend))
+    if key is not None:
+        try:
+            hit = reg.plans.calls.get(key)
+        except TypeError:  # an unhashable argument: the full path refuses it
+            key = hit = None
         if hit is not None:
             reg.plans.count_hit()
-            return torch_tensors.run_cached(hit, a, b, a_scale, b_scale, c, bias, out)
+            return hit.run(a, b, (a_scale, b_scale, c, bias), out)
     scale_data = [s.data if isinstance(s, operands.SF128x4) else s for s in (a_scale, b_scale)]
     given = [x for x in (a, b, c, bias, out, *scale_data) if x is not None]
     if any(_is_torch(x) for x in given):
@@ -116,14 +138,23 @@ def matmul(a, b, *, payload="standard", epilogue="store", a_scale=None, b_scale=
             scales.append(op)
         desc = abi.new_desc(m, n, k)
         desc.a, desc.b, desc.d = op_a.tensor, op_b.tensor, op_d.tensor
-        for field, op in (("a_scale", scales[0]), ("b_scale", scales[1]), ("c", op_c),
-                          ("bias", op_bias)):
+        described = [(op_a, a), (op_b, b), (op_d, out)]
+        for field, op, x in (("a_scale", scales[0], a_scale), ("b_scale", scales[1], b_scale),
+                             ("c", op_c, c), ("bias", op_bias, bias)):
             if op is not None:
                 setattr(desc, field, op.tensor)
+                described.append((op, x))
         desc.alpha, desc.beta = alpha, beta
         plan = reg.plans.get(payload, epilogue, desc, where.backend, where.extra,
                              where.before_create)
         library.call("tp_plan_run", plan, ctypes.byref(desc), where.stream)
-    if key is not None:
-        reg.plans.calls[key] = torch_tensors.Cached(plan, desc, (m, n), out.dtype, where.stream)
+    # Repeats run from this call's plan and descriptor, unless an operand was
+    # described through a copy (NumPy fp4) whose pointer a repeat lacks, or
+    # alpha or beta is an object whose value may change under the same key
+    # (a tensor).
+    if (key is not None and all(op.keep is x for op, x in described)
+            and isinstance(alpha, _NUMBERS) and isinstance(beta, _NUMBERS)):
+        call = adapter.cached_call(plan, desc, where, out)
+        if call is not None:
+            reg.plans.calls[key] = call
     return out

@@ -15,16 +15,21 @@ so the library's checks see the buffer as it is.
 A dimension of extent 1 has no meaningful stride; it is given the stride
 a contiguous array would have (NumPy may report anything there).
 
+call_key() is a call's signature for tilepipe.calls (each array's dtype,
+shape and strides, out's writability, the scalars), and cached_call() the
+Call a described call leaves for its repeats.
+
 SF128x4 marks a block-scaled operand's scales in the 128x4 tiled layout
 (tilepipe/tensor.h, docs/payloads.md): the buffer must hold
 ceil(rows/128) * ceil(cols/4) * 512 bytes, which is checked here, since
 the library trusts the size its layout implies."""
 import collections
 import contextlib
+import functools
 
 import numpy as np
 
-from . import abi, dtypes, errors
+from . import abi, calls, dtypes, errors
 
 
 class Operand:
@@ -165,3 +170,38 @@ def tiled_scales(name, sf, raw_code, data_operand):
             f"128x4 tiled layout ({sf.nbytes_needed} bytes)")
     return Operand(tensor(t.dtype, (sf.rows, sf.cols), (sf.cols, 1), t.data, abi.LAYOUT_SF_128X4),
                    data_operand.keep)
+
+
+def call_key(a, b, a_scale, b_scale, c, bias, out, scalars):
+    """The signature of a call of NumPy array a (tilepipe.calls): what its
+    description and checks read, pointers aside; None when the call is not
+    cached (an operand that is no ndarray, such as SF128x4 scales)."""
+    if type(b) is not np.ndarray:
+        return None
+    rest = None
+    if a_scale is not None or b_scale is not None or c is not None or bias is not None:
+        rest = []
+        for x in (a_scale, b_scale, c, bias):
+            if x is not None and type(x) is not np.ndarray:
+                return None
+            rest.append(None if x is None else (x.dtype, x.shape, x.strides))
+        rest = tuple(rest)
+    if out is None:
+        d = None
+    elif type(out) is np.ndarray:
+        d = (out.dtype, out.shape, out.strides, out.flags.writeable)
+    else:
+        return None
+    return (scalars, a.dtype, a.shape, a.strides, b.dtype, b.shape, b.strides, rest, d)
+
+
+def _pointer(x):
+    return x.ctypes.data
+
+
+def cached_call(plan, desc, where, out):
+    """The Call (tilepipe.calls) that repeats a described call whose out
+    was `out` (None where a call is not to be kept: the torch path's):
+    a new out is one like it."""
+    return calls.Call(plan, desc, where.stream, functools.partial(np.empty, out.shape, out.dtype),
+                      _pointer)

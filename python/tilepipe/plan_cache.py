@@ -9,7 +9,9 @@ the caller adds (the torch path adds the device and the stream: runs of one
 CUDA plan must not overlap on the GPU, docs/threads.md, so each stream gets
 its own plan). Data pointers are not in the key: the plan does not depend on
 them, and each run checks their alignment itself (TP_ERR_INVALID_ARGUMENT).
-A repeated call is one dictionary look-up and tp_plan_run. On a miss the
+A call of a new signature is described, then looked up here; a repeat of
+one is found in `calls` before anything is described (tilepipe.calls). On
+a miss the
 caller's `before_create` runs first: the torch path refuses there to make a
 plan while its stream is captured into a CUDA graph (creating one allocates
 and links, which capture forbids).
@@ -40,8 +42,8 @@ class PlanCache:
         self._registry = registry
         self._lib = library.load()  # held, so that destroying at exit needs no module global
         self._plans = {}
-        # Whole calls of the torch path (tilepipe.torch_tensors.call_key ->
-        # Cached), each holding one of the plans above.
+        # Calls by signature (tilepipe.calls: call_key -> Call), each holding
+        # one of the plans above.
         self.calls = {}
         self._lock = threading.Lock()
         self.hits = 0

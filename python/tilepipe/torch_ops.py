@@ -21,7 +21,7 @@ import torch
 
 from . import torch_tensors
 from .matmul import default_out_code
-from .matmul import matmul as _matmul
+from .matmul import run as _matmul
 
 # Defined through torch.library.Library rather than custom_op: the same
 # operator, without custom_op's Python wrapper around each call (some ten
@@ -35,8 +35,8 @@ _library.define(
 
 def _run(a, b, payload="standard", epilogue="store", a_scale=None, b_scale=None, c=None,
          bias=None, alpha=1.0, beta=0.0, out_dtype=None):
-    return _matmul(a, b, payload=payload, epilogue=epilogue, a_scale=a_scale, b_scale=b_scale,
-                   c=c, bias=bias, alpha=alpha, beta=beta, out_dtype=out_dtype)
+    return _matmul(a, b, payload, epilogue, a_scale, b_scale, c, bias, alpha, beta, None, out_dtype,
+                   None, "auto")
 
 
 def _fake(a, b, payload="standard", epilogue="store", a_scale=None, b_scale=None, c=None,

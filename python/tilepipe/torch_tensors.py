@@ -19,25 +19,23 @@ stream is capturing raises InvalidArgumentError before the library is
 called: the plan must be made by a warm-up call of the same shapes on the
 capturing stream before capture (docs/python.md, "CUDA graphs").
 
-Repeated calls: call_key() is what a call's descriptor and plan follow
-from (every tensor's dtype, device, shape and strides, the scalars, the
-payload and epilogue, the stream), and the plan cache keeps, under it, the
-plan and the descriptor a first call built; run_cached() then only copies
-that descriptor, sets the data pointers (and makes out) and runs: a decode
-step's host work is a key, a look-up and the launch.
+Repeated calls (tilepipe.calls): call_key() is a call's signature (every
+tensor's dtype, device, shape and strides, whether out requires grad, the
+scalars, the stream), and cached_call() the Call a described call leaves:
+a repeat is the signature, a look-up, the data pointers and the launch.
 
 A tensor is described by its data_ptr() (storage offset included) and its
 strides, which torch counts in elements as tilepipe does;
 torch.float4_e2m1fn_x2 holds two fp4 elements per byte as tilepipe does,
 so its [rows, K/2] is the operand [rows, K]; uint8 tensors are raw scale
 codes (tilepipe.dtypes)."""
-import contextlib
-import ctypes
+import functools
 
 import torch
 
-from . import abi, dtypes, errors, library, operands
+from . import abi, calls, dtypes, errors, library, operands
 from . import torch_ops  # noqa: F401  (torch.ops.tilepipe.matmul, once torch is in use)
+from .matmul import call_keys
 
 _CODES = {torch.float32: dtypes.F32, torch.bfloat16: dtypes.BF16, torch.float16: dtypes.F16,
           torch.int8: dtypes.S8}
@@ -48,12 +46,15 @@ for _name, _code in (("float8_e4m3fn", dtypes.E4M3), ("float8_e5m2", dtypes.E5M2
 _DTYPES = {code: dt for dt, code in _CODES.items()}
 
 
-if hasattr(torch._C, "_cuda_getCurrentRawStream"):  # the handle, without a Stream object
-    def _stream_of(device):
-        return torch._C._cuda_getCurrentRawStream(device.index)
+# The current stream's handle of device index i, and the current device's
+# index, without the Python wrappers (a Stream object, lazy-init checks)
+# where this torch has the bindings.
+if hasattr(torch._C, "_cuda_getCurrentRawStream"):
+    _stream_of = torch._C._cuda_getCurrentRawStream
 else:
-    def _stream_of(device):
-        return torch.cuda.current_stream(device).cuda_stream
+    def _stream_of(index):
+        return torch.cuda.current_stream(index).cuda_stream
+_current_device = getattr(torch._C, "_cuda_getDevice", torch.cuda.current_device)
 
 
 def _refuse_during_capture(device, stream):
@@ -83,7 +84,7 @@ def placement(tensors, backend):
         raise errors.InvalidArgumentError(
             f"tilepipe: tensors on {device} do not run on the "
             f"{'CPU backend' if device.type == 'cuda' else 'CPU or CUDA backend'}")
-    stream = _stream_of(device)
+    stream = _stream_of(device.index)
     return operands.Placement(abi.BACKENDS["cuda"], stream, (device.index, stream),
                               torch.cuda.device(device), _refuse_during_capture(device, stream))
 
@@ -131,54 +132,56 @@ def operand(name, t, raw_code=None, writable=False):
     return operands.Operand(operands.tensor(code, shape, strides, t.data_ptr()), t)
 
 
-def _sig(t):
-    return None if t is None else (t.dtype, t.device, t.shape, t.stride())
-
-
 def call_key(a, b, a_scale, b_scale, c, bias, out, scalars):
-    """What a call of tensors (or None) a, b, ..., out and the hashable
-    scalars (payload, epilogue, alpha, beta, out_dtype, backend) makes its
-    descriptor and plan from: with the stream of a's device. None when the
-    call is not cached (an operand that is not a tensor, such as SF128x4
-    scales, or an out that requires grad: the full path describes or
-    refuses it)."""
-    for t in (a, b, a_scale, b_scale, c, bias, out):
-        if t is not None and not isinstance(t, torch.Tensor):
-            return None
-    if out is not None and out.requires_grad:
+    """The signature of a call of tensor a (tilepipe.calls): what its
+    description and checks read, pointers aside, with the current stream
+    of a's device; None when the call is not cached (an operand that is no
+    tensor, such as SF128x4 scales, or an out that requires grad: the full
+    path describes or refuses it)."""
+    tensor = torch.Tensor
+    if not isinstance(b, tensor):
         return None
-    device = a.device
-    stream = _stream_of(device) if device.type == "cuda" else None
-    return (scalars, stream, _sig(a), _sig(b), _sig(a_scale), _sig(b_scale), _sig(c), _sig(bias),
-            _sig(out))
-
-
-class Cached:
-    """A call's plan, its descriptor (data pointers to be set), out's
-    shape and torch dtype, and the stream handle it runs on."""
-    __slots__ = ("plan", "desc", "out_shape", "out_dtype", "stream")
-
-    def __init__(self, plan, desc, out_shape, out_dtype, stream):
-        self.plan, self.desc, self.out_shape = plan, abi.GemmDesc.from_buffer_copy(desc), out_shape
-        self.out_dtype, self.stream = out_dtype, stream
-
-
-def run_cached(hit, a, b, a_scale, b_scale, c, bias, out):
-    """Runs a cached call on fresh tensors of the same description; returns out."""
-    device = a.device
+    rest = None
+    if a_scale is not None or b_scale is not None or c is not None or bias is not None:
+        rest = []
+        for t in (a_scale, b_scale, c, bias):
+            if t is not None and not isinstance(t, tensor):
+                return None
+            rest.append(None if t is None else (t.dtype, t.device, t.shape, t.stride()))
+        rest = tuple(rest)
     if out is None:
-        out = torch.empty(hit.out_shape, dtype=hit.out_dtype, device=device)
-    desc = abi.GemmDesc.from_buffer_copy(hit.desc)
-    desc.a.data, desc.b.data, desc.d.data = a.data_ptr(), b.data_ptr(), out.data_ptr()
-    if a_scale is not None:
-        desc.a_scale.data = a_scale.data_ptr()
-    if b_scale is not None:
-        desc.b_scale.data = b_scale.data_ptr()
-    if c is not None:
-        desc.c.data = c.data_ptr()
-    if bias is not None:
-        desc.bias.data = bias.data_ptr()
-    switch = device.type == "cuda" and torch.cuda.current_device() != device.index
-    with torch.cuda.device(device) if switch else contextlib.nullcontext():
-        library.call("tp_plan_run", hit.plan, ctypes.byref(desc), hit.stream)
-    return out
+        d = None
+    elif isinstance(out, tensor) and not out.requires_grad:
+        d = (out.dtype, out.device, out.shape, out.stride())
+    else:
+        return None
+    stream = _stream_of(a.get_device()) if a.is_cuda else None
+    return (scalars, stream, a.dtype, a.device, a.shape, a.stride(), b.dtype, b.device, b.shape,
+            b.stride(), rest, d)
+
+
+def _enter(index):
+    """A CUDA call's enter() (tilepipe.calls.Call): the plan's device made
+    current for the run when another is."""
+    def enter():
+        return None if _current_device() == index else torch.cuda.device(index)
+    return enter
+
+
+def cached_call(plan, desc, where, out):
+    """The Call (tilepipe.calls) that repeats a described call whose out
+    was `out`: a new out is one like it, on its device. None while the
+    stream is capturing a CUDA graph: the template below would come from
+    the graph's memory pool and hold it; a call after capture keeps one."""
+    if out.is_cuda and torch.cuda.is_current_stream_capturing():
+        return None
+    # torch.empty itself: a template tensor kept for empty_like would be an
+    # allocation the call holds, which torch.compile's CUDA graph trees
+    # refuse when the first call comes under their warm-up.
+    new_out = functools.partial(torch.empty, out.shape, dtype=out.dtype, device=out.device)
+    enter = _enter(out.device.index) if out.is_cuda else None
+    return calls.Call(plan, desc, where.stream, new_out, torch.Tensor.data_ptr, enter)
+
+
+# Calls whose A is a tensor (or a parameter, as a weight may be passed) are cached.
+call_keys[torch.Tensor] = call_keys[torch.nn.Parameter] = call_key
