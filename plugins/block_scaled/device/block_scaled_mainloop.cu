@@ -347,7 +347,6 @@ struct bs_transposed_mainloop : tp_kernel_operands_mainloop<W_BITS, 16, BS_T_K_T
                                                      const uint32_t (&f)[2][8], uint32_t row,
                                                      uint32_t lane) {
     const uint32_t sel = 0x4440u + lane % 4u;
-    const uint32_t unbias = 253u << 7 | 253u << 23; /* 2^126 */
 #pragma unroll
     for (int j = 0; j < BS_T_K_TILES; ++j) {
       const unsigned char *a =
@@ -366,7 +365,7 @@ struct bs_transposed_mainloop : tp_kernel_operands_mainloop<W_BITS, 16, BS_T_K_T
           for (int e = 0; e < 4; ++e) {
             /* o[e]: row r (e even) or r + 8, K 2(l%4) (e < 2) or + 8 */
             uint32_t v = bs_e2m1x2_bits(__byte_perm(w[e % 2][2 * q + e / 2], 0u, sel));
-            if (!UNBIASED) v = bs_mul_bf16x2(v, unbias);
+            if (!UNBIASED) v = bs_mul_bf16x2(v, BS_BF16X2_2P126);
             o[e] = bs_mul_bf16x2(v, f[e % 2][g]);
           }
         }

@@ -117,6 +117,9 @@ static __device__ __forceinline__ uint32_t bs_bf16x2_bits(uint32_t x, uint32_t f
   return out;
 }
 
+/* 2^126 in both halves of a bf16x2: what bs_e2m1x2_bits's placement leaves out. */
+#define BS_BF16X2_2P126 (253u << 7 | 253u << 23)
+
 /* bf16x2 mul.rn (exact where its callers use it: every product fits bf16). */
 static __device__ __forceinline__ uint32_t bs_mul_bf16x2(uint32_t a, uint32_t b) {
   uint32_t r;
@@ -382,7 +385,6 @@ static __device__ __forceinline__ void bs_dequantize_fp4(const tp_block_scaled_p
   const int32_t r0 = ((int32_t)blockIdx.x - (is_a ? 0 : a_blocks)) * BLOCK_SCALED_FOLD_ROWS;
   const int32_t k0 = (int32_t)blockIdx.y * BLOCK_SCALED_FOLD_BLOCK; /* bytes */
   const int32_t bytes = min(k / 2 - k0, BLOCK_SCALED_FOLD_BLOCK);
-  const uint32_t unbias = 253u << 7 | 253u << 23; /* 2^126 */
   uint4 v[BS_FOLD_CHUNKS];
   bs_fold_load(v, is_a ? f.a : f.b, is_a ? f.lda : f.ldb, r0, rows, k0, bytes);
 #pragma unroll
@@ -409,7 +411,7 @@ static __device__ __forceinline__ void bs_dequantize_fp4(const tp_block_scaled_p
       uint32_t o[4];
 #pragma unroll
       for (int b = 0; b < 4; ++b)
-        o[b] = bs_mul_bf16x2(bs_mul_bf16x2(bs_e2m1x2_bits(w[i] >> 8 * b & 0xffu), unbias),
+        o[b] = bs_mul_bf16x2(bs_mul_bf16x2(bs_e2m1x2_bits(w[i] >> 8 * b & 0xffu), BS_BF16X2_2P126),
                              s[i / 2]);
       out[i] = make_uint4(o[0], o[1], o[2], o[3]);
     }
