@@ -58,14 +58,16 @@ static void *saved(tp_ref_problem *prob, tp_ref_tensor which, int64_t *bytes) {
   return copy;
 }
 
-/* The expected D of a W8A8 problem: the reference of its folded
+/* The expected D of an MXFP8 W8A8 problem: the reference of its folded
  * operands, the drawn ones then restored for the run, with no rounding
- * bound (the fold's rounding is in the expected values); W8A16's as
- * drawn. */
+ * bound (the fold's rounding is in the expected values); the weight-only
+ * modes' and W4A4's (MXFP4's ue8m0 A scales too: the prologue dequantizes
+ * it exactly) as drawn. */
 static tp_status fold_expect(tp_ref_problem *prob, tp_ref_epilogue epi, char *err,
                              size_t errlen) {
   tp_gemm_desc *desc = tp_ref_problem_desc(prob);
-  if (desc->a_scale.dtype != TP_DTYPE_UE8M0) return tp_ref_problem_expect(prob, epi, err, errlen);
+  if (desc->a_scale.dtype != TP_DTYPE_UE8M0 || desc->a.dtype == TP_DTYPE_E2M1)
+    return tp_ref_problem_expect(prob, epi, err, errlen);
   static const tp_ref_tensor kept[] = {TP_REF_A, TP_REF_B, TP_REF_A_SCALE, TP_REF_B_SCALE};
   void *copies[4];
   int64_t bytes[4];

@@ -52,6 +52,12 @@ static route route_of(const tp_gemm_desc *desc, bool transposed_ok) {
              : CONVERT_B;
 }
 
+/* Whether the prologue permutes A's K for W4A16's transposed kernels
+ * (bs_t_token_k in device/block_scaled_mainloop.cu). */
+static bool tokens_permuted(const tp_gemm_desc *desc, route r) {
+  return r == TRANSPOSED && desc->b.dtype == TP_DTYPE_E2M1;
+}
+
 /* The operand group's part of the kernel name (block_scaled_params.h):
  * the group of the route's kernel operands. */
 static const char *operands_name(const tp_gemm_desc *desc, route r) {
@@ -76,7 +82,8 @@ static int64_t fold_blocks(int64_t n) {
  * [N, K], then a_scale [ceil(K/128), M rounded up to 4 (TMA's 16-byte
  * rows)] and b_scale [ceil(N/128), ceil(K/128)], f32. DEQUANTIZE: B as
  * bf16 [N, K] at b, after A as bf16 [M, K] at a where it is dequantized
- * too. Offsets in bytes. */
+ * too. W4A16 on the transposed kernels: A permuted, bf16 [M, K] at a.
+ * Offsets in bytes. */
 typedef struct prologue_layout {
   uint64_t a, b, a_scale, b_scale, end;
   int64_t a_scale_ld;
@@ -90,6 +97,10 @@ static prologue_layout prologue_layout_of(const tp_kernel_plan *kp, const tp_gem
   const uint64_t k_blocks = (uint64_t)fold_blocks(desc->k);
   prologue_layout w = {0};
   w.a = w.b = align256(tp_kernel_workspace_bytes(kp));
+  if (tokens_permuted(desc, r)) {
+    w.end = w.a + m * k * 2u;
+    return w;
+  }
   if (r == DEQUANTIZE) {
     if (a_dequantized(desc)) w.b = align256(w.a + m * k * 2u);
     w.end = w.b + n * k * 2u;
@@ -114,9 +125,11 @@ static tp_tensor packed_rows(tp_dtype dtype, int64_t rows, int64_t k, void *data
 
 /* The problem the kernel runs: desc, with B (and A, W4A4) dequantized to
  * bf16 rows of K at b (and a; NULL at plan time) under DEQUANTIZE, with A
- * and B folded (rows of K bytes) at a and b under FOLD. */
+ * and B folded (rows of K bytes) at a and b under FOLD, with A permuted
+ * (bf16 rows of K) at a for W4A16's transposed kernels. */
 static tp_gemm_desc kernel_desc(const tp_gemm_desc *desc, route r, void *a, void *b) {
   tp_gemm_desc k = *desc;
+  if (tokens_permuted(desc, r)) k.a = packed_rows(TP_DTYPE_BF16, desc->m, desc->k, a);
   if (r <= CONVERT_B) return k;
   k.b = packed_rows(r == DEQUANTIZE ? TP_DTYPE_BF16 : desc->b.dtype, desc->n, desc->k, b);
   if (r == FOLD || a_dequantized(desc))
@@ -156,19 +169,21 @@ tp_status block_scaled_gpu_plan(void *state, const tp_gemm_desc *desc, const tp_
                                 /* the transposed mainloop's stage: 128 of K */
                                 .k_group =
                                     r == TRANSPOSED ? BLOCK_SCALED_W8A16_TRANSPOSED_K_TILES : 0};
-  if (r == TRANSPOSED) return tp_kernel_plan_operands(&rq, plan, launch, err, errlen);
   if (r == CONVERT_B) return tp_kernel_plan_converted_b(&rq, plan, launch, err, errlen);
   tp_status st = r == FOLD ? tp_kernel_plan_blockwise(&rq, plan, launch, err, errlen)
                            : tp_kernel_plan_operands(&rq, plan, launch, err, errlen);
-  if (st != TP_OK) return st;
+  if (st != TP_OK || (r == TRANSPOSED && !tokens_permuted(desc, r))) return st;
   tp_kernel_plan kp;
   tp_kernel_plan_load(plan, &kp);
   launch->workspace_bytes = prologue_layout_of(&kp, desc, r).end;
   snprintf(launch->prologue, sizeof launch->prologue, "tp_block_scaled_%s_prologue", operands);
+  /* Permuting A: a thread a 16-byte run of a row. */
+  const int64_t runs = desc->m * (desc->k / 8);
   launch->prologue_grid[0] =
-      (uint32_t)((r == FOLD || a_dequantized(desc) ? fold_blocks(desc->m) : 0) +
-                 fold_blocks(desc->n));
-  launch->prologue_grid[1] = (uint32_t)k_blocks;
+      r == TRANSPOSED ? (uint32_t)((runs + BLOCK_SCALED_FOLD_THREADS - 1) / BLOCK_SCALED_FOLD_THREADS)
+                      : (uint32_t)((r == FOLD || a_dequantized(desc) ? fold_blocks(desc->m) : 0) +
+                                   fold_blocks(desc->n));
+  launch->prologue_grid[1] = r == TRANSPOSED ? 1u : (uint32_t)k_blocks;
   launch->prologue_grid[2] = 1;
   launch->prologue_block[0] = BLOCK_SCALED_FOLD_THREADS;
   launch->prologue_block[1] = launch->prologue_block[2] = 1;
@@ -199,7 +214,8 @@ tp_status block_scaled_gpu_args(const tp_payload_plan *plan, const tp_epilogue_p
                                                  : BLOCK_SCALED_B_MXFP4;
   tp_status st = tp_kernel_args_fill(&kp, plan, desc, host, &p->kernel, err, errlen);
   if (st != TP_OK) return st;
-  if (r <= CONVERT_B) return tp_kernel_operands_fill(&kp, desc, host, &p->ab, err, errlen);
+  if (r <= CONVERT_B && !tokens_permuted(desc, r))
+    return tp_kernel_operands_fill(&kp, desc, host, &p->ab, err, errlen);
   /* The prologue reads the caller's operands and writes the kernel's into
    * the workspace. */
   if (plan->workspace == NULL)
@@ -215,7 +231,7 @@ tp_status block_scaled_gpu_args(const tp_payload_plan *plan, const tp_epilogue_p
   f->b_out = ws + w.b;
   const tp_gemm_desc kd = kernel_desc(desc, r, f->a_out, f->b_out);
   st = tp_kernel_operands_fill(&kp, &kd, host, &p->ab, err, errlen);
-  if (r == DEQUANTIZE || st != TP_OK) return st;
+  if (r != FOLD || st != TP_OK) return st;
   f->a_scale = (float *)(ws + w.a_scale);
   f->b_scale = (float *)(ws + w.b_scale);
   f->a_scale_ld = w.a_scale_ld;

@@ -312,7 +312,7 @@ struct bs_transposed_mainloop : tp_kernel_operands_mainloop<W_BITS, 16, BS_T_K_T
   template <bool E5M2, bool UNBIASED>
   static __device__ __forceinline__ void convert_fp8(uint32_t (&frag)[BS_T_K_TILES * 4][4],
                                                      const tp_input_consumer_stage *st,
-                                                     const uint32_t (&f)[2][8], uint32_t row,
+                                                     const uint32_t (&f)[2][4], uint32_t row,
                                                      uint32_t lane) {
     /* Bytes 2(l%4) and + 1 of a pair of words, each sign-extended to 16
      * bits (prmt's sign replication, which __byte_perm leaves out): K
@@ -336,63 +336,78 @@ struct bs_transposed_mainloop : tp_kernel_operands_mainloop<W_BITS, 16, BS_T_K_T
     }
   }
 
-  /* The same for an e2m1 weight (bs_e2m1x2_bits): byte l%4 of each 4-byte
-   * run of K is the thread's pair; a 16-byte chunk holds two k16 steps.
-   * NVFP4's groups are k16 steps, MXFP4's two. UNBIASED: f holds
-   * 2^unbias (MXFP4) or 2^(126 - BS_T_NVFP4_SHIFT) (NVFP4) times the
-   * scale; else the scale alone, after 2^126. */
-  template <bool NVFP4, bool UNBIASED>
+  /* The same for an e2m1 weight, whose tokens' K the prologue permuted
+   * (bs_t_token_k): thread c = l%4 takes words c of each k-tile's two
+   * 32-halves of K (4 bytes at 4c and 16 + 4c: K 8c .. 8c + 7 and 32 + 8c
+   * ..), each word's nibbles i and i + 4 one bf16x2 (bs_e2m1_pair): k16
+   * step 2w + i/2 of word w, its first 8 of K (i even) or its second. A
+   * word's eight share one factor, f[h][2 j + w] (NVFP4: the word's 16 of
+   * K a group; MXFP4: its 32-half). UNBIASED: f holds 2^unbias (MXFP4) or
+   * 2^(126 - BS_T_NVFP4_SHIFT) (NVFP4) times the scale; else the scale
+   * alone, after 2^126. */
+  template <bool UNBIASED>
   static __device__ __forceinline__ void convert_fp4(uint32_t (&frag)[BS_T_K_TILES * 4][4],
                                                      const tp_input_consumer_stage *st,
-                                                     const uint32_t (&f)[2][8], uint32_t row,
+                                                     const uint32_t (&f)[2][4], uint32_t row,
                                                      uint32_t lane) {
-    const uint32_t sel = 0x4440u + lane % 4u;
+    const uint32_t c = lane % 4u;
 #pragma unroll
     for (int j = 0; j < BS_T_K_TILES; ++j) {
       const unsigned char *a =
           (const unsigned char *)tp_input_consumer_stage_tile(st, 0, (uint32_t)j);
 #pragma unroll
-      for (int k = 0; k < 2; ++k) {
-        const uint4 lo = *(const uint4 *)(a + chunk_at(row, (uint32_t)k));
-        const uint4 hi = *(const uint4 *)(a + chunk_at(row, (uint32_t)k) + 8 * row_bytes);
-        const uint32_t w[2][4] = {{lo.x, lo.y, lo.z, lo.w}, {hi.x, hi.y, hi.z, hi.w}};
+      for (int w = 0; w < 2; ++w) {
+        const unsigned char *at = a + chunk_at(row, (uint32_t)w) + 4u * c;
+        const uint32_t q[2] = {*(const uint32_t *)at, *(const uint32_t *)(at + 8 * row_bytes)};
 #pragma unroll
-        for (int q = 0; q < 2; ++q) {
-          const int i = 4 * j + 2 * k + q; /* the k16 step */
-          const int g = NVFP4 ? i : i / 2;
-          uint32_t *o = frag[i];
+        for (int h = 0; h < 2; ++h) {
+          const uint32_t q8 = q[h] >> 8;
+          const uint32_t v[4] = {bs_e2m1_pair(q[h] & 0x000f000fu, 0x1040u),
+                                 bs_e2m1_pair(q[h] & 0x00f000f0u, 0x0104u),
+                                 bs_e2m1_pair(q8 & 0x000f000fu, 0x1040u),
+                                 bs_e2m1_pair(q8 & 0x00f000f0u, 0x0104u)};
 #pragma unroll
-          for (int e = 0; e < 4; ++e) {
-            /* o[e]: row r (e even) or r + 8, K 2(l%4) (e < 2) or + 8 */
-            uint32_t v = bs_e2m1x2_bits(__byte_perm(w[e % 2][2 * q + e / 2], 0u, sel));
-            if (!UNBIASED) v = bs_mul_bf16x2(v, BS_BF16X2_2P126);
-            o[e] = bs_mul_bf16x2(v, f[e % 2][g]);
+          for (int i = 0; i < 4; ++i) {
+            const uint32_t x = UNBIASED ? v[i] : bs_mul_bf16x2(v[i], BS_BF16X2_2P126);
+            /* o[e]: row r (e even) or r + 8, the step's first 8 (e < 2) */
+            frag[4 * j + 2 * w + i / 2][2 * (i % 2) + h] = bs_mul_bf16x2(x, f[h][2 * j + w]);
           }
         }
       }
     }
   }
 
-  /* The factors of the k-block's G groups of rows r and r + 8 from their
-   * code words (UNBIASED: as convert_fp4 and convert_fp8 take them). */
+  /* The factor of scale code c in format F (UNBIASED: as convert_fp4 and
+   * convert_fp8 take them). */
   template <int F, bool UNBIASED>
-  static __device__ __forceinline__ void factors(uint32_t (&f)[2][8],
-                                                 const uint32_t (&words)[2][code_words]) {
-    constexpr int G = kb_groups(F);
+  static __device__ __forceinline__ uint32_t factor(uint32_t c) {
+    if (F == BLOCK_SCALED_B_NVFP4) {
+      /* ue4m3 placed as e4m3 under bf16 is worth the scale times 2^-120
+       * (subnormals too): times 2^127, then 2^(119 - shift). */
+      constexpr uint32_t up = 127u + 119u - BS_T_NVFP4_SHIFT;
+      return bs_mul_bf16x2(bs_mul_bf16x2((c & 0x7fu) * 0x00100010u, 254u << 7 | 254u << 23),
+                           up << 7 | up << 23);
+    }
+    return UNBIASED ? (c + unbias(F)) * 0x00800080u : bs_ue8m0_bf16x2(c);
+  }
+
+  /* The factors of rows r and r + 8 from their code words, as the
+   * conversion reads them: fp8, group g of the k-block in f[h][g]; e2m1,
+   * word w of k-tile j's in f[h][2 j + w] (convert_fp4: NVFP4's group
+   * 4 j + 2 w + c/2, MXFP4's 2 j + w). */
+  template <int F, bool UNBIASED>
+  static __device__ __forceinline__ void factors(uint32_t (&f)[2][4],
+                                                 const uint32_t (&words)[2][code_words],
+                                                 uint32_t lane) {
 #pragma unroll
     for (int h = 0; h < 2; ++h)
 #pragma unroll
-      for (int g = 0; g < G; ++g) {
-        const uint32_t c = __byte_perm(words[h][g / 4], 0u, 0x4440u + (uint32_t)(g % 4));
-        if (F == BLOCK_SCALED_B_NVFP4) {
-          /* ue4m3 placed as e4m3 under bf16 is worth the scale times
-           * 2^-120 (subnormals too): times 2^127, then 2^(119 - shift). */
-          constexpr uint32_t up = 127u + 119u - BS_T_NVFP4_SHIFT;
-          f[h][g] = bs_mul_bf16x2(bs_mul_bf16x2((c & 0x7fu) * 0x00100010u, 254u << 7 | 254u << 23),
-                                  up << 7 | up << 23);
-        } else {
-          f[h][g] = UNBIASED ? (c + unbias(F)) * 0x00800080u : bs_ue8m0_bf16x2(c);
-        }
+      for (int x = 0; x < 4; ++x) {
+        const uint32_t c =
+            F == BLOCK_SCALED_B_NVFP4
+                ? __byte_perm(words[h][x / 2], 0u, 0x4440u + 2u * (uint32_t)(x % 2) + lane % 4u / 2u)
+                : __byte_perm(words[h][0], 0u, 0x4440u + (uint32_t)x);
+        f[h][x] = factor<F, UNBIASED>(c);
       }
   }
 
@@ -423,19 +438,19 @@ struct bs_transposed_mainloop : tp_kernel_operands_mainloop<W_BITS, 16, BS_T_K_T
      * 2^unbias folded into the factor (codes up to 254 - unbias),
      * else two; NVFP4's factors always hold it. */
     constexpr uint32_t folds = 0x01010101u * (254u - unbias(F));
-    uint32_t f[2][8];
+    uint32_t f[2][4];
     if (F == BLOCK_SCALED_B_NVFP4 ||
         __all_sync(0xffffffffu, (__vcmpleu4(words[0][0], folds) &
                                  __vcmpleu4(words[1][0], folds)) == 0xffffffffu)) {
-      factors<F, true>(f, words);
+      factors<F, true>(f, words, lane);
       if constexpr (W_BITS == 4)
-        convert_fp4<F == BLOCK_SCALED_B_NVFP4, true>(frag, st, f, row, lane);
+        convert_fp4<true>(frag, st, f, row, lane);
       else
         convert_fp8<F == BLOCK_SCALED_B_E5M2, true>(frag, st, f, row, lane);
     } else {
-      factors<F, false>(f, words);
+      factors<F, false>(f, words, lane);
       if constexpr (W_BITS == 4)
-        convert_fp4<false, false>(frag, st, f, row, lane);
+        convert_fp4<false>(frag, st, f, row, lane);
       else
         convert_fp8<F == BLOCK_SCALED_B_E5M2, false>(frag, st, f, row, lane);
     }
@@ -521,11 +536,14 @@ struct bs_mainloop_of<TP_DTYPE_BF16, TP_DTYPE_BF16> {
   typedef tp_operands_mainloop<TP_DTYPE_BF16, TP_DTYPE_BF16, tp_block_scaled_params> type;
 };
 
-/* The prologue of each operand group without a converting mainloop:
- * W8A8's fold, or the weight-only modes' dequantization of B. */
+/* The prologue of each operand group but MXFP8 W8A16's converting one:
+ * W8A8's fold, the weight-only modes' dequantization of B, or W4A16's
+ * tokens permuted for the transposed kernels. */
 template <int A, int B>
 static __device__ __forceinline__ void bs_prologue(const tp_block_scaled_params &p) {
-  if constexpr (A == TP_DTYPE_BF16) {
+  if constexpr (B == TP_DTYPE_E2M1) {
+    bs_permute_tokens(p);
+  } else if constexpr (A == TP_DTYPE_BF16) {
     switch (p.b_format) {
     case BLOCK_SCALED_B_E5M2: bs_dequantize_b<true>(p); break;
     case BLOCK_SCALED_B_E4M3: bs_dequantize_b<false>(p); break;
@@ -562,15 +580,16 @@ BS_KERNELS(TP_DEVICE_GROUP)
 
 /* A group with T 1 or 2 (the weight-only modes' converting ones) has the
  * transposed kernels at decode M, tp_block_scaled_<NAME>_<D>_t128x<BN>_c1;
- * every other group has its prologue, tp_block_scaled_<NAME>_prologue
- * (gpu.c launches it before the kernel; fold.h). */
+ * every group but T 1's has its prologue, tp_block_scaled_<NAME>_prologue
+ * (gpu.c launches it before the kernel; fold.h, bs_permute_tokens). */
 #if TP_DEVICE_GROUP_T
 #define BS_KERNEL_T(BM, BN, CM, D_NAME, DT, SPEED, NAME)                                 \
   TP_KERNEL_ENTRY(TP_KERNEL_NAME_TRANSPOSED(tp_block_scaled, NAME, BM, BN, CM, D_NAME),   \
                   bs_transposed_##NAME, BM, BN, DT, CM)
 #define BS_KERNELS_T(NAME) TP_KERNEL_FOR_EACH_TRANSPOSED_INSTANCE(BS_KERNEL_T, NAME)
 BS_KERNELS_T(TP_DEVICE_GROUP)
-#else
+#endif
+#if TP_DEVICE_GROUP_T != 1
 #define BS_OPERANDS(NAME, A, B, T) \
   struct bs_operands_##NAME {   \
     enum { a = A, b = B };      \

@@ -136,6 +136,15 @@ static __device__ __forceinline__ uint32_t bs_e2m1x2_bits(uint32_t b) {
   return (b * 0x00040040u & 0x01c001c0u) | (b * 0x01001000u & 0x80008000u);
 }
 
+/* The two e2m1 nibbles of src (its only bits: at 0 and 16 with mul
+ * 0x1040, or at 4 and 20 with 0x0104) as bf16x2 bits placed as
+ * bs_e2m1x2_bits places them (values times 2^-126): the product puts each
+ * nibble's magnitude at bits 6..8 of its half and its sign at 15, two
+ * copies 6 bits apart that never overlap, and the mask keeps those. */
+static __device__ __forceinline__ uint32_t bs_e2m1_pair(uint32_t src, uint32_t mul) {
+  return src * mul & 0x81c081c0u;
+}
+
 /* 16 fp8 (a 16-byte chunk w, in order) times s as 16 bf16 in lo (the
  * first 8) and hi. */
 template <bool E5M2>
@@ -416,6 +425,39 @@ static __device__ __forceinline__ void bs_dequantize_fp4(const tp_block_scaled_p
       out[i] = make_uint4(o[0], o[1], o[2], o[3]);
     }
   }
+}
+
+/* W4A16 on the transposed kernels: where position k of the tokens' K, as
+ * the prologue lays them out for the transposed mainloop's convert_fp4
+ * (block_scaled_mainloop.cu), takes its element from
+ * (within the k's 64-wide k-tile): step s = k%64/16, half k/8%2, thread
+ * c = k/2%4 and the pair's element k%2 of wgmma's operand layout read
+ * word s/2 of thread c's (K 32(s/2) + 8c ..), nibble 2(s%2) + half,
+ * or that + 4. Positions below 32 keep K below 32, so a k-tile that K
+ * ends halfway keeps its zeros where TMA puts them. */
+static __device__ __forceinline__ uint32_t bs_t_token_k(uint32_t k) {
+  const uint32_t s = k % 64u / 16u, half = k / 8u % 2u, c = k / 2u % 4u;
+  return k / 64u * 64u + 32u * (s / 2u) + 8u * c + 2u * (s % 2u) + half + 4u * (k % 2u);
+}
+
+/* W4A16's prologue for the transposed kernels: A (the tokens, bf16,
+ * p.kernel.n rows of the transposed problem) into the workspace as
+ * packed rows of K, permuted by bs_t_token_k; a thread a 16-byte run. */
+static __device__ __forceinline__ void bs_permute_tokens(const tp_block_scaled_params &p) {
+  tp_grid_launch_dependents();
+  const tp_block_scaled_prologue &f = p.prologue;
+  const int64_t k = p.kernel.k, runs = k / 8;
+  const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= (int64_t)p.kernel.n * runs) return;
+  const int64_t m = t / runs;
+  const uint32_t k0 = (uint32_t)(t % runs) * 8u;
+  const uint16_t *row = (const uint16_t *)(f.a + m * f.lda);
+  uint32_t o[4];
+#pragma unroll
+  for (int e = 0; e < 4; ++e)
+    o[e] = (uint32_t)row[bs_t_token_k(k0 + 2u * e)] |
+           (uint32_t)row[bs_t_token_k(k0 + 2u * e + 1u)] << 16;
+  *(uint4 *)(f.a_out + (m * k + k0) * 2) = make_uint4(o[0], o[1], o[2], o[3]);
 }
 
 #endif
