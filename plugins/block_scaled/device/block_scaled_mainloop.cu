@@ -8,7 +8,8 @@
  *                                    * (B(n, k) 2^(sb(n, k/32) - 127))
  *   W4A16 (bf16 A):  acc(m, n) = sum_k A(m, k) * (B(n, k) * sb(n, k/vec))
  *
- * W4A16 runs on the transposed kernels below at decode-sized M; past them
+ * W4A16 runs on the transposed kernels below at decode-sized M, after a
+ * prologue that permutes A's K (fold.h, bs_permute_tokens); past them
  * (and W4A4, both operands) the prologue dequantizes to bf16 (fold.h) for
  * the bf16 mainloop.
  *
@@ -155,9 +156,10 @@ struct bs_w8a16_mainloop : tp_kernel_operands_mainloop<16, 8> {
  * groups of 32 (MXFP8, MXFP4) or eight of 16 (NVFP4). Each consumer thread
  * converts its own part of wgmma's A operand in registers from the stage
  * (rows 16w + l/4 and + 8 of its warpgroup's 64, K pairs 2(l%4) and + 8
- * of each 16: two bytes of an fp8 row, bs_bf16x2_bits, or one of an e2m1
- * row, bs_e2m1x2_bits; each weight element once, times its group's
- * factor), and the k-block's k16 wgmma read it from there: no
+ * of each 16: two bytes of an fp8 row, bs_bf16x2_bits; of an e2m1 row,
+ * whose A the prologue permuted, two nibbles of a word, bs_e2m1_pair:
+ * convert_fp4; each weight element once, times its group's factor),
+ * and the k-block's k16 wgmma read it from there: no
  * shared-memory writes, fences or barriers between the conversion and the
  * MMA. The scale codes of a k-block are loaded BS_T_PHASES k-blocks ahead,
  * into registers of the k-block's phase (kb % BS_T_PHASES), so that no
@@ -204,7 +206,7 @@ struct bs_transposed_mainloop : tp_kernel_operands_mainloop<W_BITS, 16, BS_T_K_T
 
   /* The power of two that a format's element bits, placed under bf16's
    * exponent and mantissa, leave out (fp8: bs_bf16x2_bits; e2m1:
-   * bs_e2m1x2_bits). */
+   * bs_e2m1_pair). */
   static constexpr __device__ int unbias(int f) {
     return f == BLOCK_SCALED_B_E4M3 ? 120 : f == BLOCK_SCALED_B_E5M2 ? 112 : 126;
   }
