@@ -7,7 +7,8 @@
  * The weight-only modes (W8A16, W4A16) at decode-sized M: the transposed
  * kernels (tiles of B's rows by A's, tilepipe/plugin/kernel/plan.h's
  * transposed request), a stage the two operand tiles, B converted in
- * registers. W4A16 past them, and W4A4: the 4-bit operands dequantized to
+ * registers; W4A16's A permuted first by a prologue, so that a thread's
+ * share of B's operand is whole words of e2m1. W4A16 past them, and W4A4: the 4-bit operands dequantized to
  * bf16 by a prologue, then the bf16 GEMM. Else W8A16: a stage holds a
  * k-block of 64 of K, the operand tiles the planner
  * sizes from the dtypes (bf16 A in 128-byte rows, fp8 B in 64-byte ones,
@@ -53,7 +54,7 @@ static route route_of(const tp_gemm_desc *desc, bool transposed_ok) {
 }
 
 /* Whether the prologue permutes A's K for W4A16's transposed kernels
- * (bs_t_token_k in device/block_scaled_mainloop.cu). */
+ * (bs_permute_tokens in device/fold.h). */
 static bool tokens_permuted(const tp_gemm_desc *desc, route r) {
   return r == TRANSPOSED && desc->b.dtype == TP_DTYPE_E2M1;
 }
@@ -180,9 +181,10 @@ tp_status block_scaled_gpu_plan(void *state, const tp_gemm_desc *desc, const tp_
   /* Permuting A: a thread a 16-byte run of a row. */
   const int64_t runs = desc->m * (desc->k / 8);
   launch->prologue_grid[0] =
-      r == TRANSPOSED ? (uint32_t)((runs + BLOCK_SCALED_FOLD_THREADS - 1) / BLOCK_SCALED_FOLD_THREADS)
-                      : (uint32_t)((r == FOLD || a_dequantized(desc) ? fold_blocks(desc->m) : 0) +
-                                   fold_blocks(desc->n));
+      r == TRANSPOSED
+          ? (uint32_t)((runs + BLOCK_SCALED_FOLD_THREADS - 1) / BLOCK_SCALED_FOLD_THREADS)
+          : (uint32_t)((r == FOLD || a_dequantized(desc) ? fold_blocks(desc->m) : 0) +
+                       fold_blocks(desc->n));
   launch->prologue_grid[1] = r == TRANSPOSED ? 1u : (uint32_t)k_blocks;
   launch->prologue_grid[2] = 1;
   launch->prologue_block[0] = BLOCK_SCALED_FOLD_THREADS;

@@ -405,10 +405,10 @@ struct bs_transposed_mainloop : tp_kernel_operands_mainloop<W_BITS, 16, BS_T_K_T
     for (int h = 0; h < 2; ++h)
 #pragma unroll
       for (int x = 0; x < 4; ++x) {
-        const uint32_t c =
-            F == BLOCK_SCALED_B_NVFP4
-                ? __byte_perm(words[h][x / 2], 0u, 0x4440u + 2u * (uint32_t)(x % 2) + lane % 4u / 2u)
-                : __byte_perm(words[h][0], 0u, 0x4440u + (uint32_t)x);
+        const uint32_t c = F == BLOCK_SCALED_B_NVFP4
+                               ? __byte_perm(words[h][x / 2], 0u,
+                                             0x4440u + 2u * (uint32_t)(x % 2) + lane % 4u / 2u)
+                               : __byte_perm(words[h][0], 0u, 0x4440u + (uint32_t)x);
         f[h][x] = factor<F, UNBIASED>(c);
       }
   }
