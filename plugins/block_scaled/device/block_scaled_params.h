@@ -78,7 +78,9 @@ typedef struct tp_block_scaled_codes {
  * (K bytes a row) and their scales as the blockwise-scaled mainloop reads
  * them (a_scale [ceil(K/128), M], rows a_scale_ld floats apart; b_scale
  * [ceil(N/128), ceil(K/128)]). W8A16 at large M: B dequantized, bf16 [N,
- * K] at b_out (a, a_out and the scales unused; ldb in bytes). */
+ * K] at b_out (a, a_out and the scales unused; ldb in bytes). W4A16 on
+ * the transposed kernels: A with each 64 of K permuted, bf16 [M, K] at
+ * a_out (B, b_out and the scales unused; lda in bytes). */
 typedef struct tp_block_scaled_prologue {
   const uint8_t *a, *b;
   int64_t lda, ldb; /* bytes */
