@@ -21,7 +21,8 @@
 #             test and on fused GEMMs (store, residual with f32 C, 2-CTA
 #             clusters, split-K, a split last wave, stream-K, 176- and
 #             144-wide tiles, 128 x 64, 64 x 64 and 64 x 48 tiles, a
-#             decode M's short A box, blockwise FP8)
+#             decode M's short A box, blockwise FP8, block_scaled's W4A16,
+#             W8A16, W4A4 and W8A8)
 #   example   installs into /tmp/tp-prefix, builds examples/bias_silu,
 #             examples/int8_w8a8 and examples/int8_w8a16 out of tree and
 #             runs their tests (CPU and CUDA), and the int8 payloads' fused
@@ -154,6 +155,20 @@ for step in $steps; do
     # in a partial scale block.
     sanitize_gemm blockwise "memcheck racecheck synccheck" --payload blockwise_fp8 \
       --epilogue residual -m 300 -n 1000 -k 1009
+    # block_scaled: W4A16 on the transposed tiles after the prologue that
+    # permutes A (NVFP4 16 wide, K 4128 ending a k-tile halfway; MXFP4 8
+    # wide), W8A16's transposed tiles (64 wide), W4A4 through the
+    # dequantizing prologue, MXFP8 W8A8 through the fold.
+    sanitize_gemm w4a16 "memcheck racecheck synccheck" --payload block_scaled \
+      --epilogue residual --dtype a=bf16,b=e2m1 -m 9 -n 300 -k 4128
+    sanitize_gemm w4a16-mxfp4 "memcheck racecheck" --payload block_scaled \
+      --dtype a=bf16,b=e2m1,s=ue8m0 -m 7 -n 200 -k 96
+    sanitize_gemm w8a16 "memcheck racecheck synccheck" --payload block_scaled \
+      --epilogue residual --dtype a=bf16,b=e4m3 -m 64 -n 129 -k 1024
+    sanitize_gemm w4a4 "memcheck racecheck" --payload block_scaled --dtype e2m1 \
+      -m 300 -n 200 -k 128
+    sanitize_gemm w8a8 "memcheck racecheck" --payload block_scaled --dtype a=e4m3,b=e5m2 \
+      -m 300 -n 200 -k 1024
     ;;
   profile)
     # Nsight Compute on one run of PROFILE_ARGS (default the short-K shape;
