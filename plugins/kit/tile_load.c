@@ -36,17 +36,27 @@ static void decode_table(code_table *t, tp_dtype dtype, const void *base, int64_
 
 static code_table e4m3_table, e5m2_table, e2m1_table;
 
-/* count packed 4-bit codes from element first of base through the table
- * of their 16 values (its first 16 entries). */
+/* count packed 4-bit codes from element first of base (the low nibble of
+ * a byte first) through the table of their 16 values (its first 16
+ * entries): a byte's two a step where the run starts on a byte. */
 static void decode_nibbles(code_table *t, tp_dtype dtype, const void *base, int64_t first,
                            int32_t count, float *dst) {
   const float *v = table_of(t, dtype);
-  const unsigned char *p = base;
-  for (int32_t j = 0; j < count; j++) {
-    const int64_t i = first + j;
-    const uint32_t code = (uint32_t)(p[i / 2] >> (4 * (i % 2))) & 0xfu;
-    dst[j] = v != NULL ? v[code] : tp_codec_decode(dtype, code);
+  const unsigned char *p = (const unsigned char *)base + first / 2;
+  if (v == NULL) {
+    for (int32_t j = 0; j < count; j++) {
+      const int64_t i = first % 2 + j;
+      dst[j] = tp_codec_decode(dtype, (uint32_t)(p[i / 2] >> (4 * (i % 2))) & 0xfu);
+    }
+    return;
   }
+  int32_t j = 0;
+  if (first % 2 != 0 && count > 0) dst[j++] = v[*p++ >> 4];
+  for (; j + 2 <= count; j += 2, p++) {
+    dst[j] = v[*p & 0xfu];
+    dst[j + 1] = v[*p >> 4];
+  }
+  if (j < count) dst[j] = v[*p & 0xfu];
 }
 
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
