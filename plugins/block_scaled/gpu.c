@@ -8,10 +8,10 @@
  * kernels (tiles of B's rows by A's, tilepipe/plugin/kernel/plan.h's
  * transposed request), a stage the two operand tiles, B converted in
  * registers; W4A16's A permuted first by a prologue, so that a thread's
- * share of B's operand is whole words of e2m1. W4A16 past them, and W4A4: the 4-bit operands dequantized to
- * bf16 by a prologue, then the bf16 GEMM. Else W8A16: a stage holds a
- * k-block of 64 of K, the operand tiles the planner
- * sizes from the dtypes (bf16 A in 128-byte rows, fp8 B in 64-byte ones,
+ * share of B's operand is whole words of e2m1. W4A16 past them, and
+ * W4A4: the 4-bit operands dequantized to bf16 by a prologue, then the
+ * bf16 GEMM. Else W8A16: a stage holds a k-block of 64 of K, the operand
+ * tiles the planner sizes from the dtypes (bf16 A in 128-byte rows, fp8 B in 64-byte ones,
  * tilepipe/plugin/kernel/operands.h), then the tensor that no load fills,
  * B scaled and converted to bf16 by the kernel's convert step
  * (tp_kernel_plan_converted_b). W8A8: the skeleton's blockwise-scaled

@@ -38,18 +38,17 @@ static code_table e4m3_table, e5m2_table, e2m1_table;
 
 /* count packed 4-bit codes from element first of base (the low nibble of
  * a byte first) through the table of their 16 values (its first 16
- * entries): a byte's two a step where the run starts on a byte. */
+ * entries; while another thread fills it, 16 decoded here), a byte's two
+ * a step. */
 static void decode_nibbles(code_table *t, tp_dtype dtype, const void *base, int64_t first,
                            int32_t count, float *dst) {
+  float own[16];
   const float *v = table_of(t, dtype);
-  const unsigned char *p = (const unsigned char *)base + first / 2;
   if (v == NULL) {
-    for (int32_t j = 0; j < count; j++) {
-      const int64_t i = first % 2 + j;
-      dst[j] = tp_codec_decode(dtype, (uint32_t)(p[i / 2] >> (4 * (i % 2))) & 0xfu);
-    }
-    return;
+    for (uint32_t c = 0; c < 16; c++) own[c] = tp_codec_decode(dtype, c);
+    v = own;
   }
+  const unsigned char *p = (const unsigned char *)base + first / 2;
   int32_t j = 0;
   if (first % 2 != 0 && count > 0) dst[j++] = v[*p++ >> 4];
   for (; j + 2 <= count; j += 2, p++) {
